@@ -1,0 +1,346 @@
+import Foundation
+
+/// A JSON text that is not valid JSON, with where it went wrong.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Byte offset of the problem.
+    public var offset: Int
+    /// 1-based line and column of the problem.
+    public var location: SourceLocation
+    /// What was wrong, in words.
+    public var message: String
+
+    public var description: String { "\(location.line):\(location.column): \(message)" }
+}
+
+/// A byte-level JSON parser (RFC 8259) that keeps number kinds and, on request, where every value sits.
+///
+/// Config and rule files are parsed with a `SourceMap` so that every diagnostic can name its
+/// `line:column`; feed bodies are parsed without one, as fast as possible.
+public struct JSONParser: ~Copyable {
+    /// How non-integer numbers are read.
+    public enum NumberMode: Sendable {
+        /// As `Double`: rules and configs.
+        case double
+        /// As exact `Decimal`: feed bodies, where prices must not pick up binary rounding.
+        case decimal
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private let numberMode: NumberMode
+    private var depth = 0
+    private var map: SourceMapBuilder?
+    private static let maxDepth = 512
+
+    /// Parses a whole JSON text.
+    public static func parse(_ data: Data, numbers: NumberMode = .double) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
+            return Result { () throws(JSONParseError) in try parser.parseDocument() }
+        }
+        return try result.get()
+    }
+
+    /// Parses a whole JSON text from a string.
+    public static func parse(_ text: String, numbers: NumberMode = .double) throws(JSONParseError) -> JSONValue {
+        try parse(Data(text.utf8), numbers: numbers)
+    }
+
+    /// Parses a whole JSON text and records where each value and object key is. Duplicate object keys are
+    /// an error in this mode: in a config or a rule file, the second one silently winning hides a mistake.
+    public static func parseWithSourceMap(_ data: Data) throws(JSONParseError) -> (JSONValue, SourceMap) {
+        let result: Result<(JSONValue, SourceMap), JSONParseError> = data.withUnsafeBytes { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
+            var parser = JSONParser(bytes: buffer, numbers: .double, map: SourceMapBuilder())
+            return Result { () throws(JSONParseError) in
+                let value = try parser.parseDocument()
+                let builder = parser.map!
+                return (value, SourceMap(bytes: Array(buffer), values: builder.values, keys: builder.keys))
+            }
+        }
+        return try result.get()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, numbers: NumberMode, map: SourceMapBuilder?) {
+        self.bytes = bytes
+        self.numberMode = numbers
+        self.map = map
+    }
+
+    private mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        // A UTF-8 byte order mark is tolerated at the start.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        skipWhitespace()
+        if index >= bytes.count { throw error("empty document: expected a JSON value") }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw error("unexpected \(describeByte(index)) after the JSON value") }
+        return value
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
+        map?.recordValue(at: index)
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected \(describeByte(index)): expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error(index < bytes.count ? "expected a string key, found \(describeByte(index))"
+                                                : "unexpected end of input inside an object")
+            }
+            let keyOffset = index
+            let key = try parseString()
+            if map != nil {
+                if object[key] != nil {
+                    throw error("duplicate key \"\(key)\"", at: keyOffset)
+                }
+                map!.push(key, keyOffset: keyOffset)
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after key \"\(key)\"")
+            }
+            index += 1
+            skipWhitespace()
+            object[key] = try parseValue()
+            map?.pop()
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                depth -= 1
+                return .object(object)
+            }
+            throw error("expected ',' or '}' in an object, found \(describeByte(index))")
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(array)
+        }
+        while true {
+            skipWhitespace()
+            map?.push(String(array.count), keyOffset: nil)
+            array.append(try parseValue())
+            map?.pop()
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input inside an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                depth -= 1
+                return .array(array)
+            }
+            throw error("expected ',' or ']' in an array, found \(describeByte(index))")
+        }
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        let start = index
+        index += 1
+        let contentStart = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
+                index += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw error("control character in a string (escape it)") }
+            index += 1
+        }
+        var scalars = Array(bytes[contentStart..<index])
+        while index < bytes.count {
+            let b = bytes[index]
+            switch b {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: scalars, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { break }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): scalars.append(0x22)
+                case UInt8(ascii: "\\"): scalars.append(0x5C)
+                case UInt8(ascii: "/"): scalars.append(0x2F)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"): try appendUnicodeEscape(to: &scalars)
+                default: throw error("invalid escape '\\\(Character(UnicodeScalar(e)))' in a string", at: index - 2)
+                }
+            default:
+                if b < 0x20 { throw error("control character in a string (escape it)") }
+                scalars.append(b)
+                index += 1
+            }
+        }
+        throw error("unterminated string", at: start)
+    }
+
+    private mutating func appendUnicodeEscape(to out: inout [UInt8]) throws(JSONParseError) {
+        var code = try readHex4()
+        if (0xD800...0xDBFF).contains(code) {
+            // A high surrogate must be followed by an escaped low surrogate.
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw error("lone high surrogate in a \\u escape") }
+            index += 2
+            let low = try readHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate in a \\u escape") }
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(code) {
+            throw error("lone low surrogate in a \\u escape")
+        }
+        out.append(contentsOf: Array(String(UnicodeScalar(code)!).utf8))
+    }
+
+    private mutating func readHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[index]
+            let digit: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in a \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number", at: start) }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected digits after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected digits in exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let i = Int(text) { return .int(i) }
+        if numberMode == .decimal, let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+            return .decimal(d)
+        }
+        guard let d = Double(text) else { throw error("number out of range", at: start) }
+        return .double(d)
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let start = index
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of input", at: start) }
+        let matches = literal.withUTF8Buffer { lit in
+            (0..<count).allSatisfy { bytes[start + $0] == lit[$0] }
+        }
+        guard matches else { throw error("invalid literal: expected \(literal)", at: start) }
+        index += count
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+
+    private func describeByte(_ i: Int) -> String {
+        let b = bytes[i]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(UnicodeScalar(b)))'" }
+        return String(format: "byte 0x%02X", b)
+    }
+
+    private func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+        let at = min(offset ?? index, bytes.count)
+        return JSONParseError(offset: at, location: SourceLocation.of(offset: at, in: bytes), message: message)
+    }
+}
+
+/// Collects value and key offsets by JSON Pointer while parsing.
+private struct SourceMapBuilder {
+    var path: [String] = []
+    var values: [String: Int] = [:]
+    var keys: [String: Int] = [:]
+
+    var pointer: String { path.isEmpty ? "" : "/" + path.joined(separator: "/") }
+
+    mutating func recordValue(at offset: Int) { values[pointer] = offset }
+
+    mutating func push(_ token: String, keyOffset: Int?) {
+        path.append(JSONPointer.escape(token))
+        if let keyOffset { keys[pointer] = keyOffset }
+    }
+
+    mutating func pop() { path.removeLast() }
+}

@@ -1,0 +1,43 @@
+/// One push for one Live Activity, ready for a provider: the full content-state (never a diff), a timestamp
+/// strictly greater than the activity's previous one, and the priority the throttle chose.
+public struct LiveActivityPush: Sendable, Hashable, Codable {
+    /// Which activity.
+    public var activity: ActivityKey
+    /// The Swift type name of the app's `ActivityAttributes`.
+    public var attributesType: String
+    public var event: PushEvent
+    /// UNIX seconds; devices drop a push whose timestamp is not newer than the last one they saw.
+    public var timestamp: Int
+    /// The whole content-state after merging this change's patch.
+    public var contentState: JSONValue
+    /// Static attributes, for `start` only.
+    public var attributes: JSONValue?
+    public var alert: LiveActivityAlert?
+    public var relevanceScore: RelevanceScore?
+    /// UNIX seconds after which the system shows the activity as stale.
+    public var staleDate: Int?
+    /// UNIX seconds at which an ended activity leaves the lock screen.
+    public var dismissalDate: Int?
+    public var priority: PushPriority
+    /// The rules whose firing made this push, for logs and `replay` output.
+    public var ruleIDs: [String]
+
+    public init(
+        activity: ActivityKey, attributesType: String, event: PushEvent, timestamp: Int, contentState: JSONValue,
+        attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevanceScore: RelevanceScore? = nil,
+        staleDate: Int? = nil, dismissalDate: Int? = nil, priority: PushPriority, ruleIDs: [String] = []
+    ) {
+        self.activity = activity
+        self.attributesType = attributesType
+        self.event = event
+        self.timestamp = timestamp
+        self.contentState = contentState
+        self.attributes = attributes
+        self.alert = alert
+        self.relevanceScore = relevanceScore
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.priority = priority
+        self.ruleIDs = ruleIDs
+    }
+}
