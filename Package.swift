@@ -8,9 +8,20 @@ let package = Package(
         .library(name: "LiveRelayCore", targets: ["LiveRelayCore"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // Value types shared by every stage. No dependencies.
         .target(name: "LiveRelayCore"),
+        // Feed bodies → facts per entity → changes. Pure apart from fetching.
+        .target(name: "Feeds", dependencies: ["LiveRelayCore"]),
+        // Content-state ledger and push budget. Pure: no I/O, no clock.
+        .target(name: "Throttling", dependencies: ["LiveRelayCore"]),
+        // Push providers (APNs, console, …) and the sender in front of them.
+        .target(name: "Delivery", dependencies: ["LiveRelayCore"]),
+        // SQLite state.
+        .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
+
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,45 @@
+import LiveRelayCore
+
+/// Where one push goes: a device's push-to-start token (for `start`) or an activity's update token.
+public struct PushTarget: Sendable, Hashable {
+    /// Which kind of token a push needs.
+    public enum TokenKind: String, Sendable, Hashable {
+        case pushToStart = "push-to-start"
+        case activity = "activity"
+    }
+
+    public var kind: TokenKind
+    /// The hex token; `nil` when no device is registered yet (the console provider still shows the request).
+    public var token: String?
+
+    public init(kind: TokenKind, token: String?) {
+        self.kind = kind
+        self.token = token
+    }
+
+    /// The kind of token an event is addressed to.
+    public static func kind(for event: PushEvent) -> TokenKind { event == .start ? .pushToStart : .activity }
+}
+
+/// The outcome of one delivery attempt, classified so the `Sender` can act on it the same way for every
+/// provider.
+public enum DeliveryOutcome: Sendable, Hashable {
+    case delivered
+    /// A temporary failure: try again, after the given number of seconds if the provider said so.
+    case retry(afterSeconds: Int?, reason: String)
+    /// The token is no longer valid: forget it, never use it again.
+    case dropToken(reason: String)
+    /// The provider's credentials were rejected as expired: refresh them and retry once.
+    case refreshCredentials(reason: String)
+    /// The provider is misconfigured (wrong topic, wrong key): stop using it and say so loudly.
+    case configurationError(reason: String)
+}
+
+/// A way of delivering Live Activity pushes (APNs, FCM, Pushwoosh, Getui, the console). A provider encodes,
+/// sends and classifies; retries, logging and metrics live once in the `Sender`.
+public protocol PushProvider: Sendable {
+    /// The provider's name in logs and metrics (`apns`, `console`, …).
+    var name: String { get }
+    /// Delivers one push to one target.
+    func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome
+}

@@ -1,0 +1,70 @@
+import Foundation
+import LiveRelayCore
+
+/// Converts raw feed values to a fact type, or refuses. Never goes through `Double` for decimals.
+enum FieldConversion {
+    static func convert(_ raw: JSONValue, to type: FieldType) -> JSONValue? {
+        switch type {
+        case .int:
+            switch raw {
+            case .int: return raw
+            case .decimal(let d):
+                var rounded = Decimal()
+                var copy = d
+                NSDecimalRound(&rounded, &copy, 0, .plain)
+                guard rounded == d else { return nil }
+                return Int(exactly: NSDecimalNumber(decimal: d).int64Value).map { JSONValue.int($0) }
+            case .double(let d): return d == d.rounded() && abs(d) < 9e15 ? .int(Int(d)) : nil
+            case .string(let s): return Int(s.trimmingCharacters(in: .whitespaces)).map { .int($0) }
+            default: return nil
+            }
+        case .decimal:
+            switch raw {
+            case .int(let i): return .decimal(Decimal(i))
+            case .decimal: return raw
+            case .double: return raw.decimalValue.map { .decimal($0) }
+            case .string(let s): return parseDecimal(s).map { .decimal($0) }
+            default: return nil
+            }
+        case .string:
+            switch raw {
+            case .string: return raw
+            case .int, .decimal, .double: return .string(raw.jsonString())
+            default: return nil
+            }
+        case .bool:
+            switch raw {
+            case .bool: return raw
+            case .string("true"): return .bool(true)
+            case .string("false"): return .bool(false)
+            default: return nil
+            }
+        case .time:
+            switch raw {
+            case .string(let s): return ISO8601.parse(s).map { .int($0) }
+            case .int(let i): return .int(i > 100_000_000_000 ? i / 1000 : i)
+            case .decimal, .double:
+                guard let d = raw.doubleValue, d.isFinite else { return nil }
+                return .int(Int(d > 100_000_000_000 ? d / 1000 : d))
+            default: return nil
+            }
+        }
+    }
+
+    /// A strict decimal: optional sign, digits, optional fraction and exponent; nothing else.
+    static func parseDecimal(_ text: String) -> Decimal? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        guard !s.isEmpty,
+            s.range(of: #"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil
+        else { return nil }
+        return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    static func describe(_ raw: JSONValue) -> String {
+        switch raw {
+        case .string(let s): return "the string \"\(s.prefix(40))\""
+        case .object, .array: return "an \(raw.typeName)"
+        default: return "\(raw.typeName) \(raw.jsonString())"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import LiveRelayCore
+
+/// How to read entities and their fields out of any JSON feed body, with JSON Pointers (RFC 6901).
+///
+/// ```json
+/// {"entities": "/events", "id": "/id",
+///  "fields": {"home.score": {"pointer": "/competitions/0/competitors/0/score", "type": "int"}}}
+/// ```
+public struct GenericMapping: Sendable, Hashable, Codable {
+    /// Where the entities are: an array, or an object whose members are the entities.
+    public var entities: String
+    /// Where each entity's id is, inside the entity. Absent: the member name (object) or the index (array).
+    public var id: String?
+    /// The facts to read, by dotted name.
+    public var fields: [String: FieldMapping]
+
+    public init(entities: String, id: String? = nil, fields: [String: FieldMapping]) {
+        self.entities = entities
+        self.id = id
+        self.fields = fields
+    }
+}
+
+/// One fact: where it is in the entity and what type it has.
+public struct FieldMapping: Sendable, Hashable, Codable {
+    public var pointer: String
+    public var type: FieldType
+    /// When true, a missing or null value leaves the fact out; when false (the default), it is a feed error.
+    public var optional: Bool
+
+    public init(pointer: String, type: FieldType, optional: Bool = false) {
+        self.pointer = pointer
+        self.type = type
+        self.optional = optional
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case pointer, type, optional
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pointer = try c.decode(String.self, forKey: .pointer)
+        type = try c.decode(FieldType.self, forKey: .type)
+        optional = try c.decodeIfPresent(Bool.self, forKey: .optional) ?? false
+    }
+}
+
+/// The type a fact is converted to. Feeds send scores as strings and prices as strings or numbers; facts
+/// always have one type per field.
+public enum FieldType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// An integer; numeric strings such as `"2"` are accepted.
+    case int
+    /// An exact decimal (prices, volumes); numeric strings and numbers are accepted, never rounded via Double.
+    case decimal
+    /// A string; numbers are accepted and written as they were.
+    case string
+    /// A boolean; `"true"` and `"false"` are accepted.
+    case bool
+    /// A moment, as UNIX seconds; ISO 8601 strings, UNIX seconds and UNIX milliseconds are accepted.
+    case time
+}

@@ -1,0 +1,124 @@
+import Foundation
+import LiveRelayCore
+
+/// Turns a feed body into facts per entity with a `GenericMapping`. Pointers are parsed once, at creation.
+public struct GenericNormalizer: Sendable {
+    /// A mapping that cannot work (an invalid pointer), named by the config key it came from.
+    public struct InvalidMapping: Error, Sendable, CustomStringConvertible {
+        public var field: String
+        public var message: String
+        public var description: String { "\(field): \(message)" }
+    }
+
+    /// Why one body could not be normalised; the caller wraps it into a `FeedError` with the feed and URL.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var kind: FeedError.Kind
+        public var message: String
+        public var description: String { message }
+    }
+
+    private struct Field: Sendable {
+        var name: String
+        var pointer: JSONPointer
+        var type: FieldType
+        var optional: Bool
+    }
+
+    private let entities: JSONPointer
+    private let id: JSONPointer?
+    private let fields: [Field]
+
+    public init(_ mapping: GenericMapping) throws(InvalidMapping) {
+        do {
+            entities = try JSONPointer(mapping.entities)
+        } catch {
+            throw InvalidMapping(field: "entities", message: error.description)
+        }
+        do {
+            id = try mapping.id.map { try JSONPointer($0) }
+        } catch {
+            throw InvalidMapping(field: "id", message: "\(error)")
+        }
+        var fields: [Field] = []
+        for (name, field) in mapping.fields.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, !name.split(separator: ".", omittingEmptySubsequences: false).contains("") else {
+                throw InvalidMapping(field: "fields/\(name)", message: "a fact name is dot-separated non-empty words")
+            }
+            do {
+                fields.append(Field(name: name, pointer: try JSONPointer(field.pointer), type: field.type, optional: field.optional))
+            } catch {
+                throw InvalidMapping(field: "fields/\(name)/pointer", message: error.description)
+            }
+        }
+        self.fields = fields
+    }
+
+    /// Parses and normalises a body. Any problem fails the whole body: a half-read body must not look like
+    /// facts that disappeared.
+    public func normalize(_ body: Data) throws(Failure) -> [String: Facts] {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(body, numbers: .decimal)
+        } catch {
+            throw Failure(kind: .invalidJSON, message: "body is not valid JSON (\(error)); \(GenericNormalizer.preview(body))")
+        }
+        return try normalize(document: document)
+    }
+
+    /// Normalises an already parsed document.
+    public func normalize(document: JSONValue) throws(Failure) -> [String: Facts] {
+        guard let container = entities.resolve(in: document) else {
+            throw Failure(kind: .shape, message: "no entity list at \(GenericNormalizer.show(entities))")
+        }
+        let members: [(String, JSONValue)]
+        switch container {
+        case .array(let items): members = items.enumerated().map { (String($0.offset), $0.element) }
+        case .object(let object): members = object.sorted { $0.key < $1.key }
+        default:
+            throw Failure(kind: .shape, message: "\(GenericNormalizer.show(entities)) is \(container.typeName), expected an array or an object")
+        }
+        var out: [String: Facts] = [:]
+        out.reserveCapacity(members.count)
+        for (position, entity) in members {
+            let where_ = "entity \(GenericNormalizer.show(entities.appending(position)))"
+            let entityID: String
+            if let id {
+                guard let raw = id.resolve(in: entity) else { throw Failure(kind: .shape, message: "\(where_) has no id at \(GenericNormalizer.show(id))") }
+                switch raw {
+                case .string(let s) where !s.isEmpty: entityID = s
+                case .int(let i): entityID = String(i)
+                default: throw Failure(kind: .shape, message: "\(where_): id at \(GenericNormalizer.show(id)) is \(raw.typeName), expected a non-empty string or an integer")
+                }
+            } else {
+                entityID = position
+            }
+            guard out[entityID] == nil else { throw Failure(kind: .shape, message: "\(where_): duplicate entity id \"\(entityID)\"") }
+            var facts = Facts()
+            for field in fields {
+                let raw = field.pointer.resolve(in: entity)
+                if raw == nil || raw == .null {
+                    if field.optional { continue }
+                    throw Failure(kind: .shape, message: "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(raw == nil ? "missing" : "null")")
+                }
+                guard let value = FieldConversion.convert(raw!, to: field.type) else {
+                    throw Failure(kind: .shape, message: "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(FieldConversion.describe(raw!)), expected \(field.type.rawValue)")
+                }
+                facts.set(field.name, value)
+            }
+            out[entityID] = facts
+        }
+        return out
+    }
+
+    private static func show(_ pointer: JSONPointer) -> String {
+        pointer.tokens.isEmpty ? "the document root" : pointer.description
+    }
+
+    /// The start of a body that is not JSON, so an HTML error page is recognisable in the log.
+    static func preview(_ body: Data) -> String {
+        if body.isEmpty { return "the body is empty" }
+        let text = String(decoding: body.prefix(60), as: UTF8.self)
+            .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        return "it starts with \"\(text)\(body.count > 60 ? "…" : "")\" (\(body.count) bytes)"
+    }
+}

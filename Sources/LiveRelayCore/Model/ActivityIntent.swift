@@ -1,0 +1,41 @@
+/// What one rule wants done to one Live Activity after one change: the rule engine's output and the
+/// ledger's input. Expressions are already evaluated; `patch` holds only the fields this rule sets.
+public struct ActivityIntent: Sendable, Hashable {
+    public var activity: ActivityKey
+    public var attributesType: String
+    public var event: PushEvent
+    /// Content-state fields to set, as a JSON merge patch (RFC 7386): nested objects merge, `null` removes.
+    public var patch: [String: JSONValue]
+    /// Static attributes for `start`.
+    public var attributes: JSONValue?
+    public var alert: LiveActivityAlert?
+    public var relevance: RelevanceScore?
+    public var priority: PriorityPolicy
+    /// Seconds after `now` at which the state is stale.
+    public var staleAfter: Int?
+    /// Seconds after `now` at which an ended activity is dismissed.
+    public var dismissalAfter: Int?
+    /// The rule that produced this intent, and the entity change that made it fire.
+    public var ruleID: String
+    public var entity: EntityKey
+
+    public init(
+        activity: ActivityKey, attributesType: String, event: PushEvent, patch: [String: JSONValue] = [:],
+        attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevance: RelevanceScore? = nil,
+        priority: PriorityPolicy = .auto, staleAfter: Int? = nil, dismissalAfter: Int? = nil, ruleID: String,
+        entity: EntityKey
+    ) {
+        self.activity = activity
+        self.attributesType = attributesType
+        self.event = event
+        self.patch = patch
+        self.attributes = attributes
+        self.alert = alert
+        self.relevance = relevance
+        self.priority = priority
+        self.staleAfter = staleAfter
+        self.dismissalAfter = dismissalAfter
+        self.ruleID = ruleID
+        self.entity = entity
+    }
+}

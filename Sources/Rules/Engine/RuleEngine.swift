@@ -1,0 +1,103 @@
+import LiveRelayCore
+
+/// Evaluates rules against feed changes. Pure: `now` is a parameter, no I/O.
+public struct RuleEngine: Sendable {
+    private let rulesByFeed: [String: [Rule]]
+    /// Every rule, in load order.
+    public let rules: [Rule]
+
+    public init(rules: [Rule]) {
+        self.rules = rules
+        rulesByFeed = Dictionary(grouping: rules, by: \.feed)
+    }
+
+    /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity`.
+    public static func data(for change: FeedChange, now: Int) -> JSONValue {
+        .object([
+            "prev": change.previous?.value ?? .null,
+            "curr": change.current?.value ?? .null,
+            "changed": .array(change.changedPaths.map { .string($0) }),
+            "now": .int(now),
+            "entity": .object(["feed": .string(change.entity.feed), "id": .string(change.entity.id)]),
+        ])
+    }
+
+    /// Runs every rule of the change's feed, in load order.
+    public func evaluate(_ change: FeedChange, now: Int) -> RuleEvaluation {
+        var result = RuleEvaluation()
+        guard let rules = rulesByFeed[change.entity.feed] else { return result }
+        let data = RuleEngine.data(for: change, now: now)
+        for rule in rules where rule.when.evaluate(data).isTruthy {
+            switch RuleEngine.intent(rule, data: data, entity: change.entity) {
+            case .success(let intent): result.intents.append(intent)
+            case .failure(let error): result.errors.append(error)
+            }
+        }
+        return result
+    }
+
+    static func intent(_ rule: Rule, data: JSONValue, entity: EntityKey) -> Result<ActivityIntent, RuleError> {
+        func fail(_ message: String) -> Result<ActivityIntent, RuleError> {
+            .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
+        }
+        let key: String
+        switch rule.activityKey.evaluate(data) {
+        case .string(let s) where !s.isEmpty: key = s
+        case let v where v.isNumber: key = v.jsonString()
+        case let v: return fail("activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
+        }
+        var relevance: RelevanceScore?
+        if let expression = rule.relevance {
+            let value = expression.evaluate(data)
+            guard let d = value.doubleValue, d.isFinite, d >= 0 else {
+                return fail("relevance-score evaluated to \(value.jsonString().prefix(40)), expected a number ≥ 0")
+            }
+            relevance = RelevanceScore(d)
+        }
+        var alert: LiveActivityAlert?
+        if let template = rule.alert {
+            alert = LiveActivityAlert(
+                title: RuleEngine.text(template.title.evaluate(data)), body: RuleEngine.text(template.body.evaluate(data)),
+                sound: template.sound)
+        }
+        return .success(
+            ActivityIntent(
+                activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
+                patch: RuleEngine.object(rule.contentState, data: data),
+                attributes: rule.event == .start ? .object(RuleEngine.object(rule.attributes, data: data)) : nil,
+                alert: alert, relevance: relevance, priority: rule.priority, staleAfter: rule.staleAfter,
+                dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
+    }
+
+    /// Evaluates dotted fields into one nested object.
+    static func object(_ fields: [FieldExpression], data: JSONValue) -> [String: JSONValue] {
+        var facts = Facts()
+        for field in fields { facts.set(field.path.joined(separator: "."), field.expression.evaluate(data)) }
+        return facts.value.objectValue ?? [:]
+    }
+
+    /// Alert text: strings as they are, numbers as JavaScript prints them, null as absent.
+    static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let s): return s
+        default: return value.jsonString()
+        }
+    }
+}
+
+/// What the rules made of one change.
+public struct RuleEvaluation: Sendable {
+    public var intents: [ActivityIntent] = []
+    public var errors: [RuleError] = []
+    public init() {}
+}
+
+/// A rule that fired but could not produce an intent (its key expression gave no string, say).
+public struct RuleError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var rule: String
+    public var source: RuleSource
+    public var entity: EntityKey
+    public var message: String
+    public var description: String { "\(source): rule \(rule): \(entity): \(message)" }
+}

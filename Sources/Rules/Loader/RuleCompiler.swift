@@ -1,0 +1,93 @@
+import LiveRelayCore
+
+/// Turns one schema-valid rule into a compiled `Rule`, collecting every problem instead of stopping at the
+/// first, so a rule author fixes a file in one pass.
+struct RuleCompiler {
+    var context: RuleContext
+    var index: Int
+    var knownFeeds: Set<String>?
+    private var problems: [Diagnostic] = []
+
+    init(context: RuleContext, index: Int, knownFeeds: Set<String>?) {
+        self.context = context
+        self.index = index
+        self.knownFeeds = knownFeeds
+    }
+
+    private var base: String { "/rules/\(index)" }
+
+    mutating func compile(_ raw: JSONValue) -> Result<Rule, Diagnostics> {
+        let doc: RuleDocument
+        do {
+            doc = try JSONValueDecoder().decode(RuleDocument.self, from: raw)
+        } catch {
+            return .failure(Diagnostics([context.diagnostic(at: base + error.pointer.description, atKey: true, error.message)]))
+        }
+        if let knownFeeds, !knownFeeds.contains(doc.feed) {
+            let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            report("/feed", atKey: false, "unknown feed \"\(doc.feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
+        }
+        let when = expression(doc.when, at: "/when")
+        let key = expression(doc.activity.key, at: "/activity/key")
+        let attributes = fields(doc.activity.attributes ?? [:], at: "/activity/attributes")
+        let contentState = fields(doc.contentState ?? [:], at: "/content-state")
+        let relevance = doc.relevanceScore.flatMap { expression($0, at: "/relevance-score") }
+        var alert: AlertTemplate?
+        if let a = doc.alert, let title = expression(a.title, at: "/alert/title"), let body = expression(a.body, at: "/alert/body") {
+            alert = AlertTemplate(title: title, body: body, sound: a.sound)
+        }
+        guard problems.isEmpty, let when, let key, let attributes, let contentState else {
+            return .failure(Diagnostics(problems))
+        }
+        return .success(
+            Rule(
+                id: doc.id, description: doc.description, feed: doc.feed, when: when, activityKey: key,
+                attributesType: doc.activity.attributesType, attributes: attributes, event: PushEvent(rawValue: doc.event),
+                contentState: contentState, relevance: relevance, priority: doc.priority ?? .auto, alert: alert,
+                staleAfter: doc.staleAfter, dismissalAfter: doc.dismissalAfter,
+                source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
+    }
+
+    private mutating func report(_ pointer: String, atKey: Bool, _ message: String) {
+        problems.append(context.diagnostic(at: base + pointer, atKey: atKey, message))
+    }
+
+    private mutating func expression(_ raw: JSONValue, at pointer: String) -> JsonLogicExpression? {
+        do {
+            return try JsonLogicExpression.compile(raw)
+        } catch {
+            let inner = error.pointer.description
+            report(pointer + inner, atKey: false, "\(pointer.dropFirst())\(inner): \(error.message)")
+            return nil
+        }
+    }
+
+    private mutating func fields(_ raw: [String: JSONValue], at pointer: String) -> [FieldExpression]? {
+        var out: [FieldExpression] = []
+        var failed = false
+        for (name, value) in raw.sorted(by: { $0.key < $1.key }) {
+            let member = pointer + "/" + JSONPointer.escape(name)
+            let path = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if path.contains("") {
+                report(member, atKey: true, "\"\(name)\" is not a field name: use dot-separated non-empty words")
+                failed = true
+                continue
+            }
+            if let e = expression(value, at: member) {
+                out.append(FieldExpression(path: path, expression: e))
+            } else {
+                failed = true
+            }
+        }
+        // A field set twice (`a` and `a.b`) would silently overwrite: refuse it.
+        let names = Set(raw.keys)
+        for name in raw.keys.sorted() {
+            let parts = name.split(separator: ".")
+            for n in 1..<max(parts.count, 1) where names.contains(parts[..<n].joined(separator: ".")) {
+                report(pointer + "/" + JSONPointer.escape(name), atKey: true, "\"\(name)\" overlaps \"\(parts[..<n].joined(separator: "."))\"")
+                failed = true
+            }
+        }
+        return failed ? nil : out
+    }
+}

@@ -1,0 +1,42 @@
+import LiveRelayCore
+
+/// The JSON shape of one rule, as decoded after the schema accepted it. Expressions are still raw JSON.
+struct RuleDocument: Decodable {
+    var id: String
+    var description: String?
+    var feed: String
+    var when: JSONValue
+    var activity: Activity
+    var event: String
+    var contentState: [String: JSONValue]?
+    var relevanceScore: JSONValue?
+    var priority: PriorityPolicy?
+    var alert: Alert?
+    var staleAfter: Int?
+    var dismissalAfter: Int?
+
+    struct Activity: Decodable {
+        var key: JSONValue
+        var attributesType: String
+        var attributes: [String: JSONValue]?
+
+        enum CodingKeys: String, CodingKey {
+            case key, attributes
+            case attributesType = "attributes-type"
+        }
+    }
+
+    struct Alert: Decodable {
+        var title: JSONValue
+        var body: JSONValue
+        var sound: String?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, description, feed, when, activity, event, priority, alert
+        case contentState = "content-state"
+        case relevanceScore = "relevance-score"
+        case staleAfter = "stale-after"
+        case dismissalAfter = "dismissal-after"
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import LiveRelayCore
+
+/// Reads rule files: JSON parsed with positions, checked against `Rules/rules.schema.json`, every expression
+/// compiled. Each problem becomes a `file:line:column: rule <id>: message` diagnostic, and the rules without
+/// problems load all the same.
+public struct RuleLoader: Sendable {
+    /// Feed ids the config defines; a rule naming another feed is an error. `nil` skips the check.
+    public var knownFeeds: Set<String>?
+
+    public init(knownFeeds: Set<String>? = nil) {
+        self.knownFeeds = knownFeeds
+    }
+
+    /// Loads files and directories (every `*.json` in a directory except `*.schema.json`, in name order).
+    /// Paths are reported as given.
+    public func load(paths: [String]) -> RuleSet {
+        var set = RuleSet()
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                set.diagnostics.append(Diagnostic(file: path, location: nil, message: "no such rule file or directory"))
+                continue
+            }
+            let files: [String]
+            if isDirectory.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+                files = names.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }.sorted()
+                    .map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
+            } else {
+                files = [path]
+            }
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    set.diagnostics.append(Diagnostic(file: file, location: nil, message: "cannot read the file"))
+                    continue
+                }
+                let (rules, diagnostics) = load(file: file, data: data)
+                set.rules += rules
+                set.diagnostics += diagnostics
+                set.files.append(file)
+            }
+        }
+        set.diagnostics += duplicateIDs(set.rules)
+        return set
+    }
+
+    /// Loads one rule file's bytes.
+    public func load(file: String, data: Data) -> ([Rule], [Diagnostic]) {
+        let document: JSONValue
+        let map: SourceMap
+        do {
+            (document, map) = try JSONParser.parseWithSourceMap(data)
+        } catch {
+            return ([], [Diagnostic(file: file, location: error.location, message: "invalid JSON: \(error.message)")])
+        }
+        var diagnostics: [Diagnostic] = []
+        let context = RuleContext(file: file, document: document, map: map)
+        var badRules = Set<Int>()
+        for violation in RuleFileSchema.schema.validate(document) {
+            let index = RuleContext.ruleIndex(violation.pointer)
+            if let index { badRules.insert(index) }
+            diagnostics.append(context.diagnostic(at: violation.pointer, atKey: violation.atKey, violation.message))
+        }
+        var rules: [Rule] = []
+        for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
+            switch RuleCompiler(context: context, index: index, knownFeeds: knownFeeds).compile(raw) {
+            case .success(let rule): rules.append(rule)
+            case .failure(let problems): diagnostics += problems.items
+            }
+        }
+        return (rules, diagnostics.sorted { ($0.location ?? SourceLocation(line: 0, column: 0)) < ($1.location ?? SourceLocation(line: 0, column: 0)) })
+    }
+
+    private func duplicateIDs(_ rules: [Rule]) -> [Diagnostic] {
+        var seen: [String: RuleSource] = [:]
+        var out: [Diagnostic] = []
+        for rule in rules {
+            if let first = seen[rule.id] {
+                out.append(
+                    Diagnostic(
+                        file: rule.source.file, location: rule.source.location,
+                        message: "rule \(rule.id): duplicate rule id (first defined at \(first))"))
+            } else {
+                seen[rule.id] = rule.source
+            }
+        }
+        return out
+    }
+}
+
+/// Where a rule file's problems are reported.
+struct RuleContext {
+    var file: String
+    var document: JSONValue
+    var map: SourceMap
+
+    /// The index of the rule a pointer is inside, if any.
+    static func ruleIndex(_ pointer: String) -> Int? {
+        let parts = pointer.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[1] == "rules" else { return nil }
+        return Int(parts[2])
+    }
+
+    /// How a rule is named in messages: its id when it has a usable one, else its position.
+    func ruleName(_ index: Int) -> String {
+        if case .string(let id)? = document["rules"]?.arrayValue?[safe: index]?["id"], !id.isEmpty { return id }
+        return "#\(index + 1)"
+    }
+
+    func diagnostic(at pointer: String, atKey: Bool, _ message: String) -> Diagnostic {
+        let location = map.location(pointer, preferKey: atKey)
+        if let index = RuleContext.ruleIndex(pointer) {
+            return Diagnostic(file: file, location: location, message: "rule \(ruleName(index)): \(message)")
+        }
+        return Diagnostic(file: file, location: location, message: message)
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

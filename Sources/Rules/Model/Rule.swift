@@ -1,0 +1,43 @@
+import LiveRelayCore
+
+/// One compiled rule: when a change of `feed` satisfies `when`, act on the activity `activityKey` names.
+public struct Rule: Sendable {
+    public var id: String
+    public var description: String?
+    public var feed: String
+    public var when: JsonLogicExpression
+    public var activityKey: JsonLogicExpression
+    public var attributesType: String
+    /// Static attributes for `start`, by dotted field name.
+    public var attributes: [FieldExpression]
+    public var event: PushEvent
+    /// The content-state patch, by dotted field name.
+    public var contentState: [FieldExpression]
+    public var relevance: JsonLogicExpression?
+    public var priority: PriorityPolicy
+    public var alert: AlertTemplate?
+    public var staleAfter: Int?
+    public var dismissalAfter: Int?
+    /// Where the rule was written, for diagnostics at evaluation time.
+    public var source: RuleSource
+}
+
+/// One field a rule sets: a dotted path (`score.home` sets `{"score": {"home": …}}`) and its expression.
+public struct FieldExpression: Sendable {
+    public var path: [String]
+    public var expression: JsonLogicExpression
+}
+
+/// A rule's alert: title and body are expressions, the sound a file name.
+public struct AlertTemplate: Sendable {
+    public var title: JsonLogicExpression
+    public var body: JsonLogicExpression
+    public var sound: String?
+}
+
+/// The file and position a rule came from.
+public struct RuleSource: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation
+    public var description: String { "\(file):\(location)" }
+}

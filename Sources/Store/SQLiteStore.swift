@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import LiveRelayCore
+
+/// LiveRelay's state in one SQLite file (WAL): the last facts of every feed, HTTP validators, and every
+/// activity's last full content-state. A cron tick reads what the previous tick wrote.
+public final class SQLiteStore: Sendable {
+    private let pool: DatabasePool
+    /// The database file.
+    public let path: String
+
+    /// A store that could not be opened or written.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "state store \(path): \(message)" }
+    }
+
+    /// Opens (creating if needed) the database and brings its schema up to date.
+    public init(path: String) throws(Failure) {
+        self.path = path
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try SQLiteStore.migrator.migrate(pool)
+        } catch {
+            throw Failure(path: path, message: "\(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.create(table: "feed_entity") { t in
+                t.column("feed", .text).notNull()
+                t.column("entity", .text).notNull()
+                t.column("facts", .text).notNull()
+                t.column("updated_at", .integer).notNull()
+                t.primaryKey(["feed", "entity"])
+            }
+            try db.create(table: "feed_state") { t in
+                t.column("feed", .text).primaryKey()
+                t.column("etag", .text)
+                t.column("last_modified", .text)
+                t.column("last_success", .integer)
+            }
+            try db.create(table: "activity") { t in
+                t.column("key", .text).primaryKey()
+                t.column("attributes_type", .text).notNull()
+                t.column("phase", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("last_timestamp", .integer).notNull()
+            }
+        }
+        return m
+    }
+
+    private func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool) async throws(Failure) -> T {
+        do {
+            return write ? try await pool.write(body) : try await pool.read(body)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(path: path, message: "\(what): \(error)")
+        }
+    }
+
+    /// The last facts seen for every entity of a feed.
+    public func facts(feed: String) async throws(Failure) -> [String: Facts] {
+        let path = self.path
+        return try await run("reading facts", { db in
+            var out: [String: Facts] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT entity, facts FROM feed_entity WHERE feed = ?", arguments: [feed]) {
+                let entity: String = row["entity"]
+                let text: String = row["facts"]
+                guard case .object(let object) = try? JSONParser.parse(text, numbers: .decimal) else {
+                    throw Failure(path: path, message: "facts of \(feed)/\(entity) are corrupt")
+                }
+                out[entity] = Facts(object)
+            }
+            return out
+        }, write: false)
+    }
+
+    /// The HTTP validators saved for a feed's last successful poll.
+    public func validators(feed: String) async throws(Failure) -> (etag: String?, lastModified: String?) {
+        try await run("reading validators", { db in
+            let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified FROM feed_state WHERE feed = ?", arguments: [feed])
+            return (row?["etag"], row?["last_modified"])
+        }, write: false)
+    }
+
+    /// The records of the given activities (absent ones are left out).
+    public func activities(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: ActivityRecord] {
+        let keys = Array(keys)
+        let path = self.path
+        return try await run("reading activities", { db in
+            var out: [ActivityKey: ActivityRecord] = [:]
+            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM activity WHERE key IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.rawValue)))
+                for row in rows {
+                    let record = try SQLiteStore.record(row, path: path)
+                    out[record.key] = record
+                }
+            }
+            return out
+        }, write: false)
+    }
+
+    /// Every activity record, for summaries.
+    public func allActivities() async throws(Failure) -> [ActivityRecord] {
+        let path = self.path
+        return try await run("reading activities", { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM activity ORDER BY key").map { try SQLiteStore.record($0, path: path) }
+        }, write: false)
+    }
+
+    /// Saves one poll's outcome in one transaction: the feed's new facts (entities that disappeared are
+    /// removed), its validators, and the activity records the ledger changed.
+    public func commit(_ commit: FeedCommit) async throws(Failure) {
+        try await run("saving a poll", { db in
+            if let facts = commit.facts {
+                for id in commit.removedEntities {
+                    try db.execute(sql: "DELETE FROM feed_entity WHERE feed = ? AND entity = ?", arguments: [commit.feed, id])
+                }
+                for (id, f) in facts {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO feed_entity (feed, entity, facts, updated_at) VALUES (?, ?, ?, ?)
+                            ON CONFLICT(feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at
+                            """, arguments: [commit.feed, id, f.value.jsonString(), commit.now])
+                }
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO feed_state (feed, etag, last_modified, last_success) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(feed) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                    last_success = excluded.last_success
+                    """, arguments: [commit.feed, commit.etag, commit.lastModified, commit.now])
+            try SQLiteStore.save(commit.activities, db)
+        }, write: true)
+    }
+
+    /// Saves activity records (after a delivery changed a phase, say).
+    public func save(_ records: [ActivityRecord]) async throws(Failure) {
+        try await run("saving activities", { db in try SQLiteStore.save(records, db) }, write: true)
+    }
+
+    private static func save(_ records: [ActivityRecord], _ db: Database) throws {
+        for r in records {
+            try db.execute(
+                sql: """
+                    INSERT INTO activity (key, attributes_type, phase, state, last_timestamp) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
+                    state = excluded.state, last_timestamp = excluded.last_timestamp
+                    """, arguments: [r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp])
+        }
+    }
+
+    private static func record(_ row: Row, path: String) throws -> ActivityRecord {
+        let key: String = row["key"]
+        let phaseText: String = row["phase"]
+        let stateText: String = row["state"]
+        guard let phase = ActivityPhase(rawValue: phaseText), let state = try? JSONParser.parse(stateText, numbers: .decimal) else {
+            throw Failure(path: path, message: "activity \(key) is corrupt")
+        }
+        return ActivityRecord(
+            key: ActivityKey(key), attributesType: row["attributes_type"], phase: phase, state: state,
+            lastTimestamp: row["last_timestamp"])
+    }
+}
+
+/// What one poll of one feed leaves behind.
+public struct FeedCommit: Sendable {
+    public var feed: String
+    public var now: Int
+    /// The new facts of changed or new entities; `nil` when the body was unchanged (304).
+    public var facts: [String: Facts]?
+    public var removedEntities: [String]
+    public var etag: String?
+    public var lastModified: String?
+    public var activities: [ActivityRecord]
+
+    public init(
+        feed: String, now: Int, facts: [String: Facts]?, removedEntities: [String] = [], etag: String? = nil,
+        lastModified: String? = nil, activities: [ActivityRecord] = []
+    ) {
+        self.feed = feed
+        self.now = now
+        self.facts = facts
+        self.removedEntities = removedEntities
+        self.etag = etag
+        self.lastModified = lastModified
+        self.activities = activities
+    }
+}

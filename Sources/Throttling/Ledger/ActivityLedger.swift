@@ -1,0 +1,104 @@
+import LiveRelayCore
+
+/// Folds rule intents into full content-states, one push per activity per change.
+///
+/// iOS replaces the whole content-state on every update, so the ledger keeps each activity's last full state
+/// and merges every patch into it. A push whose merged state equals the last one is dropped; several rules
+/// firing on one change make one push carrying the highest relevance; timestamps strictly increase.
+/// Pure: the records come in and go out as values, `now` is a parameter.
+public struct ActivityLedger: Sendable {
+    public var priorities: PrioritySelector
+
+    public init(priorities: PrioritySelector = PrioritySelector()) {
+        self.priorities = priorities
+    }
+
+    /// Applies the intents of one change (or one poll) to the records, returning one decision per activity,
+    /// in activity-key order. `records` is updated with what was decided.
+    public func apply(_ intents: [ActivityIntent], to records: inout [ActivityKey: ActivityRecord], now: Int) -> [LedgerDecision] {
+        var groups: [ActivityKey: [ActivityIntent]] = [:]
+        for intent in intents { groups[intent.activity, default: []].append(intent) }
+        return groups.keys.sorted().map { key in
+            decide(MergedIntent(groups[key]!), record: &records[key], now: now)
+        }
+    }
+
+    private func decide(_ intent: MergedIntent, record: inout ActivityRecord?, now: Int) -> LedgerDecision {
+        var event = intent.event
+        let running = record.map { $0.phase != .ended } ?? false
+        if event == .start, running {
+            // The activity is already live (a start rule fired again): keep it current instead.
+            event = .update
+        }
+        if event == .start, record?.phase == .ended {
+            return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .alreadyEnded)
+        }
+        if event != .start, !running {
+            return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .notStarted)
+        }
+        let base = event == .start ? JSONValue.emptyObject : record!.state
+        let state = base.applyingMergePatch(.object(intent.patch))
+        if event == .update, state == base {
+            return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .unchanged)
+        }
+        let timestamp = max(now, (record?.lastTimestamp ?? Int.min) + 1)
+        let (priority, keepAlert) = priorities.select(intent.priority, hasAlert: intent.alert != nil, relevance: intent.relevance)
+        let push = LiveActivityPush(
+            activity: intent.activity, attributesType: intent.attributesType, event: event, timestamp: timestamp,
+            contentState: state, attributes: event == .start ? (intent.attributes ?? .emptyObject) : nil,
+            alert: keepAlert ? intent.alert : nil, relevanceScore: intent.relevance,
+            staleDate: intent.staleAfter.map { timestamp + $0 },
+            dismissalDate: event == .end ? intent.dismissalAfter.map { timestamp + $0 } : nil,
+            priority: priority, ruleIDs: intent.ruleIDs)
+        record = ActivityRecord(
+            key: intent.activity, attributesType: intent.attributesType,
+            phase: event == .start ? .pending : event == .end ? .ended : (record?.phase ?? .active),
+            state: state, lastTimestamp: timestamp)
+        return .push(push)
+    }
+}
+
+/// Several intents for one activity, folded: the strongest event, patches in rule order, the highest
+/// relevance and the strongest priority.
+struct MergedIntent {
+    var activity: ActivityKey
+    var attributesType: String
+    var event: PushEvent
+    var patch: [String: JSONValue]
+    var attributes: JSONValue?
+    var alert: LiveActivityAlert?
+    var relevance: RelevanceScore?
+    var priority: PriorityPolicy
+    var staleAfter: Int?
+    var dismissalAfter: Int?
+    var ruleIDs: [String]
+
+    init(_ intents: [ActivityIntent]) {
+        let first = intents[0]
+        activity = first.activity
+        attributesType = first.attributesType
+        event = intents.contains { $0.event == .end } ? .end : intents.contains { $0.event == .start } ? .start : first.event
+        patch = intents.reduce(into: [:]) { MergedIntent.compose(&$0, $1.patch) }
+        attributes = intents.last { $0.attributes != nil }?.attributes
+        let byRelevance = intents.filter { $0.alert != nil }.max { ($0.relevance?.value ?? 0) < ($1.relevance?.value ?? 0) }
+        alert = byRelevance?.alert
+        relevance = intents.compactMap(\.relevance).max()
+        priority = intents.dropFirst().reduce(first.priority) { $0.merged(with: $1.priority) }
+        staleAfter = intents.compactMap(\.staleAfter).min()
+        dismissalAfter = intents.compactMap(\.dismissalAfter).max()
+        ruleIDs = intents.map(\.ruleID)
+    }
+
+    /// Composes two merge patches into one: later members win, nested objects compose, and `null` (remove)
+    /// survives so the composed patch still removes what either patch removed.
+    static func compose(_ base: inout [String: JSONValue], _ later: [String: JSONValue]) {
+        for (key, value) in later {
+            if case .object(let inner) = value, case .object(var existing)? = base[key] {
+                compose(&existing, inner)
+                base[key] = .object(existing)
+            } else {
+                base[key] = value
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Feeds
+import Foundation
+import LiveRelayCore
+import Rules
+
+/// A config file read, checked and resolved: paths made absolute, secrets read, mappings compiled.
+public struct LoadedConfig: Sendable {
+    /// The config file, as the user named it.
+    public var path: String
+    /// Its folder; relative paths in the config resolve against it.
+    public var directory: String
+    public var config: LiveRelayConfig
+    public var feeds: [FeedRuntime]
+
+    /// Resolves a path written in the config.
+    public func resolve(_ relative: String) -> String {
+        relative.hasPrefix("/") ? relative : directory + "/" + relative
+    }
+}
+
+/// One feed, ready to poll.
+public struct FeedRuntime: Sendable {
+    public var id: String
+    public var url: String
+    public var interval: Int
+    public var timeout: Int
+    public var maxBodyBytes: Int
+    /// Header values with secrets already read. Never log these.
+    public var headers: [(name: String, value: String)]
+    public var normalizer: GenericNormalizer
+}
+
+/// Reads the config: JSON with positions, checked against `docs/liverelay.schema.json`, then decoded and
+/// resolved. Every problem is a `file:line:column: key.path: message` diagnostic.
+public enum ConfigLoader {
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(Diagnostics) -> LoadedConfig
+    {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the config file")])
+        }
+        let document: JSONValue
+        let map: SourceMap
+        do {
+            (document, map) = try JSONParser.parseWithSourceMap(data)
+        } catch {
+            throw Diagnostics([Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")])
+        }
+        func diagnostic(_ pointer: String, atKey: Bool = false, _ message: String) -> Diagnostic {
+            let where_ = keyPath(pointer)
+            return Diagnostic(
+                file: path, location: map.location(pointer, preferKey: atKey),
+                message: where_.isEmpty ? message : "\(where_): \(message)")
+        }
+        let violations = ConfigSchema.schema.validate(document)
+        guard violations.isEmpty else {
+            throw Diagnostics(violations.map { diagnostic($0.pointer, atKey: $0.atKey, $0.message) })
+        }
+        let config: LiveRelayConfig
+        do {
+            config = try JSONValueDecoder().decode(LiveRelayConfig.self, from: document)
+        } catch {
+            throw Diagnostics([diagnostic(error.pointer.description, error.message)])
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var problems: [Diagnostic] = []
+        var feeds: [FeedRuntime] = []
+        var seen = Set<String>()
+        for (i, feed) in config.feeds.enumerated() {
+            let base = "/feeds/\(i)"
+            if !seen.insert(feed.id).inserted { problems.append(diagnostic(base + "/id", "duplicate feed id \"\(feed.id)\"")) }
+            let normalizer: GenericNormalizer
+            do {
+                normalizer = try GenericNormalizer(feed.mapping)
+            } catch {
+                problems.append(diagnostic(base + "/mapping/" + error.field, error.message))
+                continue
+            }
+            var headers: [(String, String)] = []
+            for (name, value) in feed.headers.sorted(by: { $0.key < $1.key }) {
+                switch value {
+                case .plain(let v): headers.append((name, v))
+                case .secret(let ref):
+                    do {
+                        headers.append((name, try ref.resolve(baseDirectory: directory, environment: environment).value))
+                    } catch {
+                        problems.append(diagnostic(base + "/headers/" + JSONPointer.escape(name), error.description))
+                    }
+                }
+            }
+            feeds.append(
+                FeedRuntime(
+                    id: feed.id, url: resolveURL(feed.url, directory: directory), interval: feed.interval,
+                    timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, headers: headers, normalizer: normalizer))
+        }
+        guard problems.isEmpty else { throw Diagnostics(problems) }
+        return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds)
+    }
+
+    /// `file:relative/path` resolves against the config's folder; other URLs stay as written.
+    static func resolveURL(_ url: String, directory: String) -> String {
+        guard url.hasPrefix("file:"), !url.hasPrefix("file://") else { return url }
+        let rest = String(url.dropFirst("file:".count))
+        return URL(fileURLWithPath: rest.hasPrefix("/") ? rest : directory + "/" + rest).standardizedFileURL.absoluteString
+    }
+
+    /// `/feeds/0/mapping/fields/home.score` → `feeds[0].mapping.fields["home.score"]`.
+    static func keyPath(_ pointer: String) -> String {
+        guard let p = try? JSONPointer(pointer) else { return pointer }
+        var out = ""
+        for token in p.tokens {
+            if Int(token) != nil {
+                out += "[\(token)]"
+            } else if token.contains(".") || token.contains(" ") || token.isEmpty {
+                out += "[\"\(token)\"]"
+            } else {
+                out += out.isEmpty ? token : "." + token
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,131 @@
+import Feeds
+import LiveRelayCore
+
+/// The whole configuration, decoded from one JSON file (see `docs/configuration.md`).
+public struct LiveRelayConfig: Sendable, Decodable {
+    /// The SQLite state file, relative to the config file's folder.
+    public var state: String
+    /// Rule files and folders, relative to the config file's folder.
+    public var rules: [String]
+    public var feeds: [FeedConfig]
+    public var provider: ProviderConfig
+    public var priority: PriorityConfig
+    public var http: HTTPConfig
+
+    enum CodingKeys: String, CodingKey {
+        case state, rules, feeds, provider, priority, http
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decodeIfPresent(String.self, forKey: .state) ?? "liverelay.sqlite"
+        rules = try c.decodeIfPresent([String].self, forKey: .rules) ?? []
+        feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? []
+        provider = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider) ?? ProviderConfig()
+        priority = try c.decodeIfPresent(PriorityConfig.self, forKey: .priority) ?? PriorityConfig()
+        http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
+    }
+}
+
+/// One polled feed.
+public struct FeedConfig: Sendable, Decodable {
+    public var id: String
+    /// `https://…`, `http://…`, or `file:` (a relative `file:` path resolves against the config's folder).
+    public var url: String
+    /// Seconds between polls in `run` mode.
+    public var interval: Int
+    /// Seconds a request may take.
+    public var timeout: Int
+    /// Larger bodies are a feed error.
+    public var maxBodyBytes: Int
+    /// Extra request headers; a value is a string or a secret reference (`{"env": …}` / `{"file": …}`).
+    public var headers: [String: HeaderValue]
+    public var mapping: GenericMapping
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, interval, timeout, headers, mapping
+        case maxBodyBytes = "max-body-bytes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        url = try c.decode(String.self, forKey: .url)
+        interval = try c.decodeIfPresent(Int.self, forKey: .interval) ?? 30
+        timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? 8 << 20
+        headers = try c.decodeIfPresent([String: HeaderValue].self, forKey: .headers) ?? [:]
+        mapping = try c.decode(GenericMapping.self, forKey: .mapping)
+    }
+}
+
+/// A header value written in the config, or a secret read at start-up.
+public enum HeaderValue: Sendable, Hashable, Decodable {
+    case plain(String)
+    case secret(SecretReference)
+
+    public init(from decoder: any Decoder) throws {
+        if let s = try? decoder.singleValueContainer().decode(String.self) {
+            self = .plain(s)
+        } else {
+            self = .secret(try SecretReference(from: decoder))
+        }
+    }
+}
+
+/// Which provider delivers pushes. Only `console` needs nothing else.
+public struct ProviderConfig: Sendable, Decodable {
+    public var type: String
+    /// The app's bundle id; the APNs topic is `<bundle-id>.push-type.liveactivity`.
+    public var bundleID: String
+    /// Seconds after a push's timestamp during which APNs may store it for an offline device.
+    public var expiration: Int
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case bundleID = "bundle-id"
+        case expiration
+    }
+
+    public init(type: String = "console", bundleID: String = "com.example.liverelay", expiration: Int = 3600) {
+        self.type = type
+        self.bundleID = bundleID
+        self.expiration = expiration
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decodeIfPresent(String.self, forKey: .type) ?? "console"
+        bundleID = try c.decodeIfPresent(String.self, forKey: .bundleID) ?? "com.example.liverelay"
+        expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600
+    }
+}
+
+/// How `auto` priorities are decided.
+public struct PriorityConfig: Sendable, Decodable {
+    /// `auto` rules send at priority 10 at or above this relevance (and always with an alert).
+    public var autoRelevanceThreshold: Double
+
+    enum CodingKeys: String, CodingKey {
+        case autoRelevanceThreshold = "auto-relevance-threshold"
+    }
+
+    public init(autoRelevanceThreshold: Double = 75) { self.autoRelevanceThreshold = autoRelevanceThreshold }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        autoRelevanceThreshold = try c.decodeIfPresent(Double.self, forKey: .autoRelevanceThreshold) ?? 75
+    }
+}
+
+/// HTTP client settings shared by all feeds and providers.
+public struct HTTPConfig: Sendable, Decodable {
+    /// A PEM file of extra trusted CAs (replaces the system bundle for this process). Verification stays on.
+    public var caFile: String?
+
+    enum CodingKeys: String, CodingKey {
+        case caFile = "ca-file"
+    }
+
+    public init(caFile: String? = nil) { self.caFile = caFile }
+}

@@ -1,0 +1,63 @@
+import Feeds
+import Foundation
+import LiveRelayCore
+
+/// A recorded sequence of feed bodies with the moments they were seen, for `liverelay replay`.
+///
+/// ```json
+/// {"feed": "espn-worldcup",
+///  "steps": [{"at": "2026-06-28T19:00:30Z", "body": "02-kick-off.json", "note": "kick-off"}]}
+/// ```
+public struct ReplaySequence: Sendable, Decodable {
+    /// The config feed whose mapping and rules the bodies go through.
+    public var feed: String
+    public var description: String?
+    public var steps: [Step]
+
+    public struct Step: Sendable, Decodable {
+        /// ISO 8601 time at which the body was seen: the simulated clock.
+        public var at: String
+        /// The body file, relative to the sequence file.
+        public var body: String
+        public var note: String?
+    }
+
+    /// Reads a sequence file. Errors name the file, line and column.
+    public static func load(path: String) throws(Diagnostics) -> ReplaySequence {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the sequence file")])
+        }
+        do {
+            let (document, map) = try JSONParser.parseWithSourceMap(data)
+            do {
+                let sequence = try JSONValueDecoder().decode(ReplaySequence.self, from: document)
+                for (i, step) in sequence.steps.enumerated() where ISO8601Time.seconds(step.at) == nil {
+                    throw Diagnostics([
+                        Diagnostic(file: path, location: map.location("/steps/\(i)/at", preferKey: false), message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
+                    ])
+                }
+                return sequence
+            } catch let failure as JSONValueDecoder.Failure {
+                throw Diagnostics([Diagnostic(file: path, location: map.location(failure.pointer.description), message: failure.message)])
+            }
+        } catch let error as JSONParseError {
+            throw Diagnostics([Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")])
+        } catch let d as Diagnostics {
+            throw d
+        } catch {
+            throw Diagnostics([Diagnostic(file: path, location: nil, message: "\(error)")])
+        }
+    }
+}
+
+/// ISO 8601 times for the simulated clock and for printing.
+public enum ISO8601Time {
+    public static func seconds(_ text: String) -> Int? {
+        guard let date = ISO8601DateFormatter().date(from: text) else { return nil }
+        return Int(date.timeIntervalSince1970)
+    }
+
+    public static func string(_ seconds: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

@@ -1,0 +1,44 @@
+import Delivery
+import Foundation
+import HTTP
+import LiveRelayCore
+import Logging
+import Rules
+import Store
+import Throttling
+
+/// Builds the pipeline a config describes. The one place that knows every concrete type.
+public enum WorkerFactory {
+    /// The rules a config names, loaded with diagnostics (feeds checked against the config).
+    public static func rules(for loaded: LoadedConfig) -> RuleSet {
+        RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: loaded.config.rules.map(loaded.resolve))
+    }
+
+    /// The configured provider. Only `console` exists so far; others are refused with a clear message.
+    public static func provider(for loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void) throws(Diagnostics) -> any PushProvider {
+        let p = loaded.config.provider
+        switch p.type {
+        case "console":
+            return ConsoleProvider(encoder: APNsRequestEncoder(bundleID: p.bundleID, expirationSeconds: p.expiration), write: write)
+        default:
+            throw Diagnostics([Diagnostic(file: loaded.path, location: nil, message: "provider.type: \"\(p.type)\" is not available in this build")])
+        }
+    }
+
+    /// The pipeline over an open store.
+    public static func pipeline(
+        for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger
+    ) -> Pipeline {
+        Pipeline(
+            store: store, engine: RuleEngine(rules: rules.rules),
+            ledger: ActivityLedger(priorities: PrioritySelector(autoRelevanceThreshold: loaded.config.priority.autoRelevanceThreshold)),
+            sender: Sender(provider: provider, logger: logger), logger: logger)
+    }
+
+    /// The HTTP transport for feeds and providers.
+    public static func transport(for loaded: LoadedConfig) throws -> CurlTransport {
+        var configuration = CurlTransport.Configuration()
+        configuration.caFile = loaded.config.http.caFile.map(loaded.resolve)
+        return try CurlTransport(configuration: configuration)
+    }
+}

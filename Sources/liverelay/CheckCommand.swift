@@ -1,0 +1,52 @@
+import ArgumentParser
+import LiveRelayCore
+import Rules
+import Worker
+
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a config and its rule files; print every problem as file:line:column: message.",
+        discussion: """
+            Exits 0 when everything is valid, 1 when anything is not. Valid rules next to broken ones still \
+            count as loaded, so the summary shows what a running worker would use.
+
+            Examples:
+              liverelay check --config liverelay.json
+              liverelay check Rules/worldcup.rules.json      (rule files alone: feed ids are not checked)
+            """)
+
+    @Option(name: .shortAndLong, help: "The config file; its rule files are checked too.")
+    var config: String?
+
+    @Argument(help: "More rule files or folders to check.")
+    var ruleFiles: [String] = []
+
+    func run() async throws {
+        var diagnostics: [Diagnostic] = []
+        var rules = RuleSet()
+        if let config {
+            do {
+                let loaded = try ConfigLoader.load(path: config)
+                rules = WorkerFactory.rules(for: loaded)
+                if !ruleFiles.isEmpty {
+                    let extra = RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: ruleFiles)
+                    rules.rules += extra.rules
+                    rules.diagnostics += extra.diagnostics
+                    rules.files += extra.files
+                }
+                standardOutput("\(config): \(loaded.feeds.count) feeds")
+            } catch {
+                diagnostics += error.items
+            }
+        } else if ruleFiles.isEmpty {
+            throw ValidationError("give a config (--config) or rule files to check")
+        } else {
+            rules = RuleLoader().load(paths: ruleFiles)
+        }
+        diagnostics += rules.diagnostics
+        for d in diagnostics { standardOutput(d.description) }
+        standardOutput("\(rules.rules.count) rules loaded from \(rules.files.count) files, \(diagnostics.count) problems")
+        if !diagnostics.isEmpty { throw ExitCode(1) }
+    }
+}

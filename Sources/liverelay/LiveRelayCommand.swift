@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+@main
+struct LiveRelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "liverelay",
+        abstract: "Keeps iOS Live Activities in step with live score and price feeds.",
+        discussion: """
+            LiveRelay polls feeds, turns each change into Live Activity content-state updates with JSON rules, \
+            and delivers the pushes through the configured provider. With no credentials it prints every push \
+            as the exact APNs request it stands for.
+
+            Start with:  liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
+            """,
+        subcommands: [CheckCommand.self, TickCommand.self, ReplayCommand.self, EvalCommand.self])
+}
+
+/// Options every command that reads a config shares.
+struct LoggingOptions: ParsableArguments {
+    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    func bootstrap() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Writes to standard output without buffering surprises when output is piped.
+let standardOutput: @Sendable (String) -> Void = { line in
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes to standard error.
+let standardError: @Sendable (String) -> Void = { line in
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

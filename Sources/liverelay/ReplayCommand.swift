@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Worker
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run a recorded sequence of feed bodies through the real pipeline with a simulated clock.",
+        discussion: """
+            Prints, for every recorded body, what changed, which rules fired, and each push exactly as the \
+            configured provider sends it (the console provider prints the APNs request), with the reason a \
+            change produced no push. State lives in a temporary database unless --state is given, so two runs \
+            print the same thing.
+
+            Example:
+              liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
+            """)
+
+    @Argument(help: "The sequence file (JSON: the feed id and the ordered steps with their bodies and times).")
+    var sequence: String
+
+    @Option(name: .shortAndLong, help: "The config file (feeds, rules, provider).")
+    var config: String
+
+    @Option(help: "Keep the state in this SQLite file instead of a temporary one.")
+    var state: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        let (loaded, rules) = try loadForRun(configPath: config)
+        let recorded: ReplaySequence
+        do {
+            recorded = try ReplaySequence.load(path: sequence)
+        } catch {
+            for d in error.items { standardError(d.description) }
+            throw ExitCode(1)
+        }
+        guard let feed = loaded.feeds.first(where: { $0.id == recorded.feed }) else {
+            standardError("\(sequence): feed \"\(recorded.feed)\" is not in \(config)")
+            throw ExitCode(1)
+        }
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("liverelay-replay-\(UUID().uuidString)")
+        let statePath = state ?? temporary.path + ".sqlite"
+        defer {
+            if state == nil {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
+            }
+        }
+        let store = try openStore(statePath)
+        let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
+        let pipeline = WorkerFactory.pipeline(
+            for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))
+        standardOutput("Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
+        let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
+        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(recorded, directory: directory)
+        if summary.feedErrors > 0 { throw ExitCode(1) }
+    }
+}
