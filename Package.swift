@@ -12,6 +12,8 @@ let package = Package(
     targets: [
         .target(name: "LiveRelayCore"),
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
+        .target(name: "Rules", dependencies: ["LiveRelayCore"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "LiveRelayCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
