@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
 
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
+        .target(name: "Rules", dependencies: ["LiveRelayCore"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "LiveRelayCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
