@@ -57,7 +57,12 @@ struct RuleCompiler {
             return try JsonLogicExpression.compile(raw)
         } catch {
             let inner = error.pointer.description
-            report(pointer + inner, atKey: false, "\(pointer.dropFirst())\(inner): \(error.message)")
+            // Point at the operator's name when the problem is a one-key operator object.
+            if case .object(let members)? = error.pointer.resolve(in: raw), members.count == 1, let op = members.keys.first {
+                report(pointer + inner + "/" + JSONPointer.escape(op), atKey: true, "\(pointer.dropFirst())\(inner): \(error.message)")
+            } else {
+                report(pointer + inner, atKey: false, "\(pointer.dropFirst())\(inner): \(error.message)")
+            }
             return nil
         }
     }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Runs a program to completion and captures its output, for tests of the command-line tool.
+public struct CommandRun: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    /// Runs `executable` with `arguments`, feeding `input` on standard input.
+    public static func run(_ executable: URL, _ arguments: [String], input: String = "", directory: URL? = nil) throws -> CommandRun {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Drain both pipes while the program runs so a large output cannot block it.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var out = Data()
+        nonisolated(unsafe) var err = Data()
+        DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        group.wait()
+        return CommandRun(
+            status: process.terminationStatus, standardOutput: String(decoding: out, as: UTF8.self),
+            standardError: String(decoding: err, as: UTF8.self))
+    }
+}

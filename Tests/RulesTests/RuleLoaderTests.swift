@@ -1,0 +1,80 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Rules
+import Testing
+
+@Suite struct RuleLoaderTests {
+    static let broken = Repository.path("Tests/RulesTests/Fixtures/broken.rules.json")
+
+    @Test func threeMistakesGetThreePreciseDiagnosticsAndTheOtherRulesLoad() {
+        let set = RuleLoader().load(paths: [Self.broken])
+        #expect(
+            set.diagnostics.map(\.description) == [
+                "\(Self.broken):19:7: rule goal: unknown key \"prioirty\" (did you mean \"priority\"?)",
+                "\(Self.broken):28:7: rule clock: \"stale-after\" must be an integer, not a string",
+                "\(Self.broken):33:70: rule period: when/and/1: unknown operator \"contains\"",
+            ])
+        #expect(set.rules.map(\.id) == ["kick-off", "full-time"])
+    }
+
+    @Test func unknownFeedsAreReportedAtTheFeedValue() {
+        let set = RuleLoader(knownFeeds: ["football"]).load(paths: [Repository.path("Rules/soccer.rules.json")])
+        #expect(set.rules.isEmpty)
+        #expect(set.diagnostics.count == 4)
+        #expect(set.diagnostics.first?.message == "rule kick-off: unknown feed \"espn-worldcup\" (the config defines \"football\")")
+    }
+
+    @Test func theExampleRulesLoadCleanly() {
+        let set = RuleLoader(knownFeeds: ["espn-worldcup"]).load(paths: [Repository.path("Rules")])
+        #expect(set.diagnostics.map(\.description) == [])
+        #expect(set.rules.map(\.id) == ["kick-off", "goal", "clock", "full-time"])
+    }
+
+    @Test func invalidJSONIsOneDiagnosticWithItsPosition() {
+        let (rules, diagnostics) = RuleLoader().load(file: "x.json", data: Data("{\n  \"rules\": [,]\n}".utf8))
+        #expect(rules.isEmpty)
+        #expect(diagnostics.map(\.description) == ["x.json:2:13: invalid JSON: unexpected ',': expected a value"])
+    }
+
+    @Test func duplicateIDsAcrossFilesAreReported() {
+        let set = RuleLoader().load(paths: [Repository.path("Rules/soccer.rules.json"), Repository.path("Rules/soccer.rules.json")])
+        #expect(set.diagnostics.count == 4)
+        #expect(set.diagnostics[0].message.hasPrefix("rule kick-off: duplicate rule id (first defined at"))
+    }
+
+    @Test func theEmbeddedSchemaIsTheShippedFile() throws {
+        let shipped = try String(contentsOfFile: Repository.path("Rules/rules.schema.json"), encoding: .utf8)
+        #expect(RuleFileSchema.text + "\n" == shipped, "run scripts/embed-schemas.py")
+    }
+}
+
+@Suite struct RuleEngineTests {
+    @Test func aGoalFiresTheGoalRuleWithItsAlertAndFullPatch() throws {
+        let set = RuleLoader().load(paths: [Repository.path("Rules/soccer.rules.json")])
+        let engine = RuleEngine(rules: set.rules)
+        let prev = Facts(["state": "in", "home": ["score": 0, "name": "Australia", "abbr": "AUS"], "away": ["score": 0, "name": "Egypt", "abbr": "EGY"], "clock": ["display": "20'"], "status": "STATUS_FIRST_HALF", "period": 1])
+        var curr = prev
+        curr.set("away.score", 1)
+        curr.set("clock.display", "44'")
+        let change = FeedChange(entity: EntityKey(feed: "espn-worldcup", id: "760499"), previous: prev, current: curr, changedPaths: ["away.score", "clock.display"])
+        let result = engine.evaluate(change, now: 1000)
+        #expect(result.errors.isEmpty)
+        #expect(result.intents.map(\.ruleID) == ["goal", "clock"])
+        let goal = result.intents[0]
+        #expect(goal.activity == "match-760499")
+        #expect(goal.patch == ["homeScore": 0, "awayScore": 1, "clock": "44'"])
+        #expect(goal.alert == LiveActivityAlert(title: "Goal! Egypt", body: "AUS 0–1 EGY (44')", sound: "default"))
+        #expect(goal.relevance == RelevanceScore(100))
+        #expect(goal.priority == .high)
+    }
+
+    @Test func aKeyExpressionThatGivesNoStringIsAnErrorNamingTheRule() throws {
+        let text = #"{"rules": [{"id": "r", "feed": "f", "when": true, "activity": {"key": {"var": "nothing"}, "attributes-type": "T"}, "event": "update"}]}"#
+        let (rules, diagnostics) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
+        #expect(diagnostics.isEmpty)
+        let result = RuleEngine(rules: rules).evaluate(FeedChange(entity: EntityKey(feed: "f", id: "1"), previous: nil, current: Facts(), changedPaths: []), now: 0)
+        #expect(result.intents.isEmpty)
+        #expect(result.errors.map(\.description) == ["r.json:1:12: rule r: f/1: activity key evaluated to null null, expected a non-empty string"])
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import LiveRelayCore
+import Store
+import Testing
+
+@Suite struct SQLiteStoreTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("liverelay-test-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test func factsAndActivitiesSurviveReopening() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        var facts = Facts()
+        facts.set("price", .decimal(Decimal(string: "67187.33")!))
+        facts.set("home.score", 2)
+        let record = ActivityRecord(key: "match-1", attributesType: "MatchAttributes", phase: .active, state: ["homeScore": 2], lastTimestamp: 42)
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.commit(FeedCommit(feed: "f", now: 1, facts: ["1": facts, "2": facts], etag: "\"v1\"", activities: [record]))
+            try await store.commit(FeedCommit(feed: "f", now: 2, facts: [:], removedEntities: ["2"]))
+        }
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.facts(feed: "f") == ["1": facts])
+        #expect(try await reopened.facts(feed: "other").isEmpty)
+        #expect(try await reopened.activities(["match-1", "missing"]) == ["match-1": record])
+        #expect(try await reopened.validators(feed: "f").etag == nil, "the second commit saved no validators")
+        #expect(try await reopened.allActivities() == [record])
+    }
+
+    @Test func anUnwritablePathIsAClearError() {
+        #expect(throws: SQLiteStore.Failure.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
+    }
+}

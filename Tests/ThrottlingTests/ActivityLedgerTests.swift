@@ -1,0 +1,112 @@
+import LiveRelayCore
+import Testing
+import Throttling
+
+@Suite struct ActivityLedgerTests {
+    let ledger = ActivityLedger()
+    let entity = EntityKey(feed: "f", id: "1")
+
+    func intent(
+        _ rule: String, _ event: PushEvent, _ patch: [String: JSONValue], relevance: Double? = nil,
+        priority: PriorityPolicy = .auto, alert: LiveActivityAlert? = nil, dismissal: Int? = nil
+    ) -> ActivityIntent {
+        ActivityIntent(
+            activity: "match-1", attributesType: "MatchAttributes", event: event, patch: patch,
+            attributes: event == .start ? ["home": "AUS"] : nil, alert: alert, relevance: relevance.map(RelevanceScore.init),
+            priority: priority, dismissalAfter: dismissal, ruleID: rule, entity: entity)
+    }
+
+    func pushes(_ decisions: [LedgerDecision]) -> [LiveActivityPush] {
+        decisions.compactMap { if case .push(let p) = $0 { return p } else { return nil } }
+    }
+
+    @Test func updatesCarryTheWholeStateNotTheDiff() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("start", .start, ["home": 0, "away": 0, "clock": "1'"])], to: &records, now: 100)
+        let p = pushes(ledger.apply([intent("clock", .update, ["clock": "2'"])], to: &records, now: 160))
+        #expect(p.map(\.contentState) == [["home": 0, "away": 0, "clock": "2'"]])
+        #expect(records["match-1"]?.state == ["home": 0, "away": 0, "clock": "2'"])
+    }
+
+    @Test func anUnchangedStateIsNotSent() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("start", .start, ["clock": "1'"])], to: &records, now: 100)
+        let d = ledger.apply([intent("clock", .update, ["clock": "1'"])], to: &records, now: 160)
+        #expect(d == [.skip(activity: "match-1", ruleIDs: ["clock"], reason: .unchanged)])
+        #expect(records["match-1"]?.lastTimestamp == 100)
+    }
+
+    @Test func rulesFiringTogetherMakeOnePushWithTheHighestRelevance() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("start", .start, ["home": 0, "clock": "1'"])], to: &records, now: 100)
+        let goal = LiveActivityAlert(title: "Goal!", body: "1-0")
+        let p = pushes(
+            ledger.apply(
+                [intent("goal", .update, ["home": 1], relevance: 100, priority: .high, alert: goal),
+                 intent("clock", .update, ["clock": "44'"], relevance: 20, priority: .low)],
+                to: &records, now: 200))
+        #expect(p.count == 1)
+        #expect(p[0].contentState == ["home": 1, "clock": "44'"])
+        #expect(p[0].relevanceScore == RelevanceScore(100))
+        #expect(p[0].priority == .high)
+        #expect(p[0].alert == goal)
+        #expect(p[0].ruleIDs == ["goal", "clock"])
+    }
+
+    @Test func timestampsStrictlyIncreaseEvenWithinOneSecond() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        let t1 = pushes(ledger.apply([intent("start", .start, ["n": 1])], to: &records, now: 100))[0].timestamp
+        let t2 = pushes(ledger.apply([intent("u", .update, ["n": 2])], to: &records, now: 100))[0].timestamp
+        let t3 = pushes(ledger.apply([intent("u", .update, ["n": 3])], to: &records, now: 99))[0].timestamp
+        #expect([t1, t2, t3] == [100, 101, 102])
+    }
+
+    @Test func updatesBeforeAStartAndAfterAnEndAreDropped() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        #expect(ledger.apply([intent("u", .update, ["n": 1])], to: &records, now: 1) == [.skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)])
+        _ = ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 2)
+        let end = pushes(ledger.apply([intent("e", .end, ["n": 2], dismissal: 3600)], to: &records, now: 3))
+        #expect(end.first?.dismissalDate == 3603)
+        #expect(records["match-1"]?.phase == .ended)
+        #expect(ledger.apply([intent("u", .update, ["n": 3])], to: &records, now: 4) == [.skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)])
+        #expect(ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 5) == [.skip(activity: "match-1", ruleIDs: ["s"], reason: .alreadyEnded)])
+    }
+
+    @Test func aSecondStartOfALiveActivityBecomesAnUpdate() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 1)
+        let p = pushes(ledger.apply([intent("s", .start, ["n": 2])], to: &records, now: 2))
+        #expect(p.map(\.event) == [.update])
+        #expect(p[0].attributes == nil)
+    }
+
+    @Test func aStartCarriesAttributesAndAnEndCarriesTheFinalState() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        let start = pushes(ledger.apply([intent("s", .start, ["n": 1], alert: .init(title: "KO", body: "0-0"))], to: &records, now: 1))[0]
+        #expect(start.attributes == ["home": "AUS"])
+        #expect(start.attributesType == "MatchAttributes")
+        #expect(records["match-1"]?.phase == .pending)
+        let end = pushes(ledger.apply([intent("e", .end, ["n": 1])], to: &records, now: 2))
+        #expect(end.map(\.event) == [.end], "an end goes out even when the state did not change")
+    }
+
+    @Test func nullInAPatchRemovesAField() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("s", .start, ["a": 1, "b": 2])], to: &records, now: 1)
+        let p = pushes(ledger.apply([intent("u", .update, ["b": .null])], to: &records, now: 2))
+        #expect(p[0].contentState == ["a": 1])
+    }
+
+    @Test(arguments: [
+        (PriorityPolicy.high, false, 0.0, PushPriority.high, true),
+        (.low, true, 100, .low, false),
+        (.auto, true, 0, .high, true),
+        (.auto, false, 80, .high, true),
+        (.auto, false, 74.9, .low, true),
+    ])
+    func priorityPolicy(policy: PriorityPolicy, alert: Bool, relevance: Double, expected: PushPriority, keepsAlert: Bool) {
+        let (priority, keep) = PrioritySelector(autoRelevanceThreshold: 75).select(policy, hasAlert: alert, relevance: RelevanceScore(relevance))
+        #expect(priority == expected)
+        #expect(keep == keepsAlert)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Testing
+import Worker
+
+@Suite struct ConfigLoaderTests {
+    func load(_ text: String, environment: [String: String] = [:]) throws -> Result<LoadedConfig, Diagnostics> {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("liverelay.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            return .success(try ConfigLoader.load(path: path, environment: environment))
+        } catch {
+            return .failure(Diagnostics(error.items.map { Diagnostic(file: "liverelay.json", location: $0.location, message: $0.message) }))
+        }
+    }
+
+    @Test func theDemoConfigLoads() throws {
+        let loaded = try ConfigLoader.load(path: Repository.path("Samples/demo/liverelay.json"))
+        #expect(loaded.feeds.map(\.id) == ["espn-worldcup"])
+        #expect(loaded.feeds[0].url.hasPrefix("file:///"))
+        #expect(loaded.feeds[0].url.hasSuffix("/Samples/recordings/espn-soccer-scoreboard-1-first-half.json"))
+        #expect(loaded.config.provider.bundleID == "com.example.scores")
+    }
+
+    @Test func errorsNameFileLineColumnAndKeyPath() throws {
+        let text = """
+            {
+              "feeds": [
+                { "id": "x", "url": "file:a.json", "intervall": 5,
+                  "mapping": { "entities": "/e", "fields": { "home.score": { "pointer": "/s", "type": "integer" } } } }
+              ],
+              "provider": { "type": "console", "expiration": "1h" }
+            }
+            """
+        let result = try load(text)
+        guard case .failure(let diagnostics) = result else { Issue.record("expected errors"); return }
+        #expect(
+            diagnostics.items.map(\.description) == [
+                "liverelay.json:3:46: feeds[0].intervall: unknown key \"intervall\" (did you mean \"interval\"?)",
+                "liverelay.json:4:103: feeds[0].mapping.fields[\"home.score\"].type: \"type\" must be one of \"int\", \"decimal\", \"string\", \"bool\", \"time\", not \"integer\"",
+                "liverelay.json:6:37: provider.expiration: \"expiration\" must be an integer, not a string",
+            ])
+    }
+
+    @Test func secretsComeFromTheEnvironmentAndNeverAppearInErrors() throws {
+        let text = """
+            {"feeds": [{"id": "fd", "url": "https://api.football-data.org/v4/matches", "headers": {"X-Auth-Token": {"env": "FD_TOKEN"}},
+              "mapping": {"entities": "/matches", "id": "/id", "fields": {"state": {"pointer": "/status", "type": "string"}}}}]}
+            """
+        guard case .success(let loaded) = try load(text, environment: ["FD_TOKEN": "s3cr3t-value"]) else {
+            Issue.record("expected success")
+            return
+        }
+        #expect(loaded.feeds[0].headers.map(\.value) == ["s3cr3t-value"])
+        guard case .failure(let missing) = try load(text, environment: [:]) else { Issue.record("expected an error"); return }
+        #expect(missing.items.map(\.message) == ["feeds[0].headers.X-Auth-Token: secret from environment variable FD_TOKEN is not set"])
+    }
+
+    @Test func invalidJSONIsReportedWithItsPosition() throws {
+        guard case .failure(let d) = try load("{\"feeds\": [}") else { Issue.record("expected an error"); return }
+        #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])
+    }
+
+    @Test func theEmbeddedSchemaIsTheShippedFile() throws {
+        let shipped = try String(contentsOfFile: Repository.path("docs/liverelay.schema.json"), encoding: .utf8)
+        #expect(ConfigSchema.text + "\n" == shipped, "run scripts/embed-schemas.py")
+    }
+}

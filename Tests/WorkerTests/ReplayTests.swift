@@ -1,0 +1,81 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Logging
+import Store
+import Synchronization
+import Testing
+import Worker
+
+/// The recorded AUS v EGY match through the real pipeline, as `liverelay replay` runs it.
+@Suite struct ReplayTests {
+    final class Output: Sendable {
+        let lines = Mutex<[String]>([])
+        func write(_ s: String) { lines.withLock { $0.append(s) } }
+        var text: String { lines.withLock { $0.joined(separator: "\n") } + "\n" }
+    }
+
+    final class Recorder: PushProvider {
+        let name = "recorder"
+        let pushes = Mutex<[LiveActivityPush]>([])
+        func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
+            pushes.withLock { $0.append(push) }
+            return .delivered
+        }
+    }
+
+    static let sequencePath = Repository.path("Samples/sequences/espn-aus-egy/sequence.json")
+
+    static func replay(provider: (Output) -> any PushProvider) async throws -> (Output, ReplaySummary) {
+        let loaded = try ConfigLoader.load(path: Repository.path("Samples/demo/liverelay.json"))
+        let rules = WorkerFactory.rules(for: loaded)
+        #expect(rules.diagnostics.isEmpty)
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let out = Output()
+        let pipeline = WorkerFactory.pipeline(for: loaded, rules: rules, store: store, provider: provider(out), logger: Logger(label: "test"))
+        let sequence = try ReplaySequence.load(path: sequencePath)
+        let summary = try await Replayer(pipeline: pipeline, feed: loaded.feeds[0], write: out.write)
+            .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy"))
+        return (out, summary)
+    }
+
+    @Test func theMatchStartsAlertsOnGoalsFollowsTheClockQuietlyAndEnds() async throws {
+        let recorder = Recorder()
+        let (_, summary) = try await Self.replay { _ in recorder }
+        let pushes = recorder.pushes.withLock { $0 }
+        #expect(summary.feedErrors == 0)
+        #expect(pushes.map(\.event) == [.start, .update, .update, .update, .update, .update, .end])
+        #expect(Set(pushes.map(\.activity)) == ["match-760499"])
+        // Goals: priority 10 with an alert.
+        let goals = pushes.filter { $0.ruleIDs.contains("goal") }
+        #expect(goals.map { [$0.contentState["homeScore"], $0.contentState["awayScore"]] } == [[0, 1], [1, 1]])
+        #expect(goals.allSatisfy { $0.priority == .high && $0.alert != nil })
+        #expect(goals.map(\.alert?.title) == ["Goal! Egypt", "Goal! Australia"])
+        // Clock and period alone: priority 5, no alert.
+        let quiet = pushes.filter { $0.ruleIDs == ["clock"] }
+        #expect(quiet.map(\.contentState["clock"]) == ["20'", "HT", "96'"])
+        #expect(quiet.allSatisfy { $0.priority == .low && $0.alert == nil })
+        // Every push carries the whole state; the end carries the shoot-out and a dismissal date.
+        let end = try #require(pushes.last)
+        #expect(end.contentState == ["homeScore": 1, "awayScore": 1, "homePenalties": 2, "awayPenalties": 4, "period": 5, "clock": "120'", "status": "STATUS_FINAL_PEN"])
+        #expect(end.dismissalDate == end.timestamp + 3600)
+        #expect(zip(pushes, pushes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+
+    /// The console output is the documented demo: compare it with the golden file byte for byte.
+    /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
+    @Test func theConsoleOutputMatchesTheGoldenFile() async throws {
+        let (out, _) = try await Self.replay { out in
+            ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "com.example.scores"), write: out.write)
+        }
+        let golden = Repository.path("Samples/sequences/espn-aus-egy/expected-console.txt")
+        if ProcessInfo.processInfo.environment["LIVERELAY_UPDATE_GOLDEN"] == "1" {
+            try out.text.write(toFile: golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOfFile: golden, encoding: .utf8)
+        #expect(out.text == expected)
+    }
+}
