@@ -6,12 +6,20 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LiveRelayCore", targets: ["LiveRelayCore"]),
+        .library(name: "Rules", targets: ["Rules"]),
     ],
     dependencies: [
     ],
     targets: [
         .target(name: "LiveRelayCore"),
+        // Pure decisions: no I/O, no clock, nothing but Core.
+        .target(name: "Rules", dependencies: ["LiveRelayCore"]),
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
+        .testTarget(
+            name: "RulesTests",
+            dependencies: ["Rules", "LiveRelayCore"],
+            resources: [.copy("Resources")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
