@@ -5,26 +5,87 @@ let package = Package(
     name: "LiveRelay",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "liverelay", targets: ["liverelay"]),
         .library(name: "LiveRelayCore", targets: ["LiveRelayCore"]),
+        .library(name: "Rules", targets: ["Rules"]),
+        .library(name: "HTTP", targets: ["HTTP"]),
+        .library(name: "Worker", targets: ["Worker"]),
+        .library(name: "LiveRelayTesting", targets: ["LiveRelayTesting"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Test support only: the loopback servers that stand in for feeds and providers.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Value types shared by every stage. No dependencies.
         .target(name: "LiveRelayCore"),
-        // Feed bodies → facts per entity → changes. Pure apart from fetching.
+        // libcurl, with typed wrappers for its variadic calls.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // HTTPTransport and CurlTransport (libcurl multi on its own threads).
+        .target(name: "HTTP", dependencies: ["CCurl", "LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
+        // Feed bodies → facts per entity → changes.
         .target(name: "Feeds", dependencies: ["LiveRelayCore"]),
+        // JsonLogic, rule files, the rule engine. Pure: no I/O besides reading rule files, no clock.
+        .target(name: "Rules", dependencies: ["LiveRelayCore"]),
         // Content-state ledger and push budget. Pure: no I/O, no clock.
         .target(name: "Throttling", dependencies: ["LiveRelayCore"]),
         // Push providers (APNs, console, …) and the sender in front of them.
-        .target(name: "Delivery", dependencies: ["LiveRelayCore"]),
+        .target(name: "Delivery", dependencies: ["LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The composition root: config, pipeline, tick, replay.
+        .target(
+            name: "Worker",
+            dependencies: [
+                "LiveRelayCore", "HTTP", "Feeds", "Rules", "Throttling", "Delivery", "Store",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The command-line tool.
+        .executableTarget(
+            name: "liverelay",
+            dependencies: [
+                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Test support: loopback servers, generated certificates, repository paths.
+        .target(
+            name: "LiveRelayTesting",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
 
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
-        .target(name: "Rules", dependencies: ["LiveRelayCore"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "LiveRelayCore"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "LiveRelayTesting"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "LiveRelayCore", "LiveRelayTesting"]),
+        .testTarget(
+            name: "RulesTests", dependencies: ["Rules", "LiveRelayCore", "LiveRelayTesting"],
+            exclude: ["Fixtures"], resources: [.copy("Resources")]),
+        .testTarget(name: "ThrottlingTests", dependencies: ["Throttling", "LiveRelayCore"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "LiveRelayCore"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
+        .testTarget(
+            name: "WorkerTests",
+            dependencies: [
+                "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

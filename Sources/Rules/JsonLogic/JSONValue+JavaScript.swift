@@ -1,0 +1,121 @@
+import Foundation
+import LiveRelayCore
+
+/// The JavaScript coercions json-logic-js relies on, applied to JSON values.
+extension JSONValue {
+    /// `ToNumber(value)`: `null` is 0, booleans 0 and 1, strings parsed whole (`""` is 0), arrays through
+    /// their text (`[5]` is 5), objects `NaN`.
+    var jsNumber: JsonLogicNumber {
+        switch self {
+        case .null: return .int(0)
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .decimal(let d): return .decimal(d)
+        case .string(let s): return JavaScriptNumberText.number(from: s)
+        case .array: return JavaScriptNumberText.number(from: jsString)
+        case .object: return .nan
+        }
+    }
+
+    /// `parseFloat(value)`, as `+` and `*` coerce: the leading number of the value's text.
+    var jsParsedFloat: JsonLogicNumber {
+        switch self {
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .decimal(let d): return .decimal(d)
+        case .string(let s): return JavaScriptNumberText.parseFloat(s)
+        case .array: return JavaScriptNumberText.parseFloat(jsString)
+        case .null, .bool, .object: return .nan
+        }
+    }
+
+    /// `String(value)`: numbers as JavaScript prints them, arrays joined with commas (`null` items empty),
+    /// objects `[object Object]`.
+    var jsString: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .double(let d): return JavaScriptNumberText.format(d)
+        case .decimal(let d): return JavaScriptNumberText.format(d)
+        case .string(let s): return s
+        case .array(let items): return items.map(\.jsJoinElement).joined(separator: ",")
+        case .object: return "[object Object]"
+        }
+    }
+
+    /// How `Array.prototype.join` writes an element: `null` as nothing.
+    var jsJoinElement: String {
+        if case .null = self { return "" }
+        return jsString
+    }
+
+    /// `ToPrimitive(value)`: arrays and objects become their text, everything else stays.
+    var jsPrimitive: JSONValue {
+        switch self {
+        case .array, .object: return .string(jsString)
+        default: return self
+        }
+    }
+
+    /// JavaScript's `==`, except that two arrays or objects are equal when their contents are.
+    func jsLooselyEquals(_ other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.string(let x), .string(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.bool(let x), _): return JSONValue.int(x ? 1 : 0).jsLooselyEquals(other)
+        case (_, .bool(let y)): return jsLooselyEquals(.int(y ? 1 : 0))
+        case (.array, .array), (.object, .object), (.array, .object), (.object, .array): return self == other
+        case (.array, _), (.object, _): return jsPrimitive.jsLooselyEquals(other)
+        case (_, .array), (_, .object): return jsLooselyEquals(other.jsPrimitive)
+        default: return JsonLogicNumber.compare(jsNumber, other.jsNumber) == 0
+        }
+    }
+
+    /// JavaScript's `===`, except that two arrays or objects are equal when their contents are.
+    func jsStrictlyEquals(_ other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array, .array), (.object, .object): return self == other
+        default:
+            guard isNumber, other.isNumber else { return false }
+            return JsonLogicNumber.compare(jsNumber, other.jsNumber) == 0
+        }
+    }
+
+    /// JavaScript's relational comparison: two texts compare by UTF-16 code units, anything else as numbers.
+    /// -1, 0 or 1, or `nil` when a side is not a number (every `<`, `<=`, `>`, `>=` is then false).
+    func jsCompare(_ other: JSONValue) -> Int? {
+        if case .int(let x) = self, case .int(let y) = other { return x < y ? -1 : (x == y ? 0 : 1) }
+        let lhs = jsPrimitive
+        let rhs = other.jsPrimitive
+        if case .string(let x) = lhs, case .string(let y) = rhs {
+            var a = x.utf16.makeIterator()
+            var b = y.utf16.makeIterator()
+            while true {
+                switch (a.next(), b.next()) {
+                case (nil, nil): return 0
+                case (nil, _): return -1
+                case (_, nil): return 1
+                case (let p?, let q?) where p != q: return p < q ? -1 : 1
+                default: continue
+                }
+            }
+        }
+        return JsonLogicNumber.compare(lhs.jsNumber, rhs.jsNumber)
+    }
+
+    /// `value.length` where JavaScript has one: UTF-16 length of a string, count of an array.
+    var jsLength: Int? {
+        switch self {
+        case .string(let s): return s.utf16.count
+        case .array(let a): return a.count
+        default: return nil
+        }
+    }
+}

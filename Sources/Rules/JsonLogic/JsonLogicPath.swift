@@ -1,0 +1,79 @@
+import LiveRelayCore
+
+/// A `var` path (`"curr.home.score"`, `"items.0"`, `1`), split into steps once so that a lookup
+/// only hashes keys.
+struct JsonLogicPath: Sendable {
+    /// One step: an object key, which on an array is also an index when it is a canonical one (`"1"`, not `"01"`).
+    struct Step: Sendable {
+        let key: String
+        let index: Int?
+
+        init(_ key: String) {
+            self.key = key
+            if let i = Int(key), i >= 0, String(i) == key {
+                index = i
+            } else {
+                index = nil
+            }
+        }
+    }
+
+    /// Empty for the whole data.
+    let steps: [Step]
+
+    /// The path that designates the whole data.
+    static let wholeData = JsonLogicPath(steps: [])
+
+    init(steps: [Step]) { self.steps = steps }
+
+    /// The path a `var` argument names: `null` and `""` are the whole data, anything else is converted to
+    /// text as JavaScript does and split at dots.
+    init(_ argument: JSONValue) {
+        switch argument {
+        case .null, .string(""):
+            steps = []
+        default:
+            steps = argument.jsString.split(separator: ".", omittingEmptySubsequences: false).map {
+                Step(String($0))
+            }
+        }
+    }
+
+    /// The value at this path in `data`, or `nil` when it is not there, as json-logic-js decides it:
+    /// descending through `null` is "not there", but a `null` at the end is found.
+    ///
+    /// Arrays and strings answer numeric indexes and `length`, as JavaScript property access does.
+    func lookup(in data: JSONValue) -> JSONValue? {
+        var current = data
+        for step in steps {
+            switch current {
+            case .object(let members):
+                guard let next = members[step.key] else { return nil }
+                current = next
+            case .array(let items):
+                if let i = step.index {
+                    guard i < items.count else { return nil }
+                    current = items[i]
+                } else if step.key == "length" {
+                    current = .int(items.count)
+                } else {
+                    return nil
+                }
+            case .string(let text):
+                let units = text.utf16
+                if let i = step.index {
+                    guard i < units.count else { return nil }
+                    current = .string(
+                        String(decoding: [units[units.index(units.startIndex, offsetBy: i)]], as: UTF16.self))
+                } else if step.key == "length" {
+                    current = .int(units.count)
+                } else {
+                    return nil
+                }
+            case .null, .bool, .int, .double, .decimal:
+                return nil
+            }
+        }
+        return current
+    }
+}

@@ -1,0 +1,73 @@
+import LiveRelayCore
+import Rules
+import Testing
+
+@Suite struct JsonLogicCompileErrorTests {
+    private func compileError(_ rule: String) throws -> JsonLogicError? {
+        let value = try JSONParser.parse(rule)
+        do {
+            _ = try JsonLogicExpression.compile(value)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func unknownOperatorNestedInAndIsReportedAtItsArgument() throws {
+        let error = try #require(try compileError(#"{"and":[true,{"foo":[1]}]}"#))
+        #expect(error.pointer.description == "/and/1")
+        #expect(error.message == #"unknown operator "foo""#)
+        #expect(error.code == .unknownOperator)
+        #expect(error.description == #"/and/1: unknown operator "foo""#)
+    }
+
+    @Test(arguments: [
+        (#"{"foo":1}"#, "", #"unknown operator "foo""#),
+        (#"{"!":{"bar":2}}"#, "/!", #"unknown operator "bar""#),
+        (#"[1,{"if":[{"var":"a"},{"baz":[]}]}]"#, "/1/if/1", #"unknown operator "baz""#),
+        (#"{"map":[[1],{"x/y":1}]}"#, "/map/1", #"unknown operator "x/y""#),
+        (#"{"*":[]}"#, "/*", #"operator "*" takes at least 1 argument"#),
+        (
+            #"{"missing_some":[1]}"#, "/missing_some",
+            #"operator "missing_some" takes 2 arguments: a count and a list of keys"#
+        ),
+    ])
+    func errorsNameTheOffendingValue(rule: String, pointer: String, message: String) throws {
+        let error = try #require(try compileError(rule))
+        #expect(error.pointer == (try JSONPointer(pointer)))
+        #expect(error.message == message)
+    }
+
+    @Test func pointerTokensAreEscaped() throws {
+        let error = try #require(try compileError(#"{"map":[[1],{"x/y":1}]}"#))
+        #expect(error.description == #"/map/1: unknown operator "x/y""#)
+    }
+
+    @Test func rootErrorDescriptionIsTheMessage() throws {
+        let error = try #require(try compileError(#"{"foo":1}"#))
+        #expect(error.description == #"unknown operator "foo""#)
+    }
+
+    @Test(arguments: [
+        #"{"a":{"foo":1},"b":2}"#,  // several keys: data, not a call
+        #"{}"#,
+        #"{"if":[]}"#,  // json-logic-js answers null, so this is not an error
+        #"{"var":[]}"#,
+    ])
+    func acceptsWhatJsonLogicAccepts(rule: String) throws {
+        #expect(try compileError(rule) == nil)
+    }
+
+    @Test func multiKeyObjectsArePassedThroughUnevaluated() throws {
+        #expect(try evaluate(#"{"a":{"var":"x"},"b":2}"#, #"{"x":1}"#) == ["a": ["var": "x"], "b": 2])
+    }
+
+    @Test func knownOperatorsIsTheJsonLogicSet() {
+        let expected: Set<String> = [
+            "var", "missing", "missing_some", "if", "?:", "==", "===", "!=", "!==", "!", "!!", "or", "and",
+            ">", ">=", "<", "<=", "max", "min", "+", "-", "*", "/", "%", "map", "reduce", "filter", "all",
+            "none", "some", "merge", "in", "cat", "substr", "log",
+        ]
+        #expect(JsonLogicExpression.knownOperators == expected)
+    }
+}

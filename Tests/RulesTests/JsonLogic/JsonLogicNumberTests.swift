@@ -1,0 +1,115 @@
+import Foundation
+import LiveRelayCore
+import Rules
+import Testing
+
+@Suite struct JsonLogicNumberTests {
+    private let prices: JSONValue = [
+        "a": .decimal(Decimal(string: "67187.33")!), "b": .decimal(Decimal(string: "67000.10")!),
+    ]
+
+    @Test func decimalSubtractionIsExact() throws {
+        let rule = try JSONParser.parse(#"{"-": [{"var":"a"}, {"var":"b"}]}"#)
+        let result = try JsonLogicExpression.compile(rule).evaluate(prices)
+        guard case .decimal(let d) = result else {
+            Issue.record("expected a decimal, got \(result)")
+            return
+        }
+        #expect(d == Decimal(string: "187.23")!)
+        #expect(result.jsonString() == "187.23")
+    }
+
+    @Test func decimalsFromTheParserStayExact() throws {
+        let data = try JSONParser.parse(#"{"a": 0.1, "b": 0.2}"#, numbers: .decimal)
+        #expect(try evaluate(#"{"+":[{"var":"a"},{"var":"b"}]}"#).jsonString() != "0.3")  // sanity: doubles
+        let rule = try JSONParser.parse(#"{"+":[{"var":"a"},{"var":"b"}]}"#)
+        #expect(try JsonLogicExpression.compile(rule).evaluate(data) == .decimal(Decimal(string: "0.3")!))
+    }
+
+    @Test(arguments: [
+        (#"{">": [{"var":"a"}, {"var":"b"}]}"#, true),
+        (#"{"<": [{"var":"b"}, {"var":"a"}]}"#, true),
+        (#"{"==": [{"var":"a"}, 67187.33]}"#, true),
+        (#"{"==": [{"var":"a"}, "67187.33"]}"#, true),
+        (#"{">=": [{"var":"a"}, 67187.33]}"#, true),
+        (#"{">": [{"var":"a"}, 67187.33]}"#, false),
+        (#"{"<": [67000, {"var":"b"}, {"var":"a"}]}"#, true),
+        (#"{"==": [{"-": [{"var":"a"}, {"var":"b"}]}, 187.23]}"#, true),
+    ])
+    func decimalComparisons(rule: String, expected: Bool) throws {
+        let result = try JsonLogicExpression.compile(JSONParser.parse(rule)).evaluate(prices)
+        #expect(result == .bool(expected))
+    }
+
+    @Test func decimalTimesIntegerIsExact() throws {
+        let data: JSONValue = ["price": .decimal(Decimal(string: "19.99")!)]
+        let rule = try JSONParser.parse(#"{"*": [{"var":"price"}, 3]}"#)
+        #expect(try JsonLogicExpression.compile(rule).evaluate(data).jsonString() == "59.97")
+    }
+
+    @Test(arguments: [
+        (#"{"+":[1,2]}"#, "3"),
+        (#"{"*":[4,5]}"#, "20"),
+        (#"{"-":[4,5]}"#, "-1"),
+        (#"{"%":[-7,3]}"#, "-1"),
+        (#"{"/":[6,3]}"#, "2"),
+    ])
+    func integerArithmeticStaysInteger(rule: String, text: String) throws {
+        let result = try evaluate(rule)
+        guard case .int = result else {
+            Issue.record("expected an integer, got \(result)")
+            return
+        }
+        #expect(result.jsonString() == text)
+    }
+
+    @Test func overflowFallsBackToDouble() throws {
+        let result = try evaluate(#"{"+":[9223372036854775807, 1]}"#)
+        #expect(result == .double(9_223_372_036_854_775_808.0))
+    }
+
+    @Test(arguments: [
+        (#"{"/":[1,2]}"#, JSONValue.double(0.5)),
+        (#"{"/":[1,0]}"#, .double(.infinity)),
+        (#"{"+":"3.5"}"#, .double(3.5)),
+        (#"{"+":["3 apples", 1]}"#, 4),
+        (#"{"-":["", 1]}"#, -1),
+        (#"{"-":[null, 1]}"#, -1),
+        (#"{"-":"5"}"#, -5),
+        (#"{"*":["2", "0x10"]}"#, 0),  // parseFloat stops at the x
+        (#"{"-":["0x10", 1]}"#, 15),  // Number() reads hexadecimal
+        (#"{"max":[1, "7", 3.5]}"#, 7),
+        (#"{"min":[]}"#, .double(.infinity)),
+        (#"{"%":[5.5, 2]}"#, 1.5),
+    ])
+    func javaScriptCoercions(rule: String, expected: JSONValue) throws {
+        #expect(try evaluate(rule) == expected)
+    }
+
+    @Test func nanIsFalsyAndNotEqualToItself() throws {
+        #expect(try evaluate(#"{"+":"apple"}"#).isTruthy == false)
+        #expect(try evaluate(#"{"==":[{"+":"x"},{"+":"x"}]}"#) == false)
+        #expect(try evaluate(#"{"max":[1,"x"]}"#).doubleValue?.isNaN == true)
+    }
+
+    @Test(arguments: [
+        (#"{"cat":[1.0, "|", 0.5, "|", 2.50]}"#, "1|0.5|2.5"),
+        (
+            #"{"cat":[1e21, "|", 1e-7, "|", 0.000001, "|", 123456789012345680000]}"#,
+            "1e+21|1e-7|0.000001|123456789012345680000"
+        ),
+        (#"{"cat":[0.1, "+", 0.2, "=", {"+":[0.1,0.2]}]}"#, "0.1+0.2=0.30000000000000004"),
+        (#"{"cat":[null, true, [1,[2,null]], {"a":1,"b":2}]}"#, "true1,2,[object Object]"),
+        (#"{"cat":[{"/":[1,3]}]}"#, "0.3333333333333333"),
+        (#"{"cat":[-1.5e-9]}"#, "-1.5e-9"),
+    ])
+    func catFormatsNumbersLikeJavaScript(rule: String, expected: String) throws {
+        #expect(try evaluate(rule) == .string(expected))
+    }
+
+    @Test func catFormatsDecimalsWithTheirDigits() throws {
+        let rule = try JSONParser.parse(#"{"cat":["$", {"var":"p"}]}"#)
+        let data: JSONValue = ["p": .decimal(Decimal(string: "1234.50")!)]
+        #expect(try JsonLogicExpression.compile(rule).evaluate(data) == "$1234.5")
+    }
+}
