@@ -56,8 +56,8 @@ import Testing
 
     @Test(arguments: [
         ("", FeedError.Kind.invalidJSON, "body is not valid JSON (1:1: empty document: expected a JSON value); the body is empty"),
-        ("<html><body>502 Bad Gateway</body></html>", .invalidJSON, "body is not valid JSON (1:1: unexpected '<': expected a value); it starts with \"<html><body>502 Bad Gateway</body></html>\" (42 bytes)"),
-        (#"{"events": [{"id": "1", "status": {"type": {"st"#, .invalidJSON, "body is not valid JSON (1:48: unterminated string); it starts with \"{\"events\": [{\"id\": \"1\", \"status\": {\"type\": {\"st\" (47 bytes)"),
+        ("<html><body>502 Bad Gateway</body></html>", .invalidJSON, "body is not valid JSON (1:1: unexpected '<': expected a value); it starts with \"<html><body>502 Bad Gateway</body></html>\" (41 bytes)"),
+        (#"{"events": [{"id": "1", "status": {"type": {"st"#, .invalidJSON, "body is not valid JSON (1:45: unterminated string); it starts with \"{\"events\": [{\"id\": \"1\", \"status\": {\"type\": {\"st\" (47 bytes)"),
         (#"{"leagues": []}"#, .shape, "no entity list at /events"),
         (#"{"events": {"a": 1}}"#, .shape, "entity /events/a has no id at /id"),
         (#"{"events": [{"id": "7", "status": {"type": {"state": "in"}, "clock": 60}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "x"}, {"score": "0"}]}]}]}"#,

@@ -39,9 +39,9 @@ import Worker
         guard case .failure(let diagnostics) = result else { Issue.record("expected errors"); return }
         #expect(
             diagnostics.items.map(\.description) == [
-                "liverelay.json:3:46: feeds[0].intervall: unknown key \"intervall\" (did you mean \"interval\"?)",
-                "liverelay.json:4:103: feeds[0].mapping.fields[\"home.score\"].type: \"type\" must be one of \"int\", \"decimal\", \"string\", \"bool\", \"time\", not \"integer\"",
-                "liverelay.json:6:37: provider.expiration: \"expiration\" must be an integer, not a string",
+                "liverelay.json:3:40: feeds[0].intervall: unknown key \"intervall\" (did you mean \"interval\"?)",
+                "liverelay.json:4:91: feeds[0].mapping.fields[\"home.score\"].type: \"type\" must be one of \"int\", \"decimal\", \"string\", \"bool\", \"time\", not \"integer\"",
+                "liverelay.json:6:36: provider.expiration: \"expiration\" must be an integer, not a string",
             ])
     }
 

@@ -15,6 +15,11 @@ public struct GenericNormalizer: Sendable {
         public var kind: FeedError.Kind
         public var message: String
         public var description: String { message }
+
+        public init(kind: FeedError.Kind, message: String) {
+            self.kind = kind
+            self.message = message
+        }
     }
 
     private struct Field: Sendable {

@@ -64,7 +64,8 @@ public struct RuleLoader: Sendable {
         }
         var rules: [Rule] = []
         for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
-            switch RuleCompiler(context: context, index: index, knownFeeds: knownFeeds).compile(raw) {
+            var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds)
+            switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items
             }

@@ -38,7 +38,9 @@ public struct Replayer: Sendable {
                 continue
             }
             let fired = plan.steps.filter { !$0.fired.isEmpty || !$0.errors.isEmpty }
-            write("  \(plan.entityCount) entities, \(plan.steps.count) changed, \(fired.count) fired rules")
+            let added = plan.steps.filter { $0.change.previous == nil }.count
+            let removed = plan.steps.filter { $0.change.current == nil }.count
+            write("  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)")
             for step in fired {
                 let paths = step.change.changedPaths
                 let shown = paths.prefix(6).joined(separator: ", ") + (paths.count > 6 ? ", …" : "")
