@@ -7,7 +7,9 @@ public struct CommandRun: Sendable {
     public var standardError: String
 
     /// Runs `executable` with `arguments`, feeding `input` on standard input.
-    public static func run(_ executable: URL, _ arguments: [String], input: String = "", directory: URL? = nil) throws -> CommandRun {
+    public static func run(_ executable: URL, _ arguments: [String], input: String = "", directory: URL? = nil) throws
+        -> CommandRun
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -56,7 +56,9 @@ public final class SQLiteStore: Sendable {
         return m
     }
 
-    private func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool) async throws(Failure) -> T {
+    private func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
+        async throws(Failure) -> T
+    {
         do {
             return write ? try await pool.write(body) : try await pool.read(body)
         } catch let failure as Failure {
@@ -69,80 +71,99 @@ public final class SQLiteStore: Sendable {
     /// The last facts seen for every entity of a feed.
     public func facts(feed: String) async throws(Failure) -> [String: Facts] {
         let path = self.path
-        return try await run("reading facts", { db in
-            var out: [String: Facts] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT entity, facts FROM feed_entity WHERE feed = ?", arguments: [feed]) {
-                let entity: String = row["entity"]
-                let text: String = row["facts"]
-                guard case .object(let object) = try? JSONParser.parse(text, numbers: .decimal) else {
-                    throw Failure(path: path, message: "facts of \(feed)/\(entity) are corrupt")
+        return try await run(
+            "reading facts",
+            { db in
+                var out: [String: Facts] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT entity, facts FROM feed_entity WHERE feed = ?", arguments: [feed])
+                {
+                    let entity: String = row["entity"]
+                    let text: String = row["facts"]
+                    guard case .object(let object) = try? JSONParser.parse(text, numbers: .decimal) else {
+                        throw Failure(path: path, message: "facts of \(feed)/\(entity) are corrupt")
+                    }
+                    out[entity] = Facts(object)
                 }
-                out[entity] = Facts(object)
-            }
-            return out
-        }, write: false)
+                return out
+            }, write: false)
     }
 
     /// The HTTP validators saved for a feed's last successful poll.
     public func validators(feed: String) async throws(Failure) -> (etag: String?, lastModified: String?) {
-        try await run("reading validators", { db in
-            let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified FROM feed_state WHERE feed = ?", arguments: [feed])
-            return (row?["etag"], row?["last_modified"])
-        }, write: false)
+        try await run(
+            "reading validators",
+            { db in
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT etag, last_modified FROM feed_state WHERE feed = ?", arguments: [feed])
+                return (row?["etag"], row?["last_modified"])
+            }, write: false)
     }
 
     /// The records of the given activities (absent ones are left out).
-    public func activities(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: ActivityRecord] {
+    public func activities(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: ActivityRecord]
+    {
         let keys = Array(keys)
         let path = self.path
-        return try await run("reading activities", { db in
-            var out: [ActivityKey: ActivityRecord] = [:]
-            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM activity WHERE key IN (\(marks))",
-                    arguments: StatementArguments(chunk.map(\.rawValue)))
-                for row in rows {
-                    let record = try SQLiteStore.record(row, path: path)
-                    out[record.key] = record
+        return try await run(
+            "reading activities",
+            { db in
+                var out: [ActivityKey: ActivityRecord] = [:]
+                for chunk in stride(from: 0, to: keys.count, by: 500).map({
+                    Array(keys[$0..<min($0 + 500, keys.count)])
+                }) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    let rows = try Row.fetchAll(
+                        db, sql: "SELECT * FROM activity WHERE key IN (\(marks))",
+                        arguments: StatementArguments(chunk.map(\.rawValue)))
+                    for row in rows {
+                        let record = try SQLiteStore.record(row, path: path)
+                        out[record.key] = record
+                    }
                 }
-            }
-            return out
-        }, write: false)
+                return out
+            }, write: false)
     }
 
     /// Every activity record, for summaries.
     public func allActivities() async throws(Failure) -> [ActivityRecord] {
         let path = self.path
-        return try await run("reading activities", { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM activity ORDER BY key").map { try SQLiteStore.record($0, path: path) }
-        }, write: false)
+        return try await run(
+            "reading activities",
+            { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM activity ORDER BY key").map {
+                    try SQLiteStore.record($0, path: path)
+                }
+            }, write: false)
     }
 
     /// Saves one poll's outcome in one transaction: the feed's new facts (entities that disappeared are
     /// removed), its validators, and the activity records the ledger changed.
     public func commit(_ commit: FeedCommit) async throws(Failure) {
-        try await run("saving a poll", { db in
-            if let facts = commit.facts {
-                for id in commit.removedEntities {
-                    try db.execute(sql: "DELETE FROM feed_entity WHERE feed = ? AND entity = ?", arguments: [commit.feed, id])
+        try await run(
+            "saving a poll",
+            { db in
+                if let facts = commit.facts {
+                    for id in commit.removedEntities {
+                        try db.execute(
+                            sql: "DELETE FROM feed_entity WHERE feed = ? AND entity = ?", arguments: [commit.feed, id])
+                    }
+                    for (id, f) in facts {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO feed_entity (feed, entity, facts, updated_at) VALUES (?, ?, ?, ?)
+                                ON CONFLICT(feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at
+                                """, arguments: [commit.feed, id, f.value.jsonString(), commit.now])
+                    }
                 }
-                for (id, f) in facts {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO feed_entity (feed, entity, facts, updated_at) VALUES (?, ?, ?, ?)
-                            ON CONFLICT(feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at
-                            """, arguments: [commit.feed, id, f.value.jsonString(), commit.now])
-                }
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO feed_state (feed, etag, last_modified, last_success) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(feed) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-                    last_success = excluded.last_success
-                    """, arguments: [commit.feed, commit.etag, commit.lastModified, commit.now])
-            try SQLiteStore.save(commit.activities, db)
-        }, write: true)
+                try db.execute(
+                    sql: """
+                        INSERT INTO feed_state (feed, etag, last_modified, last_success) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(feed) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                        last_success = excluded.last_success
+                        """, arguments: [commit.feed, commit.etag, commit.lastModified, commit.now])
+                try SQLiteStore.save(commit.activities, db)
+            }, write: true)
     }
 
     /// Saves activity records (after a delivery changed a phase, say).
@@ -157,7 +178,8 @@ public final class SQLiteStore: Sendable {
                     INSERT INTO activity (key, attributes_type, phase, state, last_timestamp) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
                     state = excluded.state, last_timestamp = excluded.last_timestamp
-                    """, arguments: [r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp])
+                    """,
+                arguments: [r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp])
         }
     }
 
@@ -165,7 +187,9 @@ public final class SQLiteStore: Sendable {
         let key: String = row["key"]
         let phaseText: String = row["phase"]
         let stateText: String = row["state"]
-        guard let phase = ActivityPhase(rawValue: phaseText), let state = try? JSONParser.parse(stateText, numbers: .decimal) else {
+        guard let phase = ActivityPhase(rawValue: phaseText),
+            let state = try? JSONParser.parse(stateText, numbers: .decimal)
+        else {
             throw Failure(path: path, message: "activity \(key) is corrupt")
         }
         return ActivityRecord(

@@ -11,7 +11,9 @@ public struct PrioritySelector: Sendable, Hashable {
     }
 
     /// The priority, and whether the alert (if any) may be kept.
-    public func select(_ policy: PriorityPolicy, hasAlert: Bool, relevance: RelevanceScore?) -> (PushPriority, keepAlert: Bool) {
+    public func select(_ policy: PriorityPolicy, hasAlert: Bool, relevance: RelevanceScore?) -> (
+        PushPriority, keepAlert: Bool
+    ) {
         switch policy {
         case .high: return (.high, true)
         case .low: return (.low, false)

@@ -15,13 +15,20 @@ public enum WorkerFactory {
     }
 
     /// The configured provider. Only `console` exists so far; others are refused with a clear message.
-    public static func provider(for loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void) throws(Diagnostics) -> any PushProvider {
+    public static func provider(for loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void)
+        throws(Diagnostics) -> any PushProvider
+    {
         let p = loaded.config.provider
         switch p.type {
         case "console":
-            return ConsoleProvider(encoder: APNsRequestEncoder(bundleID: p.bundleID, expirationSeconds: p.expiration), write: write)
+            return ConsoleProvider(
+                encoder: APNsRequestEncoder(bundleID: p.bundleID, expirationSeconds: p.expiration), write: write)
         default:
-            throw Diagnostics([Diagnostic(file: loaded.path, location: nil, message: "provider.type: \"\(p.type)\" is not available in this build")])
+            throw Diagnostics([
+                Diagnostic(
+                    file: loaded.path, location: nil,
+                    message: "provider.type: \"\(p.type)\" is not available in this build")
+            ])
         }
     }
 
@@ -31,7 +38,8 @@ public enum WorkerFactory {
     ) -> Pipeline {
         Pipeline(
             store: store, engine: RuleEngine(rules: rules.rules),
-            ledger: ActivityLedger(priorities: PrioritySelector(autoRelevanceThreshold: loaded.config.priority.autoRelevanceThreshold)),
+            ledger: ActivityLedger(
+                priorities: PrioritySelector(autoRelevanceThreshold: loaded.config.priority.autoRelevanceThreshold)),
             sender: Sender(provider: provider, logger: logger), logger: logger)
     }
 

@@ -46,7 +46,8 @@ struct CheckCommand: AsyncParsableCommand {
         }
         diagnostics += rules.diagnostics
         for d in diagnostics { standardOutput(d.description) }
-        standardOutput("\(rules.rules.count) rules loaded from \(rules.files.count) files, \(diagnostics.count) problems")
+        standardOutput(
+            "\(rules.rules.count) rules loaded from \(rules.files.count) files, \(diagnostics.count) problems")
         if !diagnostics.isEmpty { throw ExitCode(1) }
     }
 }

@@ -42,7 +42,10 @@ struct EvalCommand: ParsableCommand {
             return
         }
         do {
-            standardOutput(try EvalCommand.evaluate(rule: try parse(expression!, what: "expression"), data: try parse(data, what: "--data")).jsonString())
+            standardOutput(
+                try EvalCommand.evaluate(
+                    rule: try parse(expression!, what: "expression"), data: try parse(data, what: "--data")
+                ).jsonString())
         } catch let message as EvalError {
             standardError("error: \(message.text)")
             throw ExitCode(1)
@@ -65,7 +68,8 @@ struct EvalCommand: ParsableCommand {
         do {
             return try JsonLogicExpression.compile(rule).evaluate(data)
         } catch {
-            throw EvalError(text: error.pointer.tokens.isEmpty ? error.message : "at \(error.pointer): \(error.message)")
+            throw EvalError(
+                text: error.pointer.tokens.isEmpty ? error.message : "at \(error.pointer): \(error.message)")
         }
     }
 

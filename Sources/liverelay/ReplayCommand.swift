@@ -42,7 +42,8 @@ struct ReplayCommand: AsyncParsableCommand {
             standardError("\(sequence): feed \"\(recorded.feed)\" is not in \(config)")
             throw ExitCode(1)
         }
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("liverelay-replay-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liverelay-replay-\(UUID().uuidString)")
         let statePath = state ?? temporary.path + ".sqlite"
         defer {
             if state == nil {
@@ -53,9 +54,11 @@ struct ReplayCommand: AsyncParsableCommand {
         let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
         let pipeline = WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))
-        standardOutput("Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
+        standardOutput(
+            "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(recorded, directory: directory)
+        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(
+            recorded, directory: directory)
         if summary.feedErrors > 0 { throw ExitCode(1) }
     }
 }

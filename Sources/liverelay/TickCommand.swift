@@ -28,7 +28,9 @@ struct TickCommand: AsyncParsableCommand {
         let (loaded, rules) = try loadForRun(configPath: config)
         var clock = Int(Date().timeIntervalSince1970)
         if let now {
-            guard let seconds = ISO8601Time.seconds(now) else { throw ValidationError("--now must be an ISO 8601 time") }
+            guard let seconds = ISO8601Time.seconds(now) else {
+                throw ValidationError("--now must be an ISO 8601 time")
+            }
             clock = seconds
         }
         let store = try openStore(loaded.resolve(loaded.config.state))
@@ -37,7 +39,8 @@ struct TickCommand: AsyncParsableCommand {
         let transport = try WorkerFactory.transport(for: loaded)
         defer { transport.shutdown() }
         let tick = Tick(
-            pipeline: WorkerFactory.pipeline(for: loaded, rules: rules, store: store, provider: provider, logger: logger),
+            pipeline: WorkerFactory.pipeline(
+                for: loaded, rules: rules, store: store, provider: provider, logger: logger),
             fetcher: FeedFetcher(transport: transport))
         let reports = try await tick.run(feeds: loaded.feeds, now: clock)
         for report in reports { standardError(report.description) }

@@ -39,14 +39,18 @@ import Testing
 
     @Test func anUpdateCarriesNoAttributesAndUsesTheActivityToken() async throws {
         let out = Lines()
-        let provider = ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "b", expirationSeconds: 0), write: out.append)
+        let provider = ConsoleProvider(
+            encoder: APNsRequestEncoder(bundleID: "b", expirationSeconds: 0), write: out.append)
         let push = LiveActivityPush(
-            activity: "a", attributesType: "T", event: .end, timestamp: 10, contentState: ["price": .decimal(Decimal(string: "67187.33")!)],
+            activity: "a", attributesType: "T", event: .end, timestamp: 10,
+            contentState: ["price": .decimal(Decimal(string: "67187.33")!)],
             attributes: ["ignored": true], dismissalDate: 3610, priority: .low)
         _ = await provider.deliver(push, to: PushTarget(kind: .activity, token: "abcdef0123"))
         let text = try #require(out.all.first)
         #expect(text.contains(":path: /3/device/abcdef0123\n"))
         #expect(text.contains("apns-priority: 5\n"))
-        #expect(text.hasSuffix(#"{"aps":{"content-state":{"price":67187.33},"dismissal-date":3610,"event":"end","timestamp":10}}"#))
+        #expect(
+            text.hasSuffix(
+                #"{"aps":{"content-state":{"price":67187.33},"dismissal-date":3610,"event":"end","timestamp":10}}"#))
     }
 }

@@ -14,7 +14,8 @@ import Testing
             "clock.seconds": FieldMapping(pointer: "/status/clock", type: .int),
             "home.score": FieldMapping(pointer: "/competitions/0/competitors/0/score", type: .int),
             "away.score": FieldMapping(pointer: "/competitions/0/competitors/1/score", type: .int),
-            "home.shootout": FieldMapping(pointer: "/competitions/0/competitors/0/shootoutScore", type: .int, optional: true),
+            "home.shootout": FieldMapping(
+                pointer: "/competitions/0/competitors/0/shootoutScore", type: .int, optional: true),
             "start": FieldMapping(pointer: "/date", type: .time),
         ])
 
@@ -23,7 +24,8 @@ import Testing
     }
 
     @Test func readsTheRealFirstHalfRecording() throws {
-        let facts = try GenericNormalizer(Self.espn).normalize(try Self.recording("espn-soccer-scoreboard-1-first-half.json"))
+        let facts = try GenericNormalizer(Self.espn).normalize(
+            try Self.recording("espn-soccer-scoreboard-1-first-half.json"))
         #expect(facts.count == 32)
         let match = try #require(facts["760499"])
         #expect(match["state"] == "in")
@@ -39,7 +41,8 @@ import Testing
     }
 
     @Test func readsTheShootOutAfterPenalties() throws {
-        let facts = try GenericNormalizer(Self.espn).normalize(try Self.recording("espn-soccer-scoreboard-3-final-pens.json"))
+        let facts = try GenericNormalizer(Self.espn).normalize(
+            try Self.recording("espn-soccer-scoreboard-3-final-pens.json"))
         #expect(facts["760499"]?["state"] == "post")
         #expect(facts["760499"]?["home.shootout"] == 2)
     }
@@ -47,7 +50,10 @@ import Testing
     @Test func pricesStayExactDecimals() throws {
         let mapping = GenericMapping(
             entities: "", id: nil,
-            fields: ["price": FieldMapping(pointer: "/price", type: .decimal), "volume": FieldMapping(pointer: "/volume", type: .decimal)])
+            fields: [
+                "price": FieldMapping(pointer: "/price", type: .decimal),
+                "volume": FieldMapping(pointer: "/volume", type: .decimal),
+            ])
         let body = #"{"BTC-USD": {"price": "67187.33", "volume": 1234.5678901234567}}"#
         let facts = try GenericNormalizer(mapping).normalize(Data(body.utf8))
         #expect(facts["BTC-USD"]?["price"] == .decimal(Decimal(string: "67187.33")!))
@@ -55,15 +61,29 @@ import Testing
     }
 
     @Test(arguments: [
-        ("", FeedError.Kind.invalidJSON, "body is not valid JSON (1:1: empty document: expected a JSON value); the body is empty"),
-        ("<html><body>502 Bad Gateway</body></html>", .invalidJSON, "body is not valid JSON (1:1: unexpected '<': expected a value); it starts with \"<html><body>502 Bad Gateway</body></html>\" (41 bytes)"),
-        (#"{"events": [{"id": "1", "status": {"type": {"st"#, .invalidJSON, "body is not valid JSON (1:45: unterminated string); it starts with \"{\"events\": [{\"id\": \"1\", \"status\": {\"type\": {\"st\" (47 bytes)"),
+        (
+            "", FeedError.Kind.invalidJSON,
+            "body is not valid JSON (1:1: empty document: expected a JSON value); the body is empty"
+        ),
+        (
+            "<html><body>502 Bad Gateway</body></html>", .invalidJSON,
+            "body is not valid JSON (1:1: unexpected '<': expected a value); it starts with \"<html><body>502 Bad Gateway</body></html>\" (41 bytes)"
+        ),
+        (
+            #"{"events": [{"id": "1", "status": {"type": {"st"#, .invalidJSON,
+            "body is not valid JSON (1:45: unterminated string); it starts with \"{\"events\": [{\"id\": \"1\", \"status\": {\"type\": {\"st\" (47 bytes)"
+        ),
         (#"{"leagues": []}"#, .shape, "no entity list at /events"),
         (#"{"events": {"a": 1}}"#, .shape, "entity /events/a has no id at /id"),
-        (#"{"events": [{"id": "7", "status": {"type": {"state": "in"}, "clock": 60}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "x"}, {"score": "0"}]}]}]}"#,
-         .shape, "entity \"7\": field home.score at /competitions/0/competitors/0/score is the string \"x\", expected int"),
-        (#"{"events": [{"id": "7", "status": {"type": {"state": "in"}}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "1"}, {"score": "0"}]}]}]}"#,
-         .shape, "entity \"7\": field clock.seconds at /status/clock is missing"),
+        (
+            #"{"events": [{"id": "7", "status": {"type": {"state": "in"}, "clock": 60}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "x"}, {"score": "0"}]}]}]}"#,
+            .shape,
+            "entity \"7\": field home.score at /competitions/0/competitors/0/score is the string \"x\", expected int"
+        ),
+        (
+            #"{"events": [{"id": "7", "status": {"type": {"state": "in"}}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "1"}, {"score": "0"}]}]}]}"#,
+            .shape, "entity \"7\": field clock.seconds at /status/clock is missing"
+        ),
     ])
     func aBrokenBodyIsAFeedErrorNeverFacts(body: String, kind: FeedError.Kind, message: String) throws {
         let normalizer = try GenericNormalizer(Self.espn)
@@ -83,7 +103,8 @@ import Testing
     @Test func reportsNewChangedAndRemovedEntitiesOnly() {
         let a = Facts(["score": 0])
         let b = Facts(["score": 1])
-        let changes = ChangeDetector.changes(feed: "f", previous: ["1": a, "2": a, "3": a], current: ["1": a, "2": b, "4": a])
+        let changes = ChangeDetector.changes(
+            feed: "f", previous: ["1": a, "2": a, "3": a], current: ["1": a, "2": b, "4": a])
         #expect(changes.map(\.entity.id) == ["2", "3", "4"])
         #expect(changes[0].changedPaths == ["score"])
         #expect(changes[1].current == nil)
@@ -93,7 +114,8 @@ import Testing
     @Test func theSameRecordingTwiceIsNoChange() throws {
         let body = try GenericNormalizerTests.recording("espn-soccer-scoreboard-2-extra-time.json")
         let n = try GenericNormalizer(GenericNormalizerTests.espn)
-        #expect(ChangeDetector.changes(feed: "f", previous: try n.normalize(body), current: try n.normalize(body)).isEmpty)
+        #expect(
+            ChangeDetector.changes(feed: "f", previous: try n.normalize(body), current: try n.normalize(body)).isEmpty)
     }
 
     @Test func extraTimeToPenaltiesChangesExactlyTheMatchThatMoved() throws {

@@ -22,7 +22,9 @@ import Testing
         let set = RuleLoader(knownFeeds: ["football"]).load(paths: [Repository.path("Rules/soccer.rules.json")])
         #expect(set.rules.isEmpty)
         #expect(set.diagnostics.count == 4)
-        #expect(set.diagnostics.first?.message == "rule kick-off: unknown feed \"espn-worldcup\" (the config defines \"football\")")
+        #expect(
+            set.diagnostics.first?.message
+                == "rule kick-off: unknown feed \"espn-worldcup\" (the config defines \"football\")")
     }
 
     @Test func theExampleRulesLoadCleanly() {
@@ -38,7 +40,9 @@ import Testing
     }
 
     @Test func duplicateIDsAcrossFilesAreReported() {
-        let set = RuleLoader().load(paths: [Repository.path("Rules/soccer.rules.json"), Repository.path("Rules/soccer.rules.json")])
+        let set = RuleLoader().load(paths: [
+            Repository.path("Rules/soccer.rules.json"), Repository.path("Rules/soccer.rules.json"),
+        ])
         #expect(set.diagnostics.count == 4)
         #expect(set.diagnostics[0].message.hasPrefix("rule kick-off: duplicate rule id (first defined at"))
     }
@@ -53,11 +57,17 @@ import Testing
     @Test func aGoalFiresTheGoalRuleWithItsAlertAndFullPatch() throws {
         let set = RuleLoader().load(paths: [Repository.path("Rules/soccer.rules.json")])
         let engine = RuleEngine(rules: set.rules)
-        let prev = Facts(["state": "in", "home": ["score": 0, "name": "Australia", "abbr": "AUS"], "away": ["score": 0, "name": "Egypt", "abbr": "EGY"], "clock": ["display": "20'"], "status": "STATUS_FIRST_HALF", "period": 1])
+        let prev = Facts([
+            "state": "in", "home": ["score": 0, "name": "Australia", "abbr": "AUS"],
+            "away": ["score": 0, "name": "Egypt", "abbr": "EGY"], "clock": ["display": "20'"],
+            "status": "STATUS_FIRST_HALF", "period": 1,
+        ])
         var curr = prev
         curr.set("away.score", 1)
         curr.set("clock.display", "44'")
-        let change = FeedChange(entity: EntityKey(feed: "espn-worldcup", id: "760499"), previous: prev, current: curr, changedPaths: ["away.score", "clock.display"])
+        let change = FeedChange(
+            entity: EntityKey(feed: "espn-worldcup", id: "760499"), previous: prev, current: curr,
+            changedPaths: ["away.score", "clock.display"])
         let result = engine.evaluate(change, now: 1000)
         #expect(result.errors.isEmpty)
         #expect(result.intents.map(\.ruleID) == ["goal", "clock"])
@@ -70,11 +80,17 @@ import Testing
     }
 
     @Test func aKeyExpressionThatGivesNoStringIsAnErrorNamingTheRule() throws {
-        let text = #"{"rules": [{"id": "r", "feed": "f", "when": true, "activity": {"key": {"var": "nothing"}, "attributes-type": "T"}, "event": "update"}]}"#
+        let text =
+            #"{"rules": [{"id": "r", "feed": "f", "when": true, "activity": {"key": {"var": "nothing"}, "attributes-type": "T"}, "event": "update"}]}"#
         let (rules, diagnostics) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
         #expect(diagnostics.isEmpty)
-        let result = RuleEngine(rules: rules).evaluate(FeedChange(entity: EntityKey(feed: "f", id: "1"), previous: nil, current: Facts(), changedPaths: []), now: 0)
+        let result = RuleEngine(rules: rules).evaluate(
+            FeedChange(entity: EntityKey(feed: "f", id: "1"), previous: nil, current: Facts(), changedPaths: []), now: 0
+        )
         #expect(result.intents.isEmpty)
-        #expect(result.errors.map(\.description) == ["r.json:1:12: rule r: f/1: activity key evaluated to null null, expected a non-empty string"])
+        #expect(
+            result.errors.map(\.description) == [
+                "r.json:1:12: rule r: f/1: activity key evaluated to null null, expected a non-empty string"
+            ])
     }
 }

@@ -14,10 +14,13 @@ import Testing
         var facts = Facts()
         facts.set("price", .decimal(Decimal(string: "67187.33")!))
         facts.set("home.score", 2)
-        let record = ActivityRecord(key: "match-1", attributesType: "MatchAttributes", phase: .active, state: ["homeScore": 2], lastTimestamp: 42)
+        let record = ActivityRecord(
+            key: "match-1", attributesType: "MatchAttributes", phase: .active, state: ["homeScore": 2],
+            lastTimestamp: 42)
         do {
             let store = try SQLiteStore(path: path)
-            try await store.commit(FeedCommit(feed: "f", now: 1, facts: ["1": facts, "2": facts], etag: "\"v1\"", activities: [record]))
+            try await store.commit(
+                FeedCommit(feed: "f", now: 1, facts: ["1": facts, "2": facts], etag: "\"v1\"", activities: [record]))
             try await store.commit(FeedCommit(feed: "f", now: 2, facts: [:], removedEntities: ["2"]))
         }
         let reopened = try SQLiteStore(path: path)

@@ -12,7 +12,8 @@ import Throttling
     ) -> ActivityIntent {
         ActivityIntent(
             activity: "match-1", attributesType: "MatchAttributes", event: event, patch: patch,
-            attributes: event == .start ? ["home": "AUS"] : nil, alert: alert, relevance: relevance.map(RelevanceScore.init),
+            attributes: event == .start ? ["home": "AUS"] : nil, alert: alert,
+            relevance: relevance.map(RelevanceScore.init),
             priority: priority, dismissalAfter: dismissal, ruleID: rule, entity: entity)
     }
 
@@ -42,8 +43,10 @@ import Throttling
         let goal = LiveActivityAlert(title: "Goal!", body: "1-0")
         let p = pushes(
             ledger.apply(
-                [intent("goal", .update, ["home": 1], relevance: 100, priority: .high, alert: goal),
-                 intent("clock", .update, ["clock": "44'"], relevance: 20, priority: .low)],
+                [
+                    intent("goal", .update, ["home": 1], relevance: 100, priority: .high, alert: goal),
+                    intent("clock", .update, ["clock": "44'"], relevance: 20, priority: .low),
+                ],
                 to: &records, now: 200))
         #expect(p.count == 1)
         #expect(p[0].contentState == ["home": 1, "clock": "44'"])
@@ -63,13 +66,22 @@ import Throttling
 
     @Test func updatesBeforeAStartAndAfterAnEndAreDropped() {
         var records: [ActivityKey: ActivityRecord] = [:]
-        #expect(ledger.apply([intent("u", .update, ["n": 1])], to: &records, now: 1) == [.skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)])
+        #expect(
+            ledger.apply([intent("u", .update, ["n": 1])], to: &records, now: 1) == [
+                .skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)
+            ])
         _ = ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 2)
         let end = pushes(ledger.apply([intent("e", .end, ["n": 2], dismissal: 3600)], to: &records, now: 3))
         #expect(end.first?.dismissalDate == 3603)
         #expect(records["match-1"]?.phase == .ended)
-        #expect(ledger.apply([intent("u", .update, ["n": 3])], to: &records, now: 4) == [.skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)])
-        #expect(ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 5) == [.skip(activity: "match-1", ruleIDs: ["s"], reason: .alreadyEnded)])
+        #expect(
+            ledger.apply([intent("u", .update, ["n": 3])], to: &records, now: 4) == [
+                .skip(activity: "match-1", ruleIDs: ["u"], reason: .notStarted)
+            ])
+        #expect(
+            ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 5) == [
+                .skip(activity: "match-1", ruleIDs: ["s"], reason: .alreadyEnded)
+            ])
     }
 
     @Test func aSecondStartOfALiveActivityBecomesAnUpdate() {
@@ -82,7 +94,9 @@ import Throttling
 
     @Test func aStartCarriesAttributesAndAnEndCarriesTheFinalState() {
         var records: [ActivityKey: ActivityRecord] = [:]
-        let start = pushes(ledger.apply([intent("s", .start, ["n": 1], alert: .init(title: "KO", body: "0-0"))], to: &records, now: 1))[0]
+        let start = pushes(
+            ledger.apply([intent("s", .start, ["n": 1], alert: .init(title: "KO", body: "0-0"))], to: &records, now: 1))[
+                0]
         #expect(start.attributes == ["home": "AUS"])
         #expect(start.attributesType == "MatchAttributes")
         #expect(records["match-1"]?.phase == .pending)
@@ -104,8 +118,11 @@ import Throttling
         (.auto, false, 80, .high, true),
         (.auto, false, 74.9, .low, true),
     ])
-    func priorityPolicy(policy: PriorityPolicy, alert: Bool, relevance: Double, expected: PushPriority, keepsAlert: Bool) {
-        let (priority, keep) = PrioritySelector(autoRelevanceThreshold: 75).select(policy, hasAlert: alert, relevance: RelevanceScore(relevance))
+    func priorityPolicy(
+        policy: PriorityPolicy, alert: Bool, relevance: Double, expected: PushPriority, keepsAlert: Bool
+    ) {
+        let (priority, keep) = PrioritySelector(autoRelevanceThreshold: 75).select(
+            policy, hasAlert: alert, relevance: RelevanceScore(relevance))
         #expect(priority == expected)
         #expect(keep == keepsAlert)
     }

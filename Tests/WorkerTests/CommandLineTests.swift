@@ -8,7 +8,8 @@ import Testing
     let liverelay = Repository.executable("liverelay")
 
     @Test func checkReportsThreeMistakesPreciselyAndExitsOne() throws {
-        let run = try CommandRun.run(liverelay, ["check", "Tests/RulesTests/Fixtures/broken.rules.json"], directory: Repository.root)
+        let run = try CommandRun.run(
+            liverelay, ["check", "Tests/RulesTests/Fixtures/broken.rules.json"], directory: Repository.root)
         #expect(run.status == 1)
         #expect(
             run.standardOutput == """
@@ -21,14 +22,16 @@ import Testing
     }
 
     @Test func checkOfTheDemoConfigPasses() throws {
-        let run = try CommandRun.run(liverelay, ["check", "--config", "Samples/demo/liverelay.json"], directory: Repository.root)
+        let run = try CommandRun.run(
+            liverelay, ["check", "--config", "Samples/demo/liverelay.json"], directory: Repository.root)
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardOutput.hasSuffix("4 rules loaded from 1 files, 0 problems\n"))
     }
 
     /// Every case of the JsonLogic conformance suite, through `liverelay eval --jsonl` in one run.
     @Test func evalJSONLGivesTheConformanceResults() throws {
-        let suite = try JSONParser.parse(Data(contentsOf: Repository.url("Tests/RulesTests/Resources/jsonlogic-tests.json")))
+        let suite = try JSONParser.parse(
+            Data(contentsOf: Repository.url("Tests/RulesTests/Resources/jsonlogic-tests.json")))
         let cases = suite.arrayValue!.compactMap { $0.arrayValue }
         #expect(cases.count == 277)
         var input = cases.map { JSONValue.object(["rule": $0[0], "data": $0[1]]).jsonString() }
@@ -45,24 +48,33 @@ import Testing
         lines.remove(at: 20)
         lines.remove(at: 10)
         for (i, (line, testCase)) in zip(lines, cases).enumerated() {
-            #expect(try JSONParser.parse(line) == testCase[2], "case \(i): \(testCase[0].jsonString()) with \(testCase[1].jsonString())")
+            #expect(
+                try JSONParser.parse(line) == testCase[2],
+                "case \(i): \(testCase[0].jsonString()) with \(testCase[1].jsonString())")
         }
     }
 
     @Test func evalPrintsOneResult() throws {
         let run = try CommandRun.run(
-            liverelay, ["eval", #"{">": [{"var": "curr.home.score"}, {"var": "prev.home.score"}]}"#, "--data", #"{"prev": {"home": {"score": 0}}, "curr": {"home": {"score": 1}}}"#])
+            liverelay,
+            [
+                "eval", #"{">": [{"var": "curr.home.score"}, {"var": "prev.home.score"}]}"#, "--data",
+                #"{"prev": {"home": {"score": 0}}, "curr": {"home": {"score": 1}}}"#,
+            ])
         #expect(run.status == 0)
         #expect(run.standardOutput == "true\n")
     }
 
     @Test func theDemoPrintsTheSameTwiceAndMatchesTheGoldenFile() throws {
-        let args = ["replay", "Samples/sequences/espn-aus-egy/sequence.json", "--config", "Samples/demo/liverelay.json"]
+        let args = [
+            "replay", "Samples/sequences/espn-aus-egy/sequence.json", "--config", "Samples/demo/liverelay.json",
+        ]
         let first = try CommandRun.run(liverelay, args, directory: Repository.root)
         let second = try CommandRun.run(liverelay, args, directory: Repository.root)
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput == second.standardOutput)
-        let golden = try String(contentsOf: Repository.url("Samples/sequences/espn-aus-egy/expected-console.txt"), encoding: .utf8)
+        let golden = try String(
+            contentsOf: Repository.url("Samples/sequences/espn-aus-egy/expected-console.txt"), encoding: .utf8)
         // The golden file holds what the replay prints after its first line (which names the paths used).
         #expect(first.standardOutput.split(separator: "\n", maxSplits: 1).last.map(String.init) == golden)
     }
@@ -73,7 +85,9 @@ import Testing
         let config = dir.appendingPathComponent("liverelay.json")
         let feed = Repository.path("Samples/recordings/espn-soccer-scoreboard-1-first-half.json")
         let demo = try String(contentsOf: Repository.url("Samples/demo/liverelay.json"), encoding: .utf8)
-            .replacingOccurrences(of: "file:../recordings/espn-soccer-scoreboard-1-first-half.json", with: "file:\(feed)")
+            .replacingOccurrences(
+                of: "file:../recordings/espn-soccer-scoreboard-1-first-half.json", with: "file:\(feed)"
+            )
             .replacingOccurrences(of: "../../Rules/", with: Repository.path("Rules") + "/")
             .replacingOccurrences(of: "\"$schema\": \"../../docs/liverelay.schema.json\",", with: "")
         try demo.write(to: config, atomically: true, encoding: .utf8)

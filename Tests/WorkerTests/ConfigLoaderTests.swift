@@ -13,7 +13,9 @@ import Worker
         do {
             return .success(try ConfigLoader.load(path: path, environment: environment))
         } catch {
-            return .failure(Diagnostics(error.items.map { Diagnostic(file: "liverelay.json", location: $0.location, message: $0.message) }))
+            return .failure(
+                Diagnostics(
+                    error.items.map { Diagnostic(file: "liverelay.json", location: $0.location, message: $0.message) }))
         }
     }
 
@@ -55,8 +57,13 @@ import Worker
             return
         }
         #expect(loaded.feeds[0].headers.map(\.value) == ["s3cr3t-value"])
-        guard case .failure(let missing) = try load(text, environment: [:]) else { Issue.record("expected an error"); return }
-        #expect(missing.items.map(\.message) == ["feeds[0].headers.X-Auth-Token: secret from environment variable FD_TOKEN is not set"])
+        guard case .failure(let missing) = try load(text, environment: [:]) else {
+            Issue.record("expected an error"); return
+        }
+        #expect(
+            missing.items.map(\.message) == [
+                "feeds[0].headers.X-Auth-Token: secret from environment variable FD_TOKEN is not set"
+            ])
     }
 
     @Test func invalidJSONIsReportedWithItsPosition() throws {

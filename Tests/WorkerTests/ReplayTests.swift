@@ -35,7 +35,8 @@ import Worker
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let out = Output()
-        let pipeline = WorkerFactory.pipeline(for: loaded, rules: rules, store: store, provider: provider(out), logger: Logger(label: "test"))
+        let pipeline = WorkerFactory.pipeline(
+            for: loaded, rules: rules, store: store, provider: provider(out), logger: Logger(label: "test"))
         let sequence = try ReplaySequence.load(path: sequencePath)
         let summary = try await Replayer(pipeline: pipeline, feed: loaded.feeds[0], write: out.write)
             .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy"))
@@ -60,7 +61,11 @@ import Worker
         #expect(quiet.allSatisfy { $0.priority == .low && $0.alert == nil })
         // Every push carries the whole state; the end carries the shoot-out and a dismissal date.
         let end = try #require(pushes.last)
-        #expect(end.contentState == ["homeScore": 1, "awayScore": 1, "homePenalties": 2, "awayPenalties": 4, "period": 5, "clock": "120'", "status": "STATUS_FINAL_PEN"])
+        #expect(
+            end.contentState == [
+                "homeScore": 1, "awayScore": 1, "homePenalties": 2, "awayPenalties": 4, "period": 5, "clock": "120'",
+                "status": "STATUS_FINAL_PEN",
+            ])
         #expect(end.dismissalDate == end.timestamp + 3600)
         #expect(zip(pushes, pushes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
     }

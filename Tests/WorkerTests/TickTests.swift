@@ -33,8 +33,10 @@ import Worker
             // A new store and pipeline each time, as two cron runs would have.
             let store = try SQLiteStore(path: statePath)
             let pipeline = WorkerFactory.pipeline(
-                for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider, logger: Logger(label: "test"))
-            return try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(feeds: loaded.feeds, now: now)
+                for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider,
+                logger: Logger(label: "test"))
+            return try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(
+                feeds: loaded.feeds, now: now)
         }
         let first = try await tick(at: 1_783_104_240)
         #expect(first.map(\.description) == ["feed espn-worldcup: 32 changed entities, 1 pushes sent"])
@@ -56,8 +58,10 @@ import Worker
         let transport = try CurlTransport()
         defer { transport.shutdown() }
         let pipeline = WorkerFactory.pipeline(
-            for: demo, rules: WorkerFactory.rules(for: demo), store: store, provider: Counter(), logger: Logger(label: "test"))
-        let reports = try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(feeds: [broken, demo.feeds[0]], now: 1_783_104_240)
+            for: demo, rules: WorkerFactory.rules(for: demo), store: store, provider: Counter(),
+            logger: Logger(label: "test"))
+        let reports = try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(
+            feeds: [broken, demo.feeds[0]], now: 1_783_104_240)
         #expect(reports.map(\.failed) == [true, false])
         #expect(reports[0].error?.kind == .transport)
         #expect(reports[1].changes == 32)

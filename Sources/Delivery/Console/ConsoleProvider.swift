@@ -21,7 +21,9 @@ public struct ConsoleProvider: PushProvider {
         } catch {
             return .configurationError(reason: "cannot encode the payload: \(error)")
         }
-        write(ConsoleProvider.render(encoder.request(for: push, token: target.token ?? "<\(target.kind.rawValue) token>", body: body)))
+        write(
+            ConsoleProvider.render(
+                encoder.request(for: push, token: target.token ?? "<\(target.kind.rawValue) token>", body: body)))
         return .delivered
     }
 

@@ -50,7 +50,10 @@ public struct GenericNormalizer: Sendable {
                 throw InvalidMapping(field: "fields/\(name)", message: "a fact name is dot-separated non-empty words")
             }
             do {
-                fields.append(Field(name: name, pointer: try JSONPointer(field.pointer), type: field.type, optional: field.optional))
+                fields.append(
+                    Field(
+                        name: name, pointer: try JSONPointer(field.pointer), type: field.type, optional: field.optional)
+                )
             } catch {
                 throw InvalidMapping(field: "fields/\(name)/pointer", message: error.description)
             }
@@ -65,7 +68,8 @@ public struct GenericNormalizer: Sendable {
         do {
             document = try JSONParser.parse(body, numbers: .decimal)
         } catch {
-            throw Failure(kind: .invalidJSON, message: "body is not valid JSON (\(error)); \(GenericNormalizer.preview(body))")
+            throw Failure(
+                kind: .invalidJSON, message: "body is not valid JSON (\(error)); \(GenericNormalizer.preview(body))")
         }
         return try normalize(document: document)
     }
@@ -80,33 +84,52 @@ public struct GenericNormalizer: Sendable {
         case .array(let items): members = items.enumerated().map { (String($0.offset), $0.element) }
         case .object(let object): members = object.sorted { $0.key < $1.key }
         default:
-            throw Failure(kind: .shape, message: "\(GenericNormalizer.show(entities)) is \(container.typeName), expected an array or an object")
+            throw Failure(
+                kind: .shape,
+                message: "\(GenericNormalizer.show(entities)) is \(container.typeName), expected an array or an object")
         }
         var out: [String: Facts] = [:]
         out.reserveCapacity(members.count)
         for (position, entity) in members {
-            let where_ = "entity \(GenericNormalizer.show(entities.appending(position)))"
+            let location = "entity \(GenericNormalizer.show(entities.appending(position)))"
             let entityID: String
             if let id {
-                guard let raw = id.resolve(in: entity) else { throw Failure(kind: .shape, message: "\(where_) has no id at \(GenericNormalizer.show(id))") }
+                guard let raw = id.resolve(in: entity) else {
+                    throw Failure(kind: .shape, message: "\(location) has no id at \(GenericNormalizer.show(id))")
+                }
                 switch raw {
                 case .string(let s) where !s.isEmpty: entityID = s
                 case .int(let i): entityID = String(i)
-                default: throw Failure(kind: .shape, message: "\(where_): id at \(GenericNormalizer.show(id)) is \(raw.typeName), expected a non-empty string or an integer")
+                default:
+                    throw Failure(
+                        kind: .shape,
+                        message:
+                            "\(location): id at \(GenericNormalizer.show(id)) is \(raw.typeName), expected a non-empty string or an integer"
+                    )
                 }
             } else {
                 entityID = position
             }
-            guard out[entityID] == nil else { throw Failure(kind: .shape, message: "\(where_): duplicate entity id \"\(entityID)\"") }
+            guard out[entityID] == nil else {
+                throw Failure(kind: .shape, message: "\(location): duplicate entity id \"\(entityID)\"")
+            }
             var facts = Facts()
             for field in fields {
                 let raw = field.pointer.resolve(in: entity)
                 if raw == nil || raw == .null {
                     if field.optional { continue }
-                    throw Failure(kind: .shape, message: "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(raw == nil ? "missing" : "null")")
+                    throw Failure(
+                        kind: .shape,
+                        message:
+                            "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(raw == nil ? "missing" : "null")"
+                    )
                 }
                 guard let value = FieldConversion.convert(raw!, to: field.type) else {
-                    throw Failure(kind: .shape, message: "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(FieldConversion.describe(raw!)), expected \(field.type.rawValue)")
+                    throw Failure(
+                        kind: .shape,
+                        message:
+                            "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(FieldConversion.describe(raw!)), expected \(field.type.rawValue)"
+                    )
                 }
                 facts.set(field.name, value)
             }

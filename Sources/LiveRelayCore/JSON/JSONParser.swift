@@ -106,8 +106,10 @@ public struct JSONParser: ~Copyable {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error(index < bytes.count ? "expected a string key, found \(describeByte(index))"
-                                                : "unexpected end of input inside an object")
+                throw error(
+                    index < bytes.count
+                        ? "expected a string key, found \(describeByte(index))"
+                        : "unexpected end of input inside an object")
             }
             let keyOffset = index
             let key = try parseString()

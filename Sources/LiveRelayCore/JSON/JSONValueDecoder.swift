@@ -117,7 +117,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        try ValueDecoder(value: object[key.stringValue] ?? .null, codingPath: codingPath + [key]).container(keyedBy: type)
+        try ValueDecoder(value: object[key.stringValue] ?? .null, codingPath: codingPath + [key]).container(
+            keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -13,7 +13,8 @@ public struct Facts: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let v = try JSONValue(from: decoder)
         guard case .object = v else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "facts must be an object"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "facts must be an object"))
         }
         value = v
     }
@@ -56,7 +57,9 @@ public struct Facts: Sendable, Hashable, Codable {
         }
         if case .object(let o)? = a ?? b, a == nil || b == nil {
             for (key, v) in o {
-                diff(a == nil ? nil : v, b == nil ? nil : v, prefix: prefix.isEmpty ? key : prefix + "." + key, into: &out)
+                diff(
+                    a == nil ? nil : v, b == nil ? nil : v, prefix: prefix.isEmpty ? key : prefix + "." + key,
+                    into: &out)
             }
             return
         }

@@ -44,7 +44,9 @@ public struct RuleEngine: Sendable {
         switch rule.activityKey.evaluate(data) {
         case .string(let s) where !s.isEmpty: key = s
         case let v where v.isNumber: key = v.jsonString()
-        case let v: return fail("activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
+        case let v:
+            return fail(
+                "activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
         }
         var relevance: RelevanceScore?
         if let expression = rule.relevance {
@@ -57,7 +59,8 @@ public struct RuleEngine: Sendable {
         var alert: LiveActivityAlert?
         if let template = rule.alert {
             alert = LiveActivityAlert(
-                title: RuleEngine.text(template.title.evaluate(data)), body: RuleEngine.text(template.body.evaluate(data)),
+                title: RuleEngine.text(template.title.evaluate(data)),
+                body: RuleEngine.text(template.body.evaluate(data)),
                 sound: template.sound)
         }
         return .success(

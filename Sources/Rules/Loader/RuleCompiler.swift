@@ -21,11 +21,14 @@ struct RuleCompiler {
         do {
             doc = try JSONValueDecoder().decode(RuleDocument.self, from: raw)
         } catch {
-            return .failure(Diagnostics([context.diagnostic(at: base + error.pointer.description, atKey: true, error.message)]))
+            return .failure(
+                Diagnostics([context.diagnostic(at: base + error.pointer.description, atKey: true, error.message)]))
         }
         if let knownFeeds, !knownFeeds.contains(doc.feed) {
             let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            report("/feed", atKey: false, "unknown feed \"\(doc.feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
+            report(
+                "/feed", atKey: false,
+                "unknown feed \"\(doc.feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
         }
         let when = expression(doc.when, at: "/when")
         let key = expression(doc.activity.key, at: "/activity/key")
@@ -33,7 +36,9 @@ struct RuleCompiler {
         let contentState = fields(doc.contentState ?? [:], at: "/content-state")
         let relevance = doc.relevanceScore.flatMap { expression($0, at: "/relevance-score") }
         var alert: AlertTemplate?
-        if let a = doc.alert, let title = expression(a.title, at: "/alert/title"), let body = expression(a.body, at: "/alert/body") {
+        if let a = doc.alert, let title = expression(a.title, at: "/alert/title"),
+            let body = expression(a.body, at: "/alert/body")
+        {
             alert = AlertTemplate(title: title, body: body, sound: a.sound)
         }
         guard problems.isEmpty, let when, let key, let attributes, let contentState else {
@@ -42,7 +47,8 @@ struct RuleCompiler {
         return .success(
             Rule(
                 id: doc.id, description: doc.description, feed: doc.feed, when: when, activityKey: key,
-                attributesType: doc.activity.attributesType, attributes: attributes, event: PushEvent(rawValue: doc.event),
+                attributesType: doc.activity.attributesType, attributes: attributes,
+                event: PushEvent(rawValue: doc.event),
                 contentState: contentState, relevance: relevance, priority: doc.priority ?? .auto, alert: alert,
                 staleAfter: doc.staleAfter, dismissalAfter: doc.dismissalAfter,
                 source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
@@ -58,8 +64,12 @@ struct RuleCompiler {
         } catch {
             let inner = error.pointer.description
             // Point at the operator's name when the problem is a one-key operator object.
-            if case .object(let members)? = error.pointer.resolve(in: raw), members.count == 1, let op = members.keys.first {
-                report(pointer + inner + "/" + JSONPointer.escape(op), atKey: true, "\(pointer.dropFirst())\(inner): \(error.message)")
+            if case .object(let members)? = error.pointer.resolve(in: raw), members.count == 1,
+                let op = members.keys.first
+            {
+                report(
+                    pointer + inner + "/" + JSONPointer.escape(op), atKey: true,
+                    "\(pointer.dropFirst())\(inner): \(error.message)")
             } else {
                 report(pointer + inner, atKey: false, "\(pointer.dropFirst())\(inner): \(error.message)")
             }
@@ -89,7 +99,9 @@ struct RuleCompiler {
         for name in raw.keys.sorted() {
             let parts = name.split(separator: ".")
             for n in 1..<max(parts.count, 1) where names.contains(parts[..<n].joined(separator: ".")) {
-                report(pointer + "/" + JSONPointer.escape(name), atKey: true, "\"\(name)\" overlaps \"\(parts[..<n].joined(separator: "."))\"")
+                report(
+                    pointer + "/" + JSONPointer.escape(name), atKey: true,
+                    "\"\(name)\" overlaps \"\(parts[..<n].joined(separator: "."))\"")
                 failed = true
             }
         }

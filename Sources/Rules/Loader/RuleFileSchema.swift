@@ -5,151 +5,151 @@ import LiveRelayCore
 public enum RuleFileSchema {
     /// The schema text, byte for byte as in `Rules/rules.schema.json`.
     public static let text = #"""
-{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://liverelay.dev/schemas/rules.schema.json",
-  "title": "LiveRelay rule file",
-  "description": "Rules that turn changes in a feed into Live Activity pushes.",
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["rules"],
-  "properties": {
-    "$schema": {
-      "description": "Path or URL of this schema, so editors can check the file and show these descriptions.",
-      "type": "string"
-    },
-    "description": {
-      "description": "What this rule file is for. Not used by LiveRelay.",
-      "type": "string"
-    },
-    "rules": {
-      "description": "The rules. For every change in a feed, each rule of that feed is evaluated in order.",
-      "type": "array",
-      "minItems": 0,
-      "items": { "$ref": "#/$defs/rule" }
-    }
-  },
-  "$defs": {
-    "jsonLogic": {
-      "$comment": "Any JSON value: the rule loader compiles JsonLogic separately and reports its errors itself.",
-      "description": "A JsonLogic expression (https://jsonlogic.com) over {prev, curr, changed, now, entity}, or a plain JSON value."
-    },
-    "rule": {
-      "description": "One rule: when its condition holds for a change in its feed, it sends one Live Activity push.",
-      "type": "object",
-      "additionalProperties": false,
-      "required": ["id", "feed", "when", "activity", "event"],
-      "properties": {
-        "id": {
-          "description": "Unique name of the rule, used in logs, metrics and error messages.",
-          "type": "string",
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-        },
-        "description": {
-          "description": "What the rule does, for the people who read the file. Not used by LiveRelay.",
-          "type": "string"
-        },
-        "feed": {
-          "description": "Id of the feed (declared in the LiveRelay config) whose changes this rule watches.",
-          "type": "string",
-          "minLength": 1
-        },
-        "when": {
-          "description": "JsonLogic condition over {prev, curr, changed, now, entity}: the rule fires when it is truthy.",
-          "$ref": "#/$defs/jsonLogic"
-        },
-        "activity": {
-          "description": "Which Live Activity the push is about, and how to start it.",
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "https://liverelay.dev/schemas/rules.schema.json",
+          "title": "LiveRelay rule file",
+          "description": "Rules that turn changes in a feed into Live Activity pushes.",
           "type": "object",
           "additionalProperties": false,
-          "required": ["key", "attributes-type"],
+          "required": ["rules"],
           "properties": {
-            "key": {
-              "description": "JsonLogic producing the activity key, a string that identifies one Live Activity (for example one match).",
-              "$ref": "#/$defs/jsonLogic"
-            },
-            "attributes-type": {
-              "description": "Name of the app's ActivityAttributes type, sent as attributes-type when starting the activity.",
-              "type": "string",
-              "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"
-            },
-            "attributes": {
-              "description": "The activity's static attributes: property name → JsonLogic value. Required when event is \"start\".",
-              "type": "object",
-              "additionalProperties": { "$ref": "#/$defs/jsonLogic" }
-            }
-          }
-        },
-        "event": {
-          "description": "The push event: \"start\" starts the activity (push-to-start), \"update\" changes its content state, \"end\" ends it.",
-          "enum": ["start", "update", "end"]
-        },
-        "content-state": {
-          "description": "The content state: field name → JsonLogic value. Dotted names (\"clock.minute\") set nested fields.",
-          "type": "object",
-          "default": {},
-          "propertyNames": { "pattern": "^[^.]+(\\.[^.]+)*$" },
-          "additionalProperties": { "$ref": "#/$defs/jsonLogic" }
-        },
-        "relevance-score": {
-          "description": "How the system ranks this activity against the app's others: a number ≥ 0, or a JsonLogic object computing it.",
-          "anyOf": [
-            { "type": "number", "minimum": 0 },
-            { "type": "object" }
-          ]
-        },
-        "priority": {
-          "description": "APNs priority: \"high\" delivers at once (and counts against the update budget), \"low\" when convenient, \"auto\" lets LiveRelay choose.",
-          "enum": ["high", "low", "auto"],
-          "default": "auto"
-        },
-        "alert": {
-          "description": "An alert shown with the push. Required when event is \"start\": Apple requires an alert on push-to-start.",
-          "type": "object",
-          "additionalProperties": false,
-          "required": ["title", "body"],
-          "properties": {
-            "title": {
-              "description": "JsonLogic producing the alert title.",
-              "$ref": "#/$defs/jsonLogic"
-            },
-            "body": {
-              "description": "JsonLogic producing the alert body.",
-              "$ref": "#/$defs/jsonLogic"
-            },
-            "sound": {
-              "description": "Name of a sound file in the app bundle, or \"default\".",
+            "$schema": {
+              "description": "Path or URL of this schema, so editors can check the file and show these descriptions.",
               "type": "string"
+            },
+            "description": {
+              "description": "What this rule file is for. Not used by LiveRelay.",
+              "type": "string"
+            },
+            "rules": {
+              "description": "The rules. For every change in a feed, each rule of that feed is evaluated in order.",
+              "type": "array",
+              "minItems": 0,
+              "items": { "$ref": "#/$defs/rule" }
+            }
+          },
+          "$defs": {
+            "jsonLogic": {
+              "$comment": "Any JSON value: the rule loader compiles JsonLogic separately and reports its errors itself.",
+              "description": "A JsonLogic expression (https://jsonlogic.com) over {prev, curr, changed, now, entity}, or a plain JSON value."
+            },
+            "rule": {
+              "description": "One rule: when its condition holds for a change in its feed, it sends one Live Activity push.",
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["id", "feed", "when", "activity", "event"],
+              "properties": {
+                "id": {
+                  "description": "Unique name of the rule, used in logs, metrics and error messages.",
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+                },
+                "description": {
+                  "description": "What the rule does, for the people who read the file. Not used by LiveRelay.",
+                  "type": "string"
+                },
+                "feed": {
+                  "description": "Id of the feed (declared in the LiveRelay config) whose changes this rule watches.",
+                  "type": "string",
+                  "minLength": 1
+                },
+                "when": {
+                  "description": "JsonLogic condition over {prev, curr, changed, now, entity}: the rule fires when it is truthy.",
+                  "$ref": "#/$defs/jsonLogic"
+                },
+                "activity": {
+                  "description": "Which Live Activity the push is about, and how to start it.",
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": ["key", "attributes-type"],
+                  "properties": {
+                    "key": {
+                      "description": "JsonLogic producing the activity key, a string that identifies one Live Activity (for example one match).",
+                      "$ref": "#/$defs/jsonLogic"
+                    },
+                    "attributes-type": {
+                      "description": "Name of the app's ActivityAttributes type, sent as attributes-type when starting the activity.",
+                      "type": "string",
+                      "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"
+                    },
+                    "attributes": {
+                      "description": "The activity's static attributes: property name → JsonLogic value. Required when event is \"start\".",
+                      "type": "object",
+                      "additionalProperties": { "$ref": "#/$defs/jsonLogic" }
+                    }
+                  }
+                },
+                "event": {
+                  "description": "The push event: \"start\" starts the activity (push-to-start), \"update\" changes its content state, \"end\" ends it.",
+                  "enum": ["start", "update", "end"]
+                },
+                "content-state": {
+                  "description": "The content state: field name → JsonLogic value. Dotted names (\"clock.minute\") set nested fields.",
+                  "type": "object",
+                  "default": {},
+                  "propertyNames": { "pattern": "^[^.]+(\\.[^.]+)*$" },
+                  "additionalProperties": { "$ref": "#/$defs/jsonLogic" }
+                },
+                "relevance-score": {
+                  "description": "How the system ranks this activity against the app's others: a number ≥ 0, or a JsonLogic object computing it.",
+                  "anyOf": [
+                    { "type": "number", "minimum": 0 },
+                    { "type": "object" }
+                  ]
+                },
+                "priority": {
+                  "description": "APNs priority: \"high\" delivers at once (and counts against the update budget), \"low\" when convenient, \"auto\" lets LiveRelay choose.",
+                  "enum": ["high", "low", "auto"],
+                  "default": "auto"
+                },
+                "alert": {
+                  "description": "An alert shown with the push. Required when event is \"start\": Apple requires an alert on push-to-start.",
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": ["title", "body"],
+                  "properties": {
+                    "title": {
+                      "description": "JsonLogic producing the alert title.",
+                      "$ref": "#/$defs/jsonLogic"
+                    },
+                    "body": {
+                      "description": "JsonLogic producing the alert body.",
+                      "$ref": "#/$defs/jsonLogic"
+                    },
+                    "sound": {
+                      "description": "Name of a sound file in the app bundle, or \"default\".",
+                      "type": "string"
+                    }
+                  }
+                },
+                "stale-after": {
+                  "description": "Seconds after the push when the activity counts as stale: stale-date = now + this.",
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "dismissal-after": {
+                  "description": "Seconds after the end until the system removes the activity: dismissal-date = now + this. Only with event \"end\".",
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "allOf": [
+                {
+                  "$comment": "Apple requires an alert on push-to-start, and a started activity needs its attributes.",
+                  "if": { "properties": { "event": { "const": "start" } }, "required": ["event"] },
+                  "then": { "required": ["alert"], "properties": { "activity": { "required": ["attributes"] } } }
+                },
+                {
+                  "$comment": "A dismissal date only means something on an end push; elsewhere it would be silently ignored.",
+                  "if": { "properties": { "event": { "enum": ["start", "update"] } }, "required": ["event"] },
+                  "then": { "properties": { "dismissal-after": false } }
+                }
+              ]
             }
           }
-        },
-        "stale-after": {
-          "description": "Seconds after the push when the activity counts as stale: stale-date = now + this.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "dismissal-after": {
-          "description": "Seconds after the end until the system removes the activity: dismissal-date = now + this. Only with event \"end\".",
-          "type": "integer",
-          "minimum": 0
         }
-      },
-      "allOf": [
-        {
-          "$comment": "Apple requires an alert on push-to-start, and a started activity needs its attributes.",
-          "if": { "properties": { "event": { "const": "start" } }, "required": ["event"] },
-          "then": { "required": ["alert"], "properties": { "activity": { "required": ["attributes"] } } }
-        },
-        {
-          "$comment": "A dismissal date only means something on an end push; elsewhere it would be silently ignored.",
-          "if": { "properties": { "event": { "enum": ["start", "update"] } }, "required": ["event"] },
-          "then": { "properties": { "dismissal-after": false } }
-        }
-      ]
-    }
-  }
-}
-"""#
+        """#
 
     /// The compiled schema.
     public static let schema: JSONSchema = {

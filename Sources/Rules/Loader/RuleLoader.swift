@@ -70,7 +70,13 @@ public struct RuleLoader: Sendable {
             case .failure(let problems): diagnostics += problems.items
             }
         }
-        return (rules, diagnostics.sorted { ($0.location ?? SourceLocation(line: 0, column: 0)) < ($1.location ?? SourceLocation(line: 0, column: 0)) })
+        return (
+            rules,
+            diagnostics.sorted {
+                ($0.location ?? SourceLocation(line: 0, column: 0))
+                    < ($1.location ?? SourceLocation(line: 0, column: 0))
+            }
+        )
     }
 
     private func duplicateIDs(_ rules: [Rule]) -> [Diagnostic] {

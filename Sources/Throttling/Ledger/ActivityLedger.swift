@@ -15,7 +15,9 @@ public struct ActivityLedger: Sendable {
 
     /// Applies the intents of one change (or one poll) to the records, returning one decision per activity,
     /// in activity-key order. `records` is updated with what was decided.
-    public func apply(_ intents: [ActivityIntent], to records: inout [ActivityKey: ActivityRecord], now: Int) -> [LedgerDecision] {
+    public func apply(_ intents: [ActivityIntent], to records: inout [ActivityKey: ActivityRecord], now: Int)
+        -> [LedgerDecision]
+    {
         var groups: [ActivityKey: [ActivityIntent]] = [:]
         for intent in intents { groups[intent.activity, default: []].append(intent) }
         return groups.keys.sorted().map { key in
@@ -42,7 +44,8 @@ public struct ActivityLedger: Sendable {
             return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .unchanged)
         }
         let timestamp = max(now, (record?.lastTimestamp ?? Int.min) + 1)
-        let (priority, keepAlert) = priorities.select(intent.priority, hasAlert: intent.alert != nil, relevance: intent.relevance)
+        let (priority, keepAlert) = priorities.select(
+            intent.priority, hasAlert: intent.alert != nil, relevance: intent.relevance)
         let push = LiveActivityPush(
             activity: intent.activity, attributesType: intent.attributesType, event: event, timestamp: timestamp,
             contentState: state, attributes: event == .start ? (intent.attributes ?? .emptyObject) : nil,
@@ -77,10 +80,14 @@ struct MergedIntent {
         let first = intents[0]
         activity = first.activity
         attributesType = first.attributesType
-        event = intents.contains { $0.event == .end } ? .end : intents.contains { $0.event == .start } ? .start : first.event
+        event =
+            intents.contains { $0.event == .end }
+            ? .end : intents.contains { $0.event == .start } ? .start : first.event
         patch = intents.reduce(into: [:]) { MergedIntent.compose(&$0, $1.patch) }
         attributes = intents.last { $0.attributes != nil }?.attributes
-        let byRelevance = intents.filter { $0.alert != nil }.max { ($0.relevance?.value ?? 0) < ($1.relevance?.value ?? 0) }
+        let byRelevance = intents.filter { $0.alert != nil }.max {
+            ($0.relevance?.value ?? 0) < ($1.relevance?.value ?? 0)
+        }
         alert = byRelevance?.alert
         relevance = intents.compactMap(\.relevance).max()
         priority = intents.dropFirst().reduce(first.priority) { $0.merged(with: $1.priority) }

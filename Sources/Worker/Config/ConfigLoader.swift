@@ -44,13 +44,15 @@ public enum ConfigLoader {
         do {
             (document, map) = try JSONParser.parseWithSourceMap(data)
         } catch {
-            throw Diagnostics([Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")])
+            throw Diagnostics([
+                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
+            ])
         }
         func diagnostic(_ pointer: String, atKey: Bool = false, _ message: String) -> Diagnostic {
-            let where_ = keyPath(pointer)
+            let location = keyPath(pointer)
             return Diagnostic(
                 file: path, location: map.location(pointer, preferKey: atKey),
-                message: where_.isEmpty ? message : "\(where_): \(message)")
+                message: location.isEmpty ? message : "\(location): \(message)")
         }
         let violations = ConfigSchema.schema.validate(document)
         guard violations.isEmpty else {
@@ -68,7 +70,9 @@ public enum ConfigLoader {
         var seen = Set<String>()
         for (i, feed) in config.feeds.enumerated() {
             let base = "/feeds/\(i)"
-            if !seen.insert(feed.id).inserted { problems.append(diagnostic(base + "/id", "duplicate feed id \"\(feed.id)\"")) }
+            if !seen.insert(feed.id).inserted {
+                problems.append(diagnostic(base + "/id", "duplicate feed id \"\(feed.id)\""))
+            }
             let normalizer: GenericNormalizer
             do {
                 normalizer = try GenericNormalizer(feed.mapping)
@@ -82,7 +86,8 @@ public enum ConfigLoader {
                 case .plain(let v): headers.append((name, v))
                 case .secret(let ref):
                     do {
-                        headers.append((name, try ref.resolve(baseDirectory: directory, environment: environment).value))
+                        headers.append(
+                            (name, try ref.resolve(baseDirectory: directory, environment: environment).value))
                     } catch {
                         problems.append(diagnostic(base + "/headers/" + JSONPointer.escape(name), error.description))
                     }
@@ -101,7 +106,8 @@ public enum ConfigLoader {
     static func resolveURL(_ url: String, directory: String) -> String {
         guard url.hasPrefix("file:"), !url.hasPrefix("file://") else { return url }
         let rest = String(url.dropFirst("file:".count))
-        return URL(fileURLWithPath: rest.hasPrefix("/") ? rest : directory + "/" + rest).standardizedFileURL.absoluteString
+        return URL(fileURLWithPath: rest.hasPrefix("/") ? rest : directory + "/" + rest).standardizedFileURL
+            .absoluteString
     }
 
     /// `/feeds/0/mapping/fields/home.score` → `feeds[0].mapping.fields["home.score"]`.

@@ -6,109 +6,109 @@ import Rules
 public enum ConfigSchema {
     /// The schema text, byte for byte as in `docs/liverelay.schema.json`.
     public static let text = #"""
-{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://liverelay.dev/schemas/liverelay.schema.json",
-  "title": "LiveRelay configuration",
-  "description": "One JSON file: the feeds to poll, the rule files, the provider, and where state is kept. Secrets are referenced ({\"env\": NAME} or {\"file\": path}), never written here.",
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "$schema": { "type": "string", "description": "The schema this file follows, for editors." },
-    "description": { "type": "string", "description": "Free text." },
-    "state": { "type": "string", "minLength": 1, "description": "The SQLite state file, relative to this file's folder. Default: liverelay.sqlite." },
-    "rules": {
-      "type": "array",
-      "items": { "type": "string", "minLength": 1 },
-      "description": "Rule files or folders (every *.json except *.schema.json), relative to this file's folder."
-    },
-    "feeds": {
-      "type": "array",
-      "items": { "$ref": "#/$defs/feed" },
-      "description": "The feeds to poll."
-    },
-    "provider": { "$ref": "#/$defs/provider" },
-    "priority": {
-      "type": "object",
-      "additionalProperties": false,
-      "description": "How rules with \"priority\": \"auto\" are sent.",
-      "properties": {
-        "auto-relevance-threshold": { "type": "number", "minimum": 0, "description": "At or above this relevance, auto sends at priority 10 (an alert always does). Default 75." }
-      }
-    },
-    "http": {
-      "type": "object",
-      "additionalProperties": false,
-      "description": "HTTP client settings shared by feeds and providers.",
-      "properties": {
-        "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." }
-      }
-    }
-  },
-  "$defs": {
-    "secret": {
-      "description": "Where a secret is read from: an environment variable or a file.",
-      "oneOf": [
-        { "type": "object", "additionalProperties": false, "required": ["env"], "properties": { "env": { "type": "string", "minLength": 1, "description": "The environment variable holding the secret." } } },
-        { "type": "object", "additionalProperties": false, "required": ["file"], "properties": { "file": { "type": "string", "minLength": 1, "description": "The file holding the secret, relative to this config's folder." } } }
-      ]
-    },
-    "feed": {
-      "type": "object",
-      "additionalProperties": false,
-      "required": ["id", "url", "mapping"],
-      "properties": {
-        "id": { "type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$", "description": "The feed's id; rules name it in \"feed\"." },
-        "url": { "type": "string", "pattern": "^(https?://|file:)", "description": "https://…, http://…, or file:path (a relative path resolves against this file's folder)." },
-        "interval": { "type": "integer", "minimum": 1, "description": "Seconds between polls in run mode. Default 30." },
-        "timeout": { "type": "integer", "minimum": 1, "description": "Seconds a request may take. Default 10." },
-        "max-body-bytes": { "type": "integer", "minimum": 1, "description": "A larger body is a feed error. Default 8388608 (8 MiB)." },
-        "headers": {
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "https://liverelay.dev/schemas/liverelay.schema.json",
+          "title": "LiveRelay configuration",
+          "description": "One JSON file: the feeds to poll, the rule files, the provider, and where state is kept. Secrets are referenced ({\"env\": NAME} or {\"file\": path}), never written here.",
           "type": "object",
-          "description": "Extra request headers: a string, or a secret reference for credentials.",
-          "additionalProperties": { "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/secret" }] }
-        },
-        "mapping": { "$ref": "#/$defs/mapping" }
-      }
-    },
-    "mapping": {
-      "type": "object",
-      "additionalProperties": false,
-      "required": ["entities", "fields"],
-      "description": "How entities and their facts are read from a body, with JSON Pointers.",
-      "properties": {
-        "entities": { "type": "string", "description": "JSON Pointer to the entity list: an array, or an object whose members are entities (\"\" for the whole body)." },
-        "id": { "type": "string", "description": "JSON Pointer to the entity id inside an entity. Absent: the member name or the array index." },
-        "fields": {
-          "type": "object",
-          "minProperties": 1,
-          "description": "Facts by dotted name (home.score is read by rules as curr.home.score).",
-          "additionalProperties": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["pointer", "type"],
-            "properties": {
-              "pointer": { "type": "string", "description": "JSON Pointer to the value inside an entity." },
-              "type": { "enum": ["int", "decimal", "string", "bool", "time"], "description": "int (numeric strings accepted), decimal (exact, for prices), string, bool, time (ISO 8601 or UNIX seconds/milliseconds → UNIX seconds)." },
-              "optional": { "type": "boolean", "description": "When true, a missing or null value leaves the fact out; otherwise it is a feed error. Default false." }
+          "additionalProperties": false,
+          "properties": {
+            "$schema": { "type": "string", "description": "The schema this file follows, for editors." },
+            "description": { "type": "string", "description": "Free text." },
+            "state": { "type": "string", "minLength": 1, "description": "The SQLite state file, relative to this file's folder. Default: liverelay.sqlite." },
+            "rules": {
+              "type": "array",
+              "items": { "type": "string", "minLength": 1 },
+              "description": "Rule files or folders (every *.json except *.schema.json), relative to this file's folder."
+            },
+            "feeds": {
+              "type": "array",
+              "items": { "$ref": "#/$defs/feed" },
+              "description": "The feeds to poll."
+            },
+            "provider": { "$ref": "#/$defs/provider" },
+            "priority": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "How rules with \"priority\": \"auto\" are sent.",
+              "properties": {
+                "auto-relevance-threshold": { "type": "number", "minimum": 0, "description": "At or above this relevance, auto sends at priority 10 (an alert always does). Default 75." }
+              }
+            },
+            "http": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "HTTP client settings shared by feeds and providers.",
+              "properties": {
+                "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." }
+              }
+            }
+          },
+          "$defs": {
+            "secret": {
+              "description": "Where a secret is read from: an environment variable or a file.",
+              "oneOf": [
+                { "type": "object", "additionalProperties": false, "required": ["env"], "properties": { "env": { "type": "string", "minLength": 1, "description": "The environment variable holding the secret." } } },
+                { "type": "object", "additionalProperties": false, "required": ["file"], "properties": { "file": { "type": "string", "minLength": 1, "description": "The file holding the secret, relative to this config's folder." } } }
+              ]
+            },
+            "feed": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["id", "url", "mapping"],
+              "properties": {
+                "id": { "type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$", "description": "The feed's id; rules name it in \"feed\"." },
+                "url": { "type": "string", "pattern": "^(https?://|file:)", "description": "https://…, http://…, or file:path (a relative path resolves against this file's folder)." },
+                "interval": { "type": "integer", "minimum": 1, "description": "Seconds between polls in run mode. Default 30." },
+                "timeout": { "type": "integer", "minimum": 1, "description": "Seconds a request may take. Default 10." },
+                "max-body-bytes": { "type": "integer", "minimum": 1, "description": "A larger body is a feed error. Default 8388608 (8 MiB)." },
+                "headers": {
+                  "type": "object",
+                  "description": "Extra request headers: a string, or a secret reference for credentials.",
+                  "additionalProperties": { "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/secret" }] }
+                },
+                "mapping": { "$ref": "#/$defs/mapping" }
+              }
+            },
+            "mapping": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["entities", "fields"],
+              "description": "How entities and their facts are read from a body, with JSON Pointers.",
+              "properties": {
+                "entities": { "type": "string", "description": "JSON Pointer to the entity list: an array, or an object whose members are entities (\"\" for the whole body)." },
+                "id": { "type": "string", "description": "JSON Pointer to the entity id inside an entity. Absent: the member name or the array index." },
+                "fields": {
+                  "type": "object",
+                  "minProperties": 1,
+                  "description": "Facts by dotted name (home.score is read by rules as curr.home.score).",
+                  "additionalProperties": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["pointer", "type"],
+                    "properties": {
+                      "pointer": { "type": "string", "description": "JSON Pointer to the value inside an entity." },
+                      "type": { "enum": ["int", "decimal", "string", "bool", "time"], "description": "int (numeric strings accepted), decimal (exact, for prices), string, bool, time (ISO 8601 or UNIX seconds/milliseconds → UNIX seconds)." },
+                      "optional": { "type": "boolean", "description": "When true, a missing or null value leaves the fact out; otherwise it is a feed error. Default false." }
+                    }
+                  }
+                }
+              }
+            },
+            "provider": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "Which provider delivers pushes.",
+              "properties": {
+                "type": { "enum": ["console"], "description": "console prints each push as the APNs request it stands for." },
+                "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
+                "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." }
+              }
             }
           }
         }
-      }
-    },
-    "provider": {
-      "type": "object",
-      "additionalProperties": false,
-      "description": "Which provider delivers pushes.",
-      "properties": {
-        "type": { "enum": ["console"], "description": "console prints each push as the APNs request it stands for." },
-        "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
-        "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." }
-      }
-    }
-  }
-}
-"""#
+        """#
 
     /// The compiled schema.
     public static let schema: JSONSchema = {

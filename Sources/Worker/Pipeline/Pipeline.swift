@@ -26,7 +26,9 @@ public struct Pipeline: Sendable {
 
     /// Decides what one body means and saves the new facts and activity states in one transaction.
     /// A body that cannot be normalised is a feed error: nothing changes and nothing is saved.
-    public func plan(feed: FeedRuntime, body: Data, validators: (etag: String?, lastModified: String?) = (nil, nil), now: Int)
+    public func plan(
+        feed: FeedRuntime, body: Data, validators: (etag: String?, lastModified: String?) = (nil, nil), now: Int
+    )
         async throws(SQLiteStore.Failure) -> PollPlan
     {
         var plan = PollPlan(feed: feed.id, now: now)
@@ -46,12 +48,16 @@ public struct Pipeline: Sendable {
         for (change, evaluation) in zip(changes, evaluations) {
             let decisions = ledger.apply(evaluation.intents, to: &records, now: now)
             plan.steps.append(
-                ChangeStep(change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors, decisions: decisions))
+                ChangeStep(
+                    change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
+                    decisions: decisions))
             for error in evaluation.errors {
-                logger.error("rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed.id)", "error": "\(error)"])
+                logger.error(
+                    "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed.id)", "error": "\(error)"])
             }
         }
-        let changedEntities = Dictionary(uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
+        let changedEntities = Dictionary(
+            uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
         try await store.commit(
             FeedCommit(
                 feed: feed.id, now: now, facts: changedEntities,
@@ -79,6 +85,8 @@ func redact(_ url: String) -> String {
     guard var components = URLComponents(string: url) else { return url }
     components.user = nil
     components.password = nil
-    components.queryItems = components.queryItems?.map { URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "…") }
+    components.queryItems = components.queryItems?.map {
+        URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "…")
+    }
     return components.string ?? url
 }

@@ -25,7 +25,8 @@ public struct Tick: Sendable {
         public var description: String {
             if let error { return "feed \(feed): error (\(error.kind)): \(error.message)" }
             if notModified { return "feed \(feed): not modified" }
-            return "feed \(feed): \(changes) changed entities, \(pushes) pushes sent" + (failedPushes > 0 ? ", \(failedPushes) failed" : "")
+            return "feed \(feed): \(changes) changed entities, \(pushes) pushes sent"
+                + (failedPushes > 0 ? ", \(failedPushes) failed" : "")
         }
 
         /// True when this feed or one of its pushes failed.
@@ -37,7 +38,9 @@ public struct Tick: Sendable {
         for feed in feeds {
             var report = FeedReport(feed: feed.id)
             let saved = try await pipeline.store.validators(feed: feed.id)
-            let validators = saved.etag == nil && saved.lastModified == nil ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
+            let validators =
+                saved.etag == nil && saved.lastModified == nil
+                ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
             let fetched: FeedFetcher.Fetched
             do {
                 fetched = try await fetcher.fetch(feed, validators: validators)
@@ -56,7 +59,11 @@ public struct Tick: Sendable {
             report.error = plan.feedError
             report.changes = plan.steps.count
             for push in plan.pushes {
-                if try await pipeline.deliver(push) == .delivered { report.pushes += 1 } else { report.failedPushes += 1 }
+                if try await pipeline.deliver(push) == .delivered {
+                    report.pushes += 1
+                } else {
+                    report.failedPushes += 1
+                }
             }
             reports.append(report)
         }

@@ -33,15 +33,22 @@ public struct ReplaySequence: Sendable, Decodable {
                 let sequence = try JSONValueDecoder().decode(ReplaySequence.self, from: document)
                 for (i, step) in sequence.steps.enumerated() where ISO8601Time.seconds(step.at) == nil {
                     throw Diagnostics([
-                        Diagnostic(file: path, location: map.location("/steps/\(i)/at", preferKey: false), message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
+                        Diagnostic(
+                            file: path, location: map.location("/steps/\(i)/at", preferKey: false),
+                            message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
                     ])
                 }
                 return sequence
             } catch let failure as JSONValueDecoder.Failure {
-                throw Diagnostics([Diagnostic(file: path, location: map.location(failure.pointer.description), message: failure.message)])
+                throw Diagnostics([
+                    Diagnostic(
+                        file: path, location: map.location(failure.pointer.description), message: failure.message)
+                ])
             }
         } catch let error as JSONParseError {
-            throw Diagnostics([Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")])
+            throw Diagnostics([
+                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
+            ])
         } catch let d as Diagnostics {
             throw d
         } catch {

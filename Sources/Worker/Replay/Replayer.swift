@@ -25,7 +25,9 @@ public struct Replayer: Sendable {
             let now = ISO8601Time.seconds(step.at)!
             let path = step.body.hasPrefix("/") ? step.body : directory + "/" + step.body
             write("")
-            write("▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(step.body)\(step.note.map { " — \($0)" } ?? "")")
+            write(
+                "▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(step.body)\(step.note.map { " — \($0)" } ?? "")"
+            )
             guard let body = FileManager.default.contents(atPath: path) else {
                 write("  feed error: cannot read \(step.body)")
                 summary.feedErrors += 1
@@ -40,18 +42,24 @@ public struct Replayer: Sendable {
             let fired = plan.steps.filter { !$0.fired.isEmpty || !$0.errors.isEmpty }
             let added = plan.steps.filter { $0.change.previous == nil }.count
             let removed = plan.steps.filter { $0.change.current == nil }.count
-            write("  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)")
+            write(
+                "  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)"
+            )
             for step in fired {
                 let paths = step.change.changedPaths
                 let shown = paths.prefix(6).joined(separator: ", ") + (paths.count > 6 ? ", …" : "")
-                write("  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))")
+                write(
+                    "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
+                )
                 for error in step.errors { write("  rule error: \(error)") }
                 for decision in step.decisions {
                     switch decision {
                     case .skip(let activity, let rules, let reason):
                         write("  ✗ no push for \(activity) (rules \(rules.joined(separator: ", "))): \(reason)")
                     case .push(let push):
-                        write("  → \(push.event) \(push.activity) at priority \(push.priority)\(push.alert == nil ? "" : " with alert"), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))")
+                        write(
+                            "  → \(push.event) \(push.activity) at priority \(push.priority)\(push.alert == nil ? "" : " with alert"), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))"
+                        )
                         let outcome = try await pipeline.deliver(push)
                         summary.pushes += 1
                         if outcome != .delivered { write("  delivery: \(outcome)") }
@@ -63,7 +71,9 @@ public struct Replayer: Sendable {
         write("")
         write("Activities:")
         for record in records {
-            write("  \(record.key) (\(record.attributesType)): \(record.phase), last timestamp \(record.lastTimestamp), state \(record.state.jsonString())")
+            write(
+                "  \(record.key) (\(record.attributesType)): \(record.phase), last timestamp \(record.lastTimestamp), state \(record.state.jsonString())"
+            )
         }
         if records.isEmpty { write("  none") }
         write("\(summary.pushes) pushes, \(summary.feedErrors) feed errors")
