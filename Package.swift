@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "liverelay", targets: ["liverelay"]),
+        .executable(name: "liverelay-bench", targets: ["liverelay-bench"]),
         .library(name: "LiveRelayCore", targets: ["LiveRelayCore"]),
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "HTTP", targets: ["HTTP"]),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Value types shared by every stage. No dependencies.
@@ -56,6 +58,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Benchmarks (release builds): swift run -c release liverelay-bench --help
+        .executableTarget(
+            name: "liverelay-bench",
+            dependencies: [
+                "LiveRelayCore", "Throttling", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Test support: loopback servers, generated certificates, repository paths.
         .target(
             name: "LiveRelayTesting",
@@ -77,7 +85,9 @@ let package = Package(
         .testTarget(
             name: "RulesTests", dependencies: ["Rules", "LiveRelayCore", "LiveRelayTesting"],
             exclude: ["Fixtures"], resources: [.copy("Resources")]),
-        .testTarget(name: "ThrottlingTests", dependencies: ["Throttling", "LiveRelayCore"]),
+        .testTarget(
+            name: "ThrottlingTests",
+            dependencies: ["Throttling", "LiveRelayCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "LiveRelayCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
         .testTarget(

@@ -14,6 +14,11 @@ public final class SQLiteStore: Sendable {
         public var path: String
         public var message: String
         public var description: String { "state store \(path): \(message)" }
+
+        public init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
     }
 
     /// Opens (creating if needed) the database and brings its schema up to date.
@@ -53,7 +58,44 @@ public final class SQLiteStore: Sendable {
                 t.column("last_timestamp", .integer).notNull()
             }
         }
+        m.registerMigration("v2-throttle") { db in
+            // The throttle's memory of each activity (budget window, pending push), as JSON the Worker encodes.
+            try db.create(table: "throttle_state") { t in
+                t.column("key", .text).primaryKey()
+                t.column("state", .text).notNull()
+                t.column("pending", .boolean).notNull()
+            }
+        }
         return m
+    }
+
+    /// Every saved throttle state, as the JSON the Worker wrote.
+    public func throttleStates() async throws(Failure) -> [ActivityKey: Data] {
+        try await run(
+            "reading throttle states",
+            { db in
+                var out: [ActivityKey: Data] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT key, state FROM throttle_state") {
+                    let text: String = row["state"]
+                    out[ActivityKey(row["key"])] = Data(text.utf8)
+                }
+                return out
+            }, write: false)
+    }
+
+    /// Saves throttle states (JSON), noting which have a pending push.
+    public func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)]) async throws(Failure) {
+        try await run(
+            "saving throttle states",
+            { db in
+                for s in states {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
+                            ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
+                            """, arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
+                }
+            }, write: true)
     }
 
     private func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)

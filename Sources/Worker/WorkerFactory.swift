@@ -32,14 +32,23 @@ public enum WorkerFactory {
         }
     }
 
-    /// The pipeline over an open store.
+    /// The throttle settings of a config.
+    public static func throttle(for loaded: LoadedConfig) -> ThrottleConfiguration {
+        let t = loaded.config.throttle
+        return ThrottleConfiguration(
+            defaultBudget: t.budget, budgets: t.budgets, minimumInterval: t.minimumInterval,
+            autoRelevanceThreshold: loaded.config.priority.autoRelevanceThreshold)
+    }
+
+    /// The pipeline over an open store (the throttle's saved state is loaded from it).
     public static func pipeline(
         for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger
-    ) -> Pipeline {
-        Pipeline(
-            store: store, engine: RuleEngine(rules: rules.rules),
-            ledger: ActivityLedger(
-                priorities: PrioritySelector(autoRelevanceThreshold: loaded.config.priority.autoRelevanceThreshold)),
+    ) async throws(SQLiteStore.Failure) -> Pipeline {
+        let queue = try await PushQueue(
+            store: store, configuration: throttle(for: loaded), providerRate: loaded.config.provider.rate,
+            providerBurst: loaded.config.provider.burst)
+        return Pipeline(
+            store: store, engine: RuleEngine(rules: rules.rules), ledger: ActivityLedger(), queue: queue,
             sender: Sender(provider: provider, logger: logger), logger: logger)
     }
 

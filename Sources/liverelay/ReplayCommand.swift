@@ -52,13 +52,12 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         let store = try openStore(statePath)
         let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
-        let pipeline = WorkerFactory.pipeline(
+        let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(
+        _ = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(
             recorded, directory: directory)
-        if summary.feedErrors > 0 { throw ExitCode(1) }
     }
 }

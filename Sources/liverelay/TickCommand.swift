@@ -39,11 +39,12 @@ struct TickCommand: AsyncParsableCommand {
         let transport = try WorkerFactory.transport(for: loaded)
         defer { transport.shutdown() }
         let tick = Tick(
-            pipeline: WorkerFactory.pipeline(
+            pipeline: try await WorkerFactory.pipeline(
                 for: loaded, rules: rules, store: store, provider: provider, logger: logger),
             fetcher: FeedFetcher(transport: transport))
-        let reports = try await tick.run(feeds: loaded.feeds, now: clock)
-        for report in reports { standardError(report.description) }
-        if reports.contains(where: \.failed) { throw ExitCode(1) }
+        let report = try await tick.run(feeds: loaded.feeds, now: clock)
+        for feed in report.feeds { standardError(feed.description) }
+        standardError(report.delivery.description)
+        if report.failed { throw ExitCode(1) }
     }
 }

@@ -18,7 +18,7 @@ import Throttling
     }
 
     func pushes(_ decisions: [LedgerDecision]) -> [LiveActivityPush] {
-        decisions.compactMap { if case .push(let p) = $0 { return p } else { return nil } }
+        decisions.compactMap { if case .push(let p) = $0 { return p.push } else { return nil } }
     }
 
     @Test func updatesCarryTheWholeStateNotTheDiff() {
@@ -109,21 +109,5 @@ import Throttling
         _ = ledger.apply([intent("s", .start, ["a": 1, "b": 2])], to: &records, now: 1)
         let p = pushes(ledger.apply([intent("u", .update, ["b": .null])], to: &records, now: 2))
         #expect(p[0].contentState == ["a": 1])
-    }
-
-    @Test(arguments: [
-        (PriorityPolicy.high, false, 0.0, PushPriority.high, true),
-        (.low, true, 100, .low, false),
-        (.auto, true, 0, .high, true),
-        (.auto, false, 80, .high, true),
-        (.auto, false, 74.9, .low, true),
-    ])
-    func priorityPolicy(
-        policy: PriorityPolicy, alert: Bool, relevance: Double, expected: PushPriority, keepsAlert: Bool
-    ) {
-        let (priority, keep) = PrioritySelector(autoRelevanceThreshold: 75).select(
-            policy, hasAlert: alert, relevance: RelevanceScore(relevance))
-        #expect(priority == expected)
-        #expect(keep == keepsAlert)
     }
 }

@@ -94,11 +94,21 @@ import Testing
         let first = try CommandRun.run(liverelay, ["tick", "--config", config.path])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("\"event\":\"start\""))
-        #expect(first.standardError == "feed espn-worldcup: 32 changed entities, 1 pushes sent\n")
+        #expect(
+            first.standardError == """
+                feed espn-worldcup: 32 changed entities, 1 pushes queued
+                provider console: 1 sent (1 at priority 10, 0 at 5, 0 downgraded), 0 failed, 0 waiting
+
+                """)
         let second = try CommandRun.run(liverelay, ["tick", "--config", config.path])
         #expect(second.status == 0)
         #expect(second.standardOutput == "")
-        #expect(second.standardError == "feed espn-worldcup: 0 changed entities, 0 pushes sent\n")
+        #expect(
+            second.standardError == """
+                feed espn-worldcup: 0 changed entities, 0 pushes queued
+                provider console: 0 sent (0 at priority 10, 0 at 5, 0 downgraded), 0 failed, 0 waiting
+
+                """)
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("liverelay.sqlite").path))
     }
 }

@@ -27,15 +27,17 @@ import Worker
 
     static let sequencePath = Repository.path("Samples/sequences/espn-aus-egy/sequence.json")
 
-    static func replay(provider: (Output) -> any PushProvider) async throws -> (Output, ReplaySummary) {
-        let loaded = try ConfigLoader.load(path: Repository.path("Samples/demo/liverelay.json"))
+    static func replay(
+        config: String = "Samples/demo/liverelay.json", provider: (Output) -> any PushProvider
+    ) async throws -> (Output, ReplaySummary) {
+        let loaded = try ConfigLoader.load(path: Repository.path(config))
         let rules = WorkerFactory.rules(for: loaded)
         #expect(rules.diagnostics.isEmpty)
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let out = Output()
-        let pipeline = WorkerFactory.pipeline(
+        let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider(out), logger: Logger(label: "test"))
         let sequence = try ReplaySequence.load(path: sequencePath)
         let summary = try await Replayer(pipeline: pipeline, feed: loaded.feeds[0], write: out.write)
@@ -82,5 +84,25 @@ import Worker
         }
         let expected = try String(contentsOfFile: golden, encoding: .utf8)
         #expect(out.text == expected)
+    }
+
+    /// A budget of one priority-10 push per two hours: the equaliser waits for the budget, the extra-time clock
+    /// merges into it, and full time is downgraded; every state still goes out, the last one last.
+    @Test func aTinyBudgetHoldsCoalescesAndDowngradesButTheFinalStateGoesOut() async throws {
+        let recorder = Recorder()
+        let (out, _) = try await Self.replay(config: "Samples/demo/tiny-budget.json") { _ in recorder }
+        let pushes = recorder.pushes.withLock { $0 }
+        #expect(out.text.contains("⏸ match-760499 held until 2026-07-03T20:44:00Z: priority-10 budget spent"))
+        #expect(out.text.contains("⇢ update match-760499 coalesced into the pending push of rules goal, clock"))
+        #expect(out.text.contains("→ end match-760499 downgraded to priority 5 (budget spent), alert dropped"))
+        #expect(pushes.map(\.event) == [.start, .update, .update, .update, .update, .end])
+        let equaliser = pushes[4]
+        #expect(equaliser.contentState["clock"] == "96'", "the held goal carries the newer extra-time state")
+        #expect(equaliser.alert?.title == "Goal! Australia")
+        #expect(equaliser.priority == .high)
+        #expect(pushes.last?.priority == .low)
+        #expect(pushes.last?.alert == nil)
+        #expect(pushes.last?.contentState["awayPenalties"] == 4)
+        #expect(zip(pushes, pushes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
     }
 }

@@ -29,21 +29,24 @@ import Worker
         let transport = try CurlTransport()
         defer { transport.shutdown() }
         let provider = Counter()
-        func tick(at now: Int) async throws -> [Tick.FeedReport] {
+        func tick(at now: Int) async throws -> Tick.Report {
             // A new store and pipeline each time, as two cron runs would have.
             let store = try SQLiteStore(path: statePath)
-            let pipeline = WorkerFactory.pipeline(
+            let pipeline = try await WorkerFactory.pipeline(
                 for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider,
                 logger: Logger(label: "test"))
             return try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(
                 feeds: loaded.feeds, now: now)
         }
         let first = try await tick(at: 1_783_104_240)
-        #expect(first.map(\.description) == ["feed espn-worldcup: 32 changed entities, 1 pushes sent"])
+        #expect(first.feeds.map(\.description) == ["feed espn-worldcup: 32 changed entities, 1 pushes queued"])
+        #expect(
+            first.delivery.description
+                == "provider counter: 1 sent (1 at priority 10, 0 at 5, 0 downgraded), 0 failed, 0 waiting")
         #expect(provider.pushes.withLock { $0.map(\.event) } == [.start], "the live match starts when first seen")
         let second = try await tick(at: 1_783_104_300)
-        #expect(second.map(\.failed) == [false])
-        #expect(second.map(\.changes) == [0])
+        #expect(!second.failed)
+        #expect(second.feeds.map(\.changes) == [0])
         #expect(provider.count == 1, "nothing is sent the second time")
     }
 
@@ -57,14 +60,14 @@ import Worker
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let transport = try CurlTransport()
         defer { transport.shutdown() }
-        let pipeline = WorkerFactory.pipeline(
+        let pipeline = try await WorkerFactory.pipeline(
             for: demo, rules: WorkerFactory.rules(for: demo), store: store, provider: Counter(),
             logger: Logger(label: "test"))
         let reports = try await Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)).run(
             feeds: [broken, demo.feeds[0]], now: 1_783_104_240)
-        #expect(reports.map(\.failed) == [true, false])
-        #expect(reports[0].error?.kind == .transport)
-        #expect(reports[1].changes == 32)
+        #expect(reports.failed)
+        #expect(reports.feeds.map { $0.error?.kind } == [.transport, nil])
+        #expect(reports.feeds[1].changes == 32)
         #expect(try await store.facts(feed: "broken").isEmpty)
     }
 }

@@ -11,6 +11,8 @@ public struct ActivityIntent: Sendable, Hashable {
     public var alert: LiveActivityAlert?
     public var relevance: RelevanceScore?
     public var priority: PriorityPolicy
+    /// What to do when the activity's priority-10 budget is spent.
+    public var whenBudgetSpent: BudgetExhaustion
     /// Seconds after `now` at which the state is stale.
     public var staleAfter: Int?
     /// Seconds after `now` at which an ended activity is dismissed.
@@ -22,7 +24,8 @@ public struct ActivityIntent: Sendable, Hashable {
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, patch: [String: JSONValue] = [:],
         attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevance: RelevanceScore? = nil,
-        priority: PriorityPolicy = .auto, staleAfter: Int? = nil, dismissalAfter: Int? = nil, ruleID: String,
+        priority: PriorityPolicy = .auto, whenBudgetSpent: BudgetExhaustion = .downgrade, staleAfter: Int? = nil,
+        dismissalAfter: Int? = nil, ruleID: String,
         entity: EntityKey
     ) {
         self.activity = activity
@@ -33,6 +36,7 @@ public struct ActivityIntent: Sendable, Hashable {
         self.alert = alert
         self.relevance = relevance
         self.priority = priority
+        self.whenBudgetSpent = whenBudgetSpent
         self.staleAfter = staleAfter
         self.dismissalAfter = dismissalAfter
         self.ruleID = ruleID

@@ -1,3 +1,11 @@
+/// What a push that wants priority 10 does when its activity's budget is spent.
+public enum BudgetExhaustion: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Go out now at priority 5, without its alert.
+    case downgrade
+    /// Wait until a priority-10 push returns to the budget, then go out at 10 with its alert.
+    case hold
+}
+
 /// How a rule asks for its pushes to be prioritised; the throttle turns it into an APNs priority.
 public enum PriorityPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     /// Priority 10 while the activity's budget lasts.

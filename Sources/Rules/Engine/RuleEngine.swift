@@ -68,7 +68,8 @@ public struct RuleEngine: Sendable {
                 activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
                 patch: RuleEngine.object(rule.contentState, data: data),
                 attributes: rule.event == .start ? .object(RuleEngine.object(rule.attributes, data: data)) : nil,
-                alert: alert, relevance: relevance, priority: rule.priority, staleAfter: rule.staleAfter,
+                alert: alert, relevance: relevance, priority: rule.priority, whenBudgetSpent: rule.whenBudgetSpent,
+                staleAfter: rule.staleAfter,
                 dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
     }
 

@@ -49,7 +49,8 @@ struct RuleCompiler {
                 id: doc.id, description: doc.description, feed: doc.feed, when: when, activityKey: key,
                 attributesType: doc.activity.attributesType, attributes: attributes,
                 event: PushEvent(rawValue: doc.event),
-                contentState: contentState, relevance: relevance, priority: doc.priority ?? .auto, alert: alert,
+                contentState: contentState, relevance: relevance, priority: doc.priority ?? .auto,
+                whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
                 staleAfter: doc.staleAfter, dismissalAfter: doc.dismissalAfter,
                 source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
     }

@@ -11,6 +11,7 @@ struct RuleDocument: Decodable {
     var contentState: [String: JSONValue]?
     var relevanceScore: JSONValue?
     var priority: PriorityPolicy?
+    var whenBudgetSpent: BudgetExhaustion?
     var alert: Alert?
     var staleAfter: Int?
     var dismissalAfter: Int?
@@ -36,6 +37,7 @@ struct RuleDocument: Decodable {
         case id, description, feed, when, activity, event, priority, alert
         case contentState = "content-state"
         case relevanceScore = "relevance-score"
+        case whenBudgetSpent = "when-budget-spent"
         case staleAfter = "stale-after"
         case dismissalAfter = "dismissal-after"
     }

@@ -103,6 +103,11 @@ public enum RuleFileSchema {
                   "enum": ["high", "low", "auto"],
                   "default": "auto"
                 },
+                "when-budget-spent": {
+                  "description": "For a push that wants priority 10 when the activity's priority-10 budget is spent: \"downgrade\" sends it now at priority 5 without its alert; \"hold\" keeps it (merging later changes into it) until the budget refills, then sends it at 10 with its alert.",
+                  "enum": ["downgrade", "hold"],
+                  "default": "downgrade"
+                },
                 "alert": {
                   "description": "An alert shown with the push. Required when event is \"start\": Apple requires an alert on push-to-start.",
                   "type": "object",

@@ -15,6 +15,7 @@ public struct Rule: Sendable {
     public var contentState: [FieldExpression]
     public var relevance: JsonLogicExpression?
     public var priority: PriorityPolicy
+    public var whenBudgetSpent: BudgetExhaustion
     public var alert: AlertTemplate?
     public var staleAfter: Int?
     public var dismissalAfter: Int?

@@ -6,12 +6,9 @@ import LiveRelayCore
 /// and merges every patch into it. A push whose merged state equals the last one is dropped; several rules
 /// firing on one change make one push carrying the highest relevance; timestamps strictly increase.
 /// Pure: the records come in and go out as values, `now` is a parameter.
+/// The pushes it makes are pending: the `Throttle` chooses their final priority.
 public struct ActivityLedger: Sendable {
-    public var priorities: PrioritySelector
-
-    public init(priorities: PrioritySelector = PrioritySelector()) {
-        self.priorities = priorities
-    }
+    public init() {}
 
     /// Applies the intents of one change (or one poll) to the records, returning one decision per activity,
     /// in activity-key order. `records` is updated with what was decided.
@@ -44,20 +41,19 @@ public struct ActivityLedger: Sendable {
             return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .unchanged)
         }
         let timestamp = max(now, (record?.lastTimestamp ?? Int.min) + 1)
-        let (priority, keepAlert) = priorities.select(
-            intent.priority, hasAlert: intent.alert != nil, relevance: intent.relevance)
         let push = LiveActivityPush(
             activity: intent.activity, attributesType: intent.attributesType, event: event, timestamp: timestamp,
             contentState: state, attributes: event == .start ? (intent.attributes ?? .emptyObject) : nil,
-            alert: keepAlert ? intent.alert : nil, relevanceScore: intent.relevance,
+            alert: intent.alert, relevanceScore: intent.relevance,
             staleDate: intent.staleAfter.map { timestamp + $0 },
             dismissalDate: event == .end ? intent.dismissalAfter.map { timestamp + $0 } : nil,
-            priority: priority, ruleIDs: intent.ruleIDs)
+            priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs)
         record = ActivityRecord(
             key: intent.activity, attributesType: intent.attributesType,
             phase: event == .start ? .pending : event == .end ? .ended : (record?.phase ?? .active),
             state: state, lastTimestamp: timestamp)
-        return .push(push)
+        return .push(
+            PendingPush(push: push, policy: intent.priority, whenBudgetSpent: intent.whenBudgetSpent, enqueuedAt: now))
     }
 }
 
@@ -72,6 +68,7 @@ struct MergedIntent {
     var alert: LiveActivityAlert?
     var relevance: RelevanceScore?
     var priority: PriorityPolicy
+    var whenBudgetSpent: BudgetExhaustion
     var staleAfter: Int?
     var dismissalAfter: Int?
     var ruleIDs: [String]
@@ -91,6 +88,7 @@ struct MergedIntent {
         alert = byRelevance?.alert
         relevance = intents.compactMap(\.relevance).max()
         priority = intents.dropFirst().reduce(first.priority) { $0.merged(with: $1.priority) }
+        whenBudgetSpent = intents.contains { $0.whenBudgetSpent == .hold } ? .hold : .downgrade
         staleAfter = intents.compactMap(\.staleAfter).min()
         dismissalAfter = intents.compactMap(\.dismissalAfter).max()
         ruleIDs = intents.map(\.ruleID)

@@ -2,8 +2,8 @@ import LiveRelayCore
 
 /// What the ledger made of the intents for one activity after one change.
 public enum LedgerDecision: Sendable, Hashable {
-    /// Send this push.
-    case push(LiveActivityPush)
+    /// Hand this push to the throttle.
+    case push(PendingPush)
     /// Nothing to send, and why (for logs and `replay`).
     case skip(activity: ActivityKey, ruleIDs: [String], reason: SkipReason)
 }

@@ -36,6 +36,29 @@ public enum ConfigSchema {
                 "auto-relevance-threshold": { "type": "number", "minimum": 0, "description": "At or above this relevance, auto sends at priority 10 (an alert always does). Default 75." }
               }
             },
+            "throttle": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "Apple's push budget: how many priority-10 pushes each activity gets, and how pushes are paced.",
+              "properties": {
+                "budget": { "$ref": "#/$defs/budget" },
+                "budgets": {
+                  "type": "object",
+                  "description": "Budgets by attributes type (the Swift type name of the app's ActivityAttributes).",
+                  "additionalProperties": { "$ref": "#/$defs/budget" }
+                },
+                "minimum-interval": { "type": "integer", "minimum": 0, "description": "Seconds between two pushes of one activity, so timestamps stay distinct. Default 1." },
+                "push-to-start": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "description": "Pacing of push-to-start per device and attributes type.",
+                  "properties": {
+                    "limit": { "type": "integer", "minimum": 1, "description": "Starts per window. Default 10." },
+                    "window": { "type": "integer", "minimum": 1, "description": "The window in seconds. Default 3600." }
+                  }
+                }
+              }
+            },
             "http": {
               "type": "object",
               "additionalProperties": false,
@@ -46,6 +69,17 @@ public enum ConfigSchema {
             }
           },
           "$defs": {
+            "budget": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["size"],
+              "description": "A priority-10 budget: each priority-10 push counts for one period, then returns to the budget. Apple does not publish the real one; the default is 10 per hour (40 with frequent updates).",
+              "properties": {
+                "size": { "type": "integer", "minimum": 0, "description": "Priority-10 pushes per period." },
+                "period": { "type": "integer", "minimum": 1, "description": "The period in seconds. Default 3600." },
+                "frequent-updates-size": { "type": "integer", "minimum": 0, "description": "The size for activities whose app reported frequent updates enabled. Default: 4 × size." }
+              }
+            },
             "secret": {
               "description": "Where a secret is read from: an environment variable or a file.",
               "oneOf": [
@@ -103,7 +137,9 @@ public enum ConfigSchema {
               "properties": {
                 "type": { "enum": ["console"], "description": "console prints each push as the APNs request it stands for." },
                 "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
-                "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." }
+                "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." },
+                "rate": { "type": "number", "exclusiveMinimum": 0, "description": "Requests per second the provider accepts. Default 1000." },
+                "burst": { "type": "number", "minimum": 1, "description": "Requests it accepts in a burst. Default: the rate." }
               }
             }
           }

@@ -1,5 +1,6 @@
 import Feeds
 import LiveRelayCore
+import Throttling
 
 /// The whole configuration, decoded from one JSON file (see `docs/configuration.md`).
 public struct LiveRelayConfig: Sendable, Decodable {
@@ -10,10 +11,11 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var feeds: [FeedConfig]
     public var provider: ProviderConfig
     public var priority: PriorityConfig
+    public var throttle: ThrottleConfig
     public var http: HTTPConfig
 
     enum CodingKeys: String, CodingKey {
-        case state, rules, feeds, provider, priority, http
+        case state, rules, feeds, provider, priority, throttle, http
     }
 
     public init(from decoder: any Decoder) throws {
@@ -23,6 +25,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? []
         provider = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider) ?? ProviderConfig()
         priority = try c.decodeIfPresent(PriorityConfig.self, forKey: .priority) ?? PriorityConfig()
+        throttle = try c.decodeIfPresent(ThrottleConfig.self, forKey: .throttle) ?? ThrottleConfig()
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
     }
 }
@@ -80,17 +83,26 @@ public struct ProviderConfig: Sendable, Decodable {
     public var bundleID: String
     /// Seconds after a push's timestamp during which APNs may store it for an offline device.
     public var expiration: Int
+    /// Requests per second the provider accepts from LiveRelay.
+    public var rate: Double
+    /// Requests it accepts in a burst.
+    public var burst: Double
 
     enum CodingKeys: String, CodingKey {
         case type
         case bundleID = "bundle-id"
-        case expiration
+        case expiration, rate, burst
     }
 
-    public init(type: String = "console", bundleID: String = "com.example.liverelay", expiration: Int = 3600) {
+    public init(
+        type: String = "console", bundleID: String = "com.example.liverelay", expiration: Int = 3600,
+        rate: Double = 1000, burst: Double? = nil
+    ) {
         self.type = type
         self.bundleID = bundleID
         self.expiration = expiration
+        self.rate = rate
+        self.burst = burst ?? rate
     }
 
     public init(from decoder: any Decoder) throws {
@@ -98,6 +110,8 @@ public struct ProviderConfig: Sendable, Decodable {
         type = try c.decodeIfPresent(String.self, forKey: .type) ?? "console"
         bundleID = try c.decodeIfPresent(String.self, forKey: .bundleID) ?? "com.example.liverelay"
         expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600
+        rate = try c.decodeIfPresent(Double.self, forKey: .rate) ?? 1000
+        burst = try c.decodeIfPresent(Double.self, forKey: .burst) ?? rate
     }
 }
 
@@ -128,4 +142,47 @@ public struct HTTPConfig: Sendable, Decodable {
     }
 
     public init(caFile: String? = nil) { self.caFile = caFile }
+}
+
+/// Apple's push budget as LiveRelay keeps it.
+public struct ThrottleConfig: Sendable, Decodable {
+    /// The priority-10 budget of activities whose type has no entry in `budgets`.
+    public var budget: BudgetPolicy
+    /// Budgets by attributes type.
+    public var budgets: [String: BudgetPolicy]
+    /// Seconds between two pushes of one activity.
+    public var minimumInterval: Int
+    /// Push-to-start: starts per device and attributes type per window.
+    public var pushToStartLimit: Int
+    public var pushToStartWindow: Int
+
+    enum CodingKeys: String, CodingKey {
+        case budget, budgets
+        case minimumInterval = "minimum-interval"
+        case pushToStart = "push-to-start"
+    }
+
+    struct PushToStart: Decodable {
+        var limit: Int?
+        var window: Int?
+    }
+
+    public init() {
+        budget = .conservative
+        budgets = [:]
+        minimumInterval = 1
+        pushToStartLimit = 10
+        pushToStartWindow = 3600
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        budget = try c.decodeIfPresent(BudgetPolicy.self, forKey: .budget) ?? .conservative
+        budgets = try c.decodeIfPresent([String: BudgetPolicy].self, forKey: .budgets) ?? [:]
+        minimumInterval = try c.decodeIfPresent(Int.self, forKey: .minimumInterval) ?? 1
+        let p = try c.decodeIfPresent(PushToStart.self, forKey: .pushToStart)
+        pushToStartLimit = p?.limit ?? 10
+        pushToStartWindow = p?.window ?? 3600
+    }
 }

@@ -7,19 +7,24 @@ import Rules
 import Store
 import Throttling
 
-/// Moves one feed body through the stages: normalise → detect changes → rules → ledger → save → deliver.
-/// It only wires stages together; every decision is made in a pure module.
+/// Moves one feed body through the stages: normalise → detect changes → rules → ledger → throttle → save,
+/// then releases what the throttle allows to the sender. It only wires stages together; every decision is
+/// made in a pure module.
 public struct Pipeline: Sendable {
     public let store: SQLiteStore
     public let engine: RuleEngine
     public let ledger: ActivityLedger
+    public let queue: PushQueue
     public let sender: Sender
     private let logger: Logger
 
-    public init(store: SQLiteStore, engine: RuleEngine, ledger: ActivityLedger, sender: Sender, logger: Logger) {
+    public init(
+        store: SQLiteStore, engine: RuleEngine, ledger: ActivityLedger, queue: PushQueue, sender: Sender, logger: Logger
+    ) {
         self.store = store
         self.engine = engine
         self.ledger = ledger
+        self.queue = queue
         self.sender = sender
         self.logger = logger
     }
@@ -47,10 +52,15 @@ public struct Pipeline: Sendable {
         let before = records
         for (change, evaluation) in zip(changes, evaluations) {
             let decisions = ledger.apply(evaluation.intents, to: &records, now: now)
-            plan.steps.append(
-                ChangeStep(
-                    change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
-                    decisions: decisions))
+            var step = ChangeStep(
+                change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
+                decisions: decisions)
+            for decision in decisions {
+                if case .push(let pending) = decision {
+                    step.queued[pending.push.activity] = await queue.submit([pending], now: now)[0]
+                }
+            }
+            plan.steps.append(step)
             for error in evaluation.errors {
                 logger.error(
                     "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed.id)", "error": "\(error)"])
@@ -64,7 +74,15 @@ public struct Pipeline: Sendable {
                 removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
                 lastModified: validators.lastModified,
                 activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }))
+        try await queue.save()
         return plan
+    }
+
+    /// Asks the throttle what may go now; the caller delivers the `.send` decisions.
+    public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
+        let decisions = await queue.release(now: now)
+        try await queue.save()
+        return decisions
     }
 
     /// Delivers one push. A delivered start marks its activity active.

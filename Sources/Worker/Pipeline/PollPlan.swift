@@ -16,8 +16,8 @@ public struct PollPlan: Sendable {
     public var entityCount: Int = 0
     public var steps: [ChangeStep] = []
 
-    /// The pushes to deliver, in decision order.
-    public var pushes: [LiveActivityPush] {
+    /// The pushes handed to the throttle, in decision order.
+    public var pushes: [PendingPush] {
         steps.flatMap(\.decisions).compactMap { if case .push(let p) = $0 { return p } else { return nil } }
     }
 
@@ -34,4 +34,6 @@ public struct ChangeStep: Sendable {
     public var fired: [String]
     public var errors: [RuleError]
     public var decisions: [LedgerDecision]
+    /// What the throttle did with each push of `decisions` (queued, or merged into a pending one).
+    public var queued: [ActivityKey: SubmitOutcome] = [:]
 }

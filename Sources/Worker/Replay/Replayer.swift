@@ -6,7 +6,9 @@ import Store
 import Throttling
 
 /// Feeds a recorded sequence through the real pipeline with a simulated clock, and prints each change, the
-/// rules it fired, each push (as the provider sends it) and why, and a summary of every activity at the end.
+/// rules it fired, each throttle decision and each push (as the provider sends it), and a summary of every
+/// activity and its budget at the end. Pushes held for the budget are released when the simulated clock
+/// reaches their time, and the queue is drained after the last step.
 public struct Replayer: Sendable {
     public let pipeline: Pipeline
     public let feed: FeedRuntime
@@ -18,11 +20,12 @@ public struct Replayer: Sendable {
         self.write = write
     }
 
-    /// Replays every step; returns the number of pushes delivered. Body files resolve against `directory`.
+    /// Replays every step. Body files resolve against `directory`.
     public func replay(_ sequence: ReplaySequence, directory: String) async throws -> ReplaySummary {
         var summary = ReplaySummary()
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
+            try await releaseDue(before: now, summary: &summary)
             let path = step.body.hasPrefix("/") ? step.body : directory + "/" + step.body
             write("")
             write(
@@ -39,45 +42,97 @@ public struct Replayer: Sendable {
                 summary.feedErrors += 1
                 continue
             }
-            let fired = plan.steps.filter { !$0.fired.isEmpty || !$0.errors.isEmpty }
-            let added = plan.steps.filter { $0.change.previous == nil }.count
-            let removed = plan.steps.filter { $0.change.current == nil }.count
+            describe(plan)
+            try await release(at: now, summary: &summary)
+        }
+        try await releaseDue(before: Int.max, summary: &summary)
+        try await printSummary(summary)
+        return summary
+    }
+
+    private func describe(_ plan: PollPlan) {
+        let fired = plan.steps.filter { !$0.fired.isEmpty || !$0.errors.isEmpty }
+        let added = plan.steps.filter { $0.change.previous == nil }.count
+        let removed = plan.steps.filter { $0.change.current == nil }.count
+        write(
+            "  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)"
+        )
+        for step in fired {
+            let paths = step.change.changedPaths
+            let shown = paths.prefix(6).joined(separator: ", ") + (paths.count > 6 ? ", …" : "")
             write(
-                "  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)"
+                "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
             )
-            for step in fired {
-                let paths = step.change.changedPaths
-                let shown = paths.prefix(6).joined(separator: ", ") + (paths.count > 6 ? ", …" : "")
-                write(
-                    "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
-                )
-                for error in step.errors { write("  rule error: \(error)") }
-                for decision in step.decisions {
-                    switch decision {
-                    case .skip(let activity, let rules, let reason):
-                        write("  ✗ no push for \(activity) (rules \(rules.joined(separator: ", "))): \(reason)")
-                    case .push(let push):
+            for error in step.errors { write("  rule error: \(error)") }
+            for decision in step.decisions {
+                switch decision {
+                case .skip(let activity, let rules, let reason):
+                    write("  ✗ no push for \(activity) (rules \(rules.joined(separator: ", "))): \(reason)")
+                case .push(let pending):
+                    if case .coalesced(let into)? = step.queued[pending.push.activity] {
                         write(
-                            "  → \(push.event) \(push.activity) at priority \(push.priority)\(push.alert == nil ? "" : " with alert"), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))"
+                            "  ⇢ \(pending.push.event) \(pending.push.activity) coalesced into the pending push of rules \(into.joined(separator: ", ")) (latest state wins)"
                         )
-                        let outcome = try await pipeline.deliver(push)
-                        summary.pushes += 1
-                        if outcome != .delivered { write("  delivery: \(outcome)") }
                     }
                 }
             }
         }
+    }
+
+    /// Releases, at their own times, the pushes that become due before `limit`.
+    private func releaseDue(before limit: Int, summary: inout ReplaySummary) async throws {
+        var rounds = 0
+        while let wakeup = await pipeline.queue.nextWakeup(), wakeup < limit, rounds < 10_000 {
+            rounds += 1
+            write("")
+            write("⏱ at \(ISO8601Time.string(wakeup)): the throttle releases waiting pushes")
+            try await release(at: wakeup, summary: &summary)
+        }
+    }
+
+    private func release(at now: Int, summary: inout ReplaySummary) async throws {
+        for decision in try await pipeline.release(now: now) {
+            switch decision {
+            case .held(let key, let until, let rules):
+                write(
+                    "  ⏸ \(key) held until \(ISO8601Time.string(until)): priority-10 budget spent (rules \(rules.joined(separator: ", ")) hold for it)"
+                )
+            case .send(let push, let downgraded):
+                let how =
+                    downgraded
+                    ? "downgraded to priority 5 (budget spent), alert dropped"
+                    : "at priority \(push.priority)\(push.alert == nil ? "" : " with alert")"
+                write(
+                    "  → \(push.event) \(push.activity) \(how), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))"
+                )
+                let outcome = try await pipeline.deliver(push)
+                summary.pushes += 1
+                if outcome != .delivered { write("  delivery: \(outcome)") }
+            }
+        }
+    }
+
+    private func printSummary(_ summary: ReplaySummary) async throws {
         let records = try await pipeline.store.allActivities()
+        let states = await pipeline.queue.states
+        let configuration = pipeline.queue.configuration
         write("")
         write("Activities:")
         for record in records {
             write(
                 "  \(record.key) (\(record.attributesType)): \(record.phase), last timestamp \(record.lastTimestamp), state \(record.state.jsonString())"
             )
+            if let s = states[record.key] {
+                let budget = configuration.budget(for: s.attributesType)
+                let size = s.frequentUpdates ? budget.frequentUpdatesSize : budget.size
+                write(
+                    "    \(s.stats.starts) start, \(s.stats.sentHigh) at priority 10 (budget \(size) per \(budget.period) s), "
+                        + "\(s.stats.sentLow) at 5 (\(s.stats.downgraded) downgraded), \(s.stats.coalesced) coalesced, \(s.stats.held) held"
+                )
+            }
         }
         if records.isEmpty { write("  none") }
         write("\(summary.pushes) pushes, \(summary.feedErrors) feed errors")
-        return summary
     }
 }
 

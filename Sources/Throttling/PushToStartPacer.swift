@@ -1,0 +1,34 @@
+/// Paces push-to-start per (device token, attributes type): iOS accepts only a few starts in a short window
+/// per device, and drops the rest. Pure; the caller keeps it and persists it.
+public struct PushToStartPacer: Sendable, Hashable, Codable {
+    /// Starts allowed per window per device and attributes type.
+    public var limit: Int
+    /// The window in seconds.
+    public var window: Int
+    private var sends: [String: SendWindow] = [:]
+
+    public init(limit: Int = 10, window: Int = 3600) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Whether a start may go to this device now, or the time from which it may.
+    public enum Verdict: Sendable, Hashable {
+        case allow
+        case deferUntil(Int)
+    }
+
+    /// Checks and, when allowed, records one start.
+    public mutating func admit(token: String, attributesType: String, now: Int) -> Verdict {
+        let key = attributesType + " " + token
+        var w = sends[key] ?? SendWindow()
+        w.expire(now: now, period: window)
+        guard w.remaining(size: limit) > 0 else {
+            sends[key] = w
+            return .deferUntil(w.nextRefill(size: limit, period: window) ?? now)
+        }
+        w.record(now)
+        sends[key] = w
+        return .allow
+    }
+}

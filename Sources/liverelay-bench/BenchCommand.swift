@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "liverelay-bench",
+        abstract: "LiveRelay's benchmarks. Build in release mode: swift run -c release liverelay-bench <name>.",
+        subcommands: [ThrottleBench.self])
+}
+
+/// Prints rows as an aligned table.
+func printTable(_ header: [String], _ rows: [[String]]) {
+    let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+            .joined(separator: " | ")
+    }
+    print(line(header))
+    print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-"))
+    for row in rows { print(line(row)) }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
