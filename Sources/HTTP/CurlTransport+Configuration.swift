@@ -1,0 +1,57 @@
+extension CurlTransport {
+    /// How a `CurlTransport` connects. Defaults suit polling feeds and talking to push services.
+    public struct Configuration: Sendable {
+        /// A PEM file of CA certificates to trust *instead of* the system bundle (`CURLOPT_CAINFO`); `nil`
+        /// keeps the system bundle. Tests point it at a generated CA. Verification is always on.
+        public var caFile: String?
+        /// Speak HTTP/2 without negotiation (h2c, "prior knowledge") to every `http://` URL. Only for servers
+        /// known to accept it, such as a loopback fake; `https://` always negotiates with ALPN.
+        public var http2PriorKnowledge: Bool
+        /// The limit for establishing a connection (TCP and TLS), within the request's own timeout.
+        public var connectTimeout: Duration
+        /// The most connections to one host per curl thread (`CURLMOPT_MAX_HOST_CONNECTIONS`); requests beyond
+        /// them wait in libcurl's queue. With HTTP/2 a thread keeps one connection per host until it has
+        /// `maxConcurrentStreams` in flight. `0` means no limit, which HTTP/2 does not want: libcurl 7.88 then
+        /// opens a new connection for *every* request beyond the first connection's stream limit.
+        public var maxConnectionsPerHost: Int
+        /// The most HTTP/2 streams curl opens on one connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`); the
+        /// server's own limit applies too.
+        public var maxConcurrentStreams: Int
+        /// The number of curl threads, each with its own multi handle and connections; requests are spread
+        /// round-robin. One thread carries ~20k small HTTP/2 requests per second.
+        public var threads: Int
+        /// The `User-Agent` sent unless a request sets its own.
+        public var userAgent: String
+
+        /// Creates a configuration.
+        public init(
+            caFile: String? = nil,
+            http2PriorKnowledge: Bool = false,
+            connectTimeout: Duration = .seconds(10),
+            maxConnectionsPerHost: Int = 4,
+            maxConcurrentStreams: Int = 100,
+            threads: Int = 1,
+            userAgent: String = "LiveRelay"
+        ) {
+            self.caFile = caFile
+            self.http2PriorKnowledge = http2PriorKnowledge
+            self.connectTimeout = connectTimeout
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.threads = threads
+            self.userAgent = userAgent
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up and at least 1: libcurl reads 0 as "no limit".
+    var curlMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 1 }
+        let millis = seconds.multipliedReportingOverflow(by: 1000)
+        guard !millis.overflow else { return Int.max }
+        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return max(1, Int(millis.partialValue + fraction))
+    }
+}
