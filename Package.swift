@@ -62,7 +62,8 @@ let package = Package(
         .executableTarget(
             name: "liverelay-bench",
             dependencies: [
-                "LiveRelayCore", "Throttling", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Test support: loopback servers, generated certificates, repository paths.
         .target(
