@@ -5,9 +5,12 @@ extension CurlTransport {
         /// keeps the system bundle. Tests point it at a generated CA. Verification is always on.
         public var caFile: String?
         /// Speak HTTP/2 without negotiation (h2c, "prior knowledge") to every `http://` URL. Only for servers
-        /// known to accept it, such as a loopback fake; `https://` always negotiates with ALPN.
+        /// known to accept it, such as a loopback fake; `https://` always negotiates with ALPN. libcurl before
+        /// 8.0 cannot send a second request on an h2c connection, so with it each such request gets its own.
         public var http2PriorKnowledge: Bool
-        /// The limit for establishing a connection (TCP and TLS), within the request's own timeout.
+        /// The limit for establishing a connection (TCP and TLS), within the request's own timeout. libcurl
+        /// counts it, like the request timeout, from the start of the request, so time spent queued for a free
+        /// connection (see `maxConnectionsPerHost`) counts too.
         public var connectTimeout: Duration
         /// The most connections to one host per curl thread (`CURLMOPT_MAX_HOST_CONNECTIONS`); requests beyond
         /// them wait in libcurl's queue. With HTTP/2 a thread keeps one connection per host until it has

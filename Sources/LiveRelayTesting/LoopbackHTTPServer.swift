@@ -112,10 +112,18 @@ public final class LoopbackHTTPServer: Sendable {
             }
         }
         @Sendable func http2(_ channel: any Channel) -> EventLoopFuture<Void> {
-            channel.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+            // libcurl 7.88 sends RST_STREAM(STREAM_CLOSED) for every stream whose end only END_STREAM marks
+            // (no body, or no content-length). Real servers ignore resets of closed streams; NIO counts them
+            // and closes the connection after 200 in 30 s, so the fake allows 10,000 a second. (NIO reserves
+            // room for `maximumCount` timestamps up front: keep it modest.)
+            var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+            streamConfiguration.streamResetFrameRateLimit.maximumCount = 10_000
+            streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
+            return channel.configureHTTP2Pipeline(
+                mode: .server, connectionConfiguration: .init(), streamConfiguration: streamConfiguration
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(HTTP2EndStreamCoalescer())
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                     try stream.pipeline.syncOperations.addHandler(makeHandler())
                 }

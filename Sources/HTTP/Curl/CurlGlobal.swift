@@ -25,6 +25,16 @@ enum CurlGlobal {
     /// libcurl's version string, e.g. `libcurl/7.88.1 OpenSSL/3.0.19 zlib/1.2.13 brotli/1.0.9 nghttp2/1.52.0`.
     static var version: String { String(cString: curl_version()) }
 
+    /// libcurl's version as `0xMMmmpp` (`0x075801` for 7.88.1).
+    static var versionNumber: UInt32 {
+        guard let info = curl_version_info(ccurl_version_now()) else { return 0 }
+        return info.pointee.version_num
+    }
+
+    /// libcurl before 8.0 fails every request after the first on an HTTP/2 prior-knowledge (h2c) connection
+    /// with "Error in the HTTP2 framing layer" (seen with 7.88.1, curl's own command-line tool included).
+    static let priorKnowledgeReuseIsBroken = versionNumber < 0x08_00_00
+
     /// Whether the libcurl in use was built with HTTP/2 (nghttp2).
     static var supportsHTTP2: Bool {
         guard let info = curl_version_info(ccurl_version_now()) else { return false }

@@ -42,6 +42,11 @@ extension CurlTransfer {
         let priorKnowledge = configuration.http2PriorKnowledge && request.url.lowercased().hasPrefix("http://")
         let version = priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
         try options.set(CURLOPT_HTTP_VERSION, Int(version))
+        if priorKnowledge && CurlGlobal.priorKnowledgeReuseIsBroken {
+            // A fresh connection per request: this libcurl cannot send a second request on an h2c connection.
+            try options.set(CURLOPT_FRESH_CONNECT, 1)
+            try options.set(CURLOPT_FORBID_REUSE, 1)
+        }
         // Wait for a connection that may multiplex rather than opening another one.
         try options.set(CURLOPT_PIPEWAIT, 1)
 

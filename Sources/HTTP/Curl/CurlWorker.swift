@@ -38,8 +38,11 @@ final class CurlWorker: @unchecked Sendable {
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex())
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, configuration.maxConcurrentStreams))
-        let thread = Thread { [self] in run() }
-        thread.name = name
+        // The name is set on the thread itself: on Linux only that reaches the kernel (`top -H`, debuggers).
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            run()
+        }
         thread.start()
     }
 
