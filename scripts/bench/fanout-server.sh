@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Starts the loopback HTTP/2 + TLS server the fan-out benchmark sends to: nginx on one core, answering
+# 200 to POST /3/device/<token> and echoing apns-id (as APNs does), with a CA and a certificate generated
+# here for 127.0.0.1, localhost and api.push.apple.com. Prints the variables the other scripts read.
+#   usage: fanout-server.sh start|stop [workdir]
+set -euo pipefail
+action=${1:-start}
+dir=${2:-/tmp/liverelay-fanout}
+port=${FANOUT_PORT:-18443}
+server_core=${SERVER_CORE:-0}
+
+if [ "$action" = stop ]; then
+    [ -f "$dir/nginx.pid" ] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
+    exit 0
+fi
+
+command -v nginx >/dev/null || { echo "nginx is missing: apt-get install nginx-light" >&2; exit 1; }
+mkdir -p "$dir/logs" "$dir/tmp"
+cd "$dir"
+if [ ! -f leaf.pem ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=LiveRelay bench CA" \
+        -keyout ca.key -out ca.pem 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=api.push.apple.com" \
+        -keyout leaf.key -out leaf.csr 2>/dev/null
+    printf 'subjectAltName=DNS:api.push.apple.com,DNS:localhost,IP:127.0.0.1\n' > san.ext
+    openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out leaf.pem 2>/dev/null
+    # The .p8 signing key the clients use for their JWTs (nginx does not check them).
+    openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out apns.p8
+fi
+cat > nginx.conf <<CONF
+worker_processes 1;
+worker_cpu_affinity $(printf '%0*d' $((server_core + 1)) 1 | sed 's/^0*1/1/;s/^/1/' | head -c $((server_core + 1)) | rev);
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp;
+    server {
+        listen 127.0.0.1:$port ssl http2;
+        ssl_certificate $dir/leaf.pem;
+        ssl_certificate_key $dir/leaf.key;
+        http2_max_concurrent_streams 1000;
+        keepalive_requests 100000000;
+        keepalive_timeout 300s;
+        location /3/device/ {
+            add_header apns-id \$http_apns_id always;
+            return 200;
+        }
+    }
+}
+CONF
+# Pin by taskset rather than the affinity mask (which nginx writes oddly for core 0).
+sed -i '/worker_cpu_affinity/d' nginx.conf
+[ -f nginx.pid ] && kill "$(cat nginx.pid)" 2>/dev/null && sleep 0.5 || true
+taskset -c "$server_core" nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log"
+sleep 0.3
+echo "FANOUT_URL=https://127.0.0.1:$port"
+echo "FANOUT_CA=$dir/ca.pem"
+echo "FANOUT_KEY=$dir/apns.p8"
