@@ -43,3 +43,16 @@ public protocol PushProvider: Sendable {
     /// Delivers one push to one target.
     func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome
 }
+
+extension DeliveryOutcome {
+    /// A stable short name for metrics and logs.
+    public var metricLabel: String {
+        switch self {
+        case .delivered: return "delivered"
+        case .retry: return "retry"
+        case .dropToken: return "token_dropped"
+        case .refreshCredentials: return "refresh_credentials"
+        case .configurationError: return "configuration_error"
+        }
+    }
+}

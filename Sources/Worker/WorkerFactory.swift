@@ -42,14 +42,15 @@ public enum WorkerFactory {
 
     /// The pipeline over an open store (the throttle's saved state is loaded from it).
     public static func pipeline(
-        for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger
+        for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger,
+        metrics: LiveRelayMetrics = .none
     ) async throws(SQLiteStore.Failure) -> Pipeline {
         let queue = try await PushQueue(
             store: store, configuration: throttle(for: loaded), providerRate: loaded.config.provider.rate,
             providerBurst: loaded.config.provider.burst)
         return Pipeline(
-            store: store, engine: RuleEngine(rules: rules.rules), ledger: ActivityLedger(), queue: queue,
-            sender: Sender(provider: provider, logger: logger), logger: logger)
+            store: store, rules: RuleBook(RuleEngine(rules: rules.rules)), ledger: ActivityLedger(), queue: queue,
+            sender: Sender(provider: provider, logger: logger), logger: logger, metrics: metrics)
     }
 
     /// The HTTP transport for feeds and providers.

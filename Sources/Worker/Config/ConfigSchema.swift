@@ -59,6 +59,17 @@ public enum ConfigSchema {
                 }
               }
             },
+            "api": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "The HTTP API of liverelay run: /healthz, /metrics, and token registration for app backends.",
+              "properties": {
+                "host": { "type": "string", "minLength": 1, "description": "Address to listen on. Default 127.0.0.1." },
+                "port": { "type": "integer", "minimum": 0, "maximum": 65535, "description": "Port; 0 picks a free one. Default 8787." },
+                "bearer-token": { "$ref": "#/$defs/secret", "description": "The bearer token app backends present to register tokens; without it, registration is refused." },
+                "max-body-bytes": { "type": "integer", "minimum": 256, "description": "Larger request bodies are refused with 413. Default 16384." }
+              }
+            },
             "http": {
               "type": "object",
               "additionalProperties": false,

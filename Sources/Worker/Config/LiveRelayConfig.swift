@@ -13,9 +13,10 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var priority: PriorityConfig
     public var throttle: ThrottleConfig
     public var http: HTTPConfig
+    public var api: APIConfig
 
     enum CodingKeys: String, CodingKey {
-        case state, rules, feeds, provider, priority, throttle, http
+        case state, rules, feeds, provider, priority, throttle, http, api
     }
 
     public init(from decoder: any Decoder) throws {
@@ -27,6 +28,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         priority = try c.decodeIfPresent(PriorityConfig.self, forKey: .priority) ?? PriorityConfig()
         throttle = try c.decodeIfPresent(ThrottleConfig.self, forKey: .throttle) ?? ThrottleConfig()
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
+        api = try c.decodeIfPresent(APIConfig.self, forKey: .api) ?? APIConfig()
     }
 }
 
@@ -184,5 +186,39 @@ public struct ThrottleConfig: Sendable, Decodable {
         let p = try c.decodeIfPresent(PushToStart.self, forKey: .pushToStart)
         pushToStartLimit = p?.limit ?? 10
         pushToStartWindow = p?.window ?? 3600
+    }
+}
+
+/// The HTTP API of `liverelay run`.
+public struct APIConfig: Sendable, Decodable {
+    /// The address to listen on.
+    public var host: String
+    /// The port; 0 picks a free one (printed at start).
+    public var port: Int
+    /// The bearer token app backends present to register tokens; without it, registration is refused.
+    public var bearerToken: SecretReference?
+    /// Larger request bodies are refused with 413.
+    public var maxBodyBytes: Int
+
+    enum CodingKeys: String, CodingKey {
+        case host, port
+        case bearerToken = "bearer-token"
+        case maxBodyBytes = "max-body-bytes"
+    }
+
+    public init() {
+        host = "127.0.0.1"
+        port = 8787
+        bearerToken = nil
+        maxBodyBytes = 16384
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? host
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? port
+        bearerToken = try c.decodeIfPresent(SecretReference.self, forKey: .bearerToken)
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
     }
 }

@@ -12,17 +12,21 @@ import Throttling
 /// made in a pure module.
 public struct Pipeline: Sendable {
     public let store: SQLiteStore
-    public let engine: RuleEngine
+    /// The rules in force; replaced atomically by a reload.
+    public let rules: RuleBook
     public let ledger: ActivityLedger
     public let queue: PushQueue
     public let sender: Sender
     private let logger: Logger
+    public let metrics: LiveRelayMetrics
 
     public init(
-        store: SQLiteStore, engine: RuleEngine, ledger: ActivityLedger, queue: PushQueue, sender: Sender, logger: Logger
+        store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender, logger: Logger,
+        metrics: LiveRelayMetrics = .none
     ) {
         self.store = store
-        self.engine = engine
+        self.rules = rules
+        self.metrics = metrics
         self.ledger = ledger
         self.queue = queue
         self.sender = sender
@@ -47,6 +51,7 @@ public struct Pipeline: Sendable {
         plan.entityCount = current.count
         let previous = try await store.facts(feed: feed.id)
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
+        let engine = rules.engine
         let evaluations = changes.map { engine.evaluate($0, now: now) }
         var records = try await store.activities(Set(evaluations.flatMap { $0.intents.map(\.activity) }))
         let before = records
@@ -57,9 +62,13 @@ public struct Pipeline: Sendable {
                 decisions: decisions)
             for decision in decisions {
                 if case .push(let pending) = decision {
-                    step.queued[pending.push.activity] = await queue.submit([pending], now: now)[0]
+                    let outcome = await queue.submit([pending], now: now)[0]
+                    step.queued[pending.push.activity] = outcome
+                    if case .coalesced = outcome { metrics.coalesced() }
                 }
             }
+            for rule in step.fired { metrics.ruleFired(rule) }
+            for error in evaluation.errors { metrics.ruleError(error.rule) }
             plan.steps.append(step)
             for error in evaluation.errors {
                 logger.error(
@@ -82,12 +91,20 @@ public struct Pipeline: Sendable {
     public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
         let decisions = await queue.release(now: now)
         try await queue.save()
+        for decision in decisions { metrics.throttled(decision) }
+        metrics.pendingPushes(await queue.pendingCount)
         return decisions
     }
 
     /// Delivers one push. A delivered start marks its activity active.
     public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> DeliveryOutcome {
+        let started = ContinuousClock.now
         let outcome = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: nil))
+        let elapsed = ContinuousClock.now - started
+        metrics.pushed(
+            provider: sender.provider.name, priority: push.priority, outcome: outcome.metricLabel,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        if case .dropToken = outcome { metrics.tokenDropped(provider: sender.provider.name) }
         if push.event == .start, outcome == .delivered,
             var record = try await store.activities([push.activity])[push.activity], record.phase == .pending
         {

@@ -59,32 +59,43 @@ public struct Tick: Sendable {
 
     public func run(feeds: [FeedRuntime], now: Int) async throws(SQLiteStore.Failure) -> Report {
         var reports: [FeedReport] = []
-        for feed in feeds {
-            var report = FeedReport(feed: feed.id)
-            let saved = try await pipeline.store.validators(feed: feed.id)
-            let validators =
-                saved.etag == nil && saved.lastModified == nil
-                ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
-            let fetched: FeedFetcher.Fetched
-            do {
-                fetched = try await fetcher.fetch(feed, validators: validators)
-            } catch {
-                report.error = error
-                reports.append(report)
-                continue
-            }
-            guard case .body(let body, let newValidators) = fetched else {
-                report.notModified = true
-                reports.append(report)
-                continue
-            }
-            let plan = try await pipeline.plan(
-                feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
-            report.error = plan.feedError
-            report.changes = plan.steps.count
-            report.queued = plan.pushes.count
-            reports.append(report)
+        for feed in feeds { reports.append(try await poll(feed, now: now)) }
+        return Report(feeds: reports, delivery: try await deliver(now: now))
+    }
+
+    /// Polls one feed once: fetch (conditionally), then plan. The pushes wait in the throttle.
+    public func poll(_ feed: FeedRuntime, now: Int) async throws(SQLiteStore.Failure) -> FeedReport {
+        var report = FeedReport(feed: feed.id)
+        let metrics = pipeline.metrics
+        metrics.polled(feed: feed.id)
+        let saved = try await pipeline.store.validators(feed: feed.id)
+        let validators =
+            saved.etag == nil && saved.lastModified == nil
+            ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
+        let fetched: FeedFetcher.Fetched
+        do {
+            fetched = try await fetcher.fetch(feed, validators: validators)
+        } catch {
+            metrics.feedError(feed: feed.id, kind: error.kind)
+            report.error = error
+            return report
         }
+        guard case .body(let body, let newValidators) = fetched else {
+            metrics.notModified(feed: feed.id)
+            report.notModified = true
+            return report
+        }
+        let plan = try await pipeline.plan(
+            feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
+        if let error = plan.feedError { metrics.feedError(feed: feed.id, kind: error.kind) }
+        report.error = plan.feedError
+        report.changes = plan.steps.count
+        report.queued = plan.pushes.count
+        return report
+    }
+
+    /// Releases what the throttle allows now and delivers it.
+    public func deliver(now: Int) async throws(SQLiteStore.Failure) -> DeliveryReport {
         var delivery = DeliveryReport(provider: pipeline.sender.provider.name)
         for decision in try await pipeline.release(now: now) {
             switch decision {
@@ -99,6 +110,6 @@ public struct Tick: Sendable {
             }
         }
         delivery.pending = await pipeline.queue.pendingCount
-        return Report(feeds: reports, delivery: delivery)
+        return delivery
     }
 }

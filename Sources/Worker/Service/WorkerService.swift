@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Store
+
+/// `liverelay run`: polls every feed on its interval and delivers what the throttle releases, until a
+/// graceful shutdown (SIGTERM/SIGINT). Then only the waits are cut short: a poll or a delivery under way
+/// finishes (the service group's grace period bounds it), and every pending push stays saved in SQLite for
+/// the next run.
+public struct WorkerService: Service {
+    public let tick: Tick
+    public let feeds: [FeedRuntime]
+    public let health: HealthBoard
+    private let logger: Logger
+    private let now: @Sendable () -> Int
+
+    public init(
+        tick: Tick, feeds: [FeedRuntime], health: HealthBoard, logger: Logger,
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+    ) {
+        self.tick = tick
+        self.feeds = feeds
+        self.health = health
+        self.logger = logger
+        self.now = now
+    }
+
+    public func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for feed in feeds {
+                group.addTask { try await pollUntilShutdown(feed) }
+            }
+            group.addTask { try await releaseHeldUntilShutdown() }
+        }
+        let pending = await tick.pipeline.queue.pendingCount
+        logger.info("worker stopped; pending pushes stay saved", metadata: ["pending": "\(pending)"])
+    }
+
+    /// Polls a feed, delivers at once what its changes queued, waits its interval.
+    private func pollUntilShutdown(_ feed: FeedRuntime) async throws {
+        while !Task.isShuttingDownGracefully {
+            let report = try await tick.poll(feed, now: now())
+            health.record(report, at: now())
+            if let error = report.error {
+                logger.warning("feed error", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+            }
+            if report.queued > 0 { health.record(try await tick.deliver(now: now())) }
+            await sleepUnlessShuttingDown(.seconds(feed.interval))
+        }
+    }
+
+    /// Delivers pushes held for the budget (or the provider's rate) when their time comes. Looks again at least
+    /// every few seconds, so a push held by a poll in the meantime is not missed.
+    private func releaseHeldUntilShutdown() async throws {
+        while !Task.isShuttingDownGracefully {
+            let t = now()
+            if let next = await tick.pipeline.queue.nextWakeup(), next <= t {
+                health.record(try await tick.deliver(now: t))
+                continue
+            }
+            let next = await tick.pipeline.queue.nextWakeup() ?? (t + 5)
+            await sleepUnlessShuttingDown(.seconds(max(1, min(next - t, 5))))
+        }
+    }
+
+    private func sleepUnlessShuttingDown(_ duration: Duration) async {
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+    }
+}
