@@ -81,6 +81,7 @@ let package = Package(
         .target(
             name: "LiveRelayTesting",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
