@@ -57,6 +57,12 @@ public actor PushQueue {
         return decisions
     }
 
+    /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).
+    public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) {
+        throttle.setFrequentUpdates(on, for: activity, attributesType: throttle.states[activity]?.attributesType ?? "")
+        dirty.insert(activity)
+    }
+
     /// The earliest moment a pending push can go, if any is pending.
     public func nextWakeup() -> Int? { throttle.nextWakeup() }
 
