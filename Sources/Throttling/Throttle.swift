@@ -88,6 +88,8 @@ public struct Throttle: Sendable {
     private static func enqueue(_ pending: PendingPush, now: Int, into state: inout ActivityThrottleState)
         -> SubmitOutcome
     {
+        // A state made before the first push (frequent updates reported early) learns its type now.
+        if state.attributesType.isEmpty { state.attributesType = pending.push.attributesType }
         if let existing = state.pending {
             state.pending = existing.merged(with: pending)
             state.stats.coalesced += 1
