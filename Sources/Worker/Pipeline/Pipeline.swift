@@ -16,16 +16,20 @@ public struct Pipeline: Sendable {
     public let ledger: ActivityLedger
     public let queue: PushQueue
     public let sender: Sender
+    /// How pushes fan out to the registered tokens.
+    public let delivery: DeliveryOptions
     private let logger: Logger
 
     public init(
-        store: SQLiteStore, engine: RuleEngine, ledger: ActivityLedger, queue: PushQueue, sender: Sender, logger: Logger
+        store: SQLiteStore, engine: RuleEngine, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
+        delivery: DeliveryOptions = DeliveryOptions(), logger: Logger
     ) {
         self.store = store
         self.engine = engine
         self.ledger = ledger
         self.queue = queue
         self.sender = sender
+        self.delivery = delivery
         self.logger = logger
     }
 
@@ -85,16 +89,43 @@ public struct Pipeline: Sendable {
         return decisions
     }
 
-    /// Delivers one push. A delivered start marks its activity active.
-    public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> DeliveryOutcome {
-        let outcome = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: nil))
-        if push.event == .start, outcome == .delivered,
+    /// Delivers one push to every token registered for it (see ``PushTargets``), a bounded number at a time.
+    /// A start delivered to at least one device marks its activity active.
+    public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> PushDelivery {
+        let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
+        if targets.isEmpty {
+            logger.info(
+                "no registered token for push",
+                metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
+        }
+        let receipts = await sendConcurrently(push, to: targets)
+        let result = PushDelivery(push: push, receipts: receipts)
+        if push.event == .start, result.delivered,
             var record = try await store.activities([push.activity])[push.activity], record.phase == .pending
         {
             record.phase = .active
             try await store.save([record])
         }
-        return outcome
+        return result
+    }
+
+    private func sendConcurrently(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+        let sender = self.sender
+        let limit = max(1, delivery.maxConcurrentDeliveries)
+        return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
+            var receipts = [DeliveryReceipt?](repeating: nil, count: targets.count)
+            var inFlight = 0
+            for index in targets.indices {
+                if inFlight >= limit, let (done, receipt) = await group.next() {
+                    receipts[done] = receipt
+                    inFlight -= 1
+                }
+                group.addTask { (index, await sender.send(push, to: targets[index])) }
+                inFlight += 1
+            }
+            for await (done, receipt) in group { receipts[done] = receipt }
+            return receipts.compactMap { $0 }
+        }
     }
 }
 
