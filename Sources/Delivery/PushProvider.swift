@@ -32,6 +32,7 @@ public struct PushTarget: Sendable, Hashable {
 /// The outcome of one delivery attempt, classified so the `Sender` can act on it the same way for every
 /// provider.
 public enum DeliveryOutcome: Sendable, Hashable {
+    /// The provider's service accepted the push.
     case delivered
     /// A temporary failure: try again, after the given number of seconds if the provider said so.
     case retry(afterSeconds: Int?, reason: String)

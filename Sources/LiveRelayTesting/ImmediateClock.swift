@@ -18,12 +18,15 @@ public final class ImmediateClock: Clock, Sendable {
     /// A clock at offset zero.
     public init() {}
 
+    /// The time slept so far.
     public var now: Instant { state.withLock { $0.now } }
+    /// Any duration can be slept.
     public var minimumResolution: Duration { .zero }
 
     /// Every duration slept, in order.
     public var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
+    /// Records the wait and moves the time to `deadline` at once.
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
         state.withLock { state in

@@ -17,14 +17,15 @@ struct SendCommand: AsyncParsableCommand {
             A start needs the attributes type, the attributes and an alert, and goes to a push-to-start token; \
             an update or end goes to the activity's update token (the app reports both). Tokens are hex.
 
-            Examples:
-              liverelay send --config liverelay.json --provider apns --event start --token 80a1… \\
-                --attributes-type MatchAttributes --attributes '{"homeTeam": "Australia"}' \\
-                --content-state '{"homeScore": 0, "awayScore": 0}' --alert-title "Kick-off" --alert-body "AUS 0–0 EGY"
-              liverelay send --config liverelay.json --event update --token 5f3c… \\
-                --content-state '{"homeScore": 1, "awayScore": 0}' --priority 5
-              liverelay send --config liverelay.json --provider console --event end --token 5f3c… \\
-                --content-state '{"homeScore": 1, "awayScore": 0}' --dismissal-date 1783115100
+            Examples (T is a hex token the app reported):
+              liverelay send -c liverelay.json --provider apns --event start \\
+                --token T --attributes-type MatchAttributes \\
+                --attributes '{"homeTeam": "Australia"}' \\
+                --content-state '{"homeScore": 0}' --alert-title "Kick-off"
+              liverelay send -c liverelay.json --event update --token T \\
+                --content-state '{"homeScore": 1}' --priority 5
+              liverelay send -c liverelay.json --provider console --event end \\
+                --token T --content-state '{"homeScore": 1}'
             """)
 
     @Option(name: .shortAndLong, help: "The config file: its provider section has the bundle id and APNs key.")
@@ -39,7 +40,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The push-to-start token (start) or the activity's update token (update, end), in hex.")
     var token: String
 
-    @Option(help: "The activity key, for logs. Default: manual.")
+    @Option(help: "The activity key, for logs and the apns-id.")
     var activity: String = "manual"
 
     @Option(help: "The content-state, as a JSON object.")

@@ -43,6 +43,7 @@ public final class APNsProvider: PushProvider {
         }
     }
 
+    /// `apns`.
     public let name = "apns"
     /// The configuration the provider was made with.
     public let configuration: Configuration
@@ -76,6 +77,7 @@ public final class APNsProvider: PushProvider {
     /// How many provider tokens have been minted so far.
     public var mintedTokens: Int { state.withLock { $0.mints } }
 
+    /// Checks, encodes and sends one push, and classifies APNs' answer.
     public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
         guard let token = target.token, !token.isEmpty else {
             return .rejected(reason: "no \(target.kind.rawValue) token to send to")
@@ -164,7 +166,7 @@ public final class APNsProvider: PushProvider {
     static func classify(_ error: HTTPError) -> DeliveryOutcome {
         switch error.code {
         case .tls, .invalidURL:
-            return .configurationError(reason: "cannot reach APNs: \(error)")
+            return .configurationError(reason: "cannot reach APNs: \(error.code): \(error.message)")
         default:
             return .retry(afterSeconds: nil, reason: "no answer from APNs: \(error.code)")
         }

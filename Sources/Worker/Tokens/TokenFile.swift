@@ -13,15 +13,21 @@ import Store
 public struct TokenFile: Sendable, Decodable {
     /// A device following an entity (`feed/id`).
     public struct Subscription: Sendable, Decodable {
+        /// The device id.
         public var device: String
+        /// The entity, `feed/id`.
         public var entity: String
     }
 
     /// A device's push-to-start token for one attributes type.
     public struct PushToStart: Sendable, Decodable {
+        /// The device id.
         public var device: String
+        /// The app's `ActivityAttributes` type the token starts.
         public var attributesType: String
+        /// The token, in hex.
         public var token: String
+        /// Its APNs environment; the provider's when absent.
         public var environment: PushEnvironment?
 
         enum CodingKeys: String, CodingKey {
@@ -32,9 +38,13 @@ public struct TokenFile: Sendable, Decodable {
 
     /// The update token a device reported for an activity.
     public struct ActivityToken: Sendable, Decodable {
+        /// The activity key.
         public var activity: String
+        /// The device id.
         public var device: String
+        /// The token, in hex.
         public var token: String
+        /// Its APNs environment; the provider's when absent.
         public var environment: PushEnvironment?
     }
 
