@@ -21,7 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        // Test support only: the loopback servers that stand in for feeds and providers.
+        // The loopback servers that stand in for feeds and providers (test support); swift-crypto also signs
+        // APNs provider tokens.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
@@ -44,7 +45,12 @@ let package = Package(
         // Content-state ledger and push budget. Pure: no I/O, no clock.
         .target(name: "Throttling", dependencies: ["LiveRelayCore"]),
         // Push providers (APNs, console, …) and the sender in front of them.
-        .target(name: "Delivery", dependencies: ["LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Delivery",
+            dependencies: [
+                "LiveRelayCore", "HTTP", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The composition root: config, pipeline, tick, replay.
@@ -102,7 +108,12 @@ let package = Package(
         .testTarget(
             name: "ThrottlingTests",
             dependencies: ["Throttling", "LiveRelayCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "LiveRelayCore"]),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: [
+                "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
         .testTarget(
             name: "WorkerTests",

@@ -8,13 +8,21 @@ public struct PushTarget: Sendable, Hashable {
         case activity = "activity"
     }
 
+    /// Whether the token starts activities or updates one.
     public var kind: TokenKind
     /// The hex token; `nil` when no device is registered yet (the console provider still shows the request).
     public var token: String?
+    /// The APNs environment the app registered the token in; `nil` when unknown.
+    public var environment: PushEnvironment?
+    /// The device the token belongs to, for logs; never the token itself.
+    public var device: String?
 
-    public init(kind: TokenKind, token: String?) {
+    /// Creates a target.
+    public init(kind: TokenKind, token: String?, environment: PushEnvironment? = nil, device: String? = nil) {
         self.kind = kind
         self.token = token
+        self.environment = environment
+        self.device = device
     }
 
     /// The kind of token an event is addressed to.
@@ -24,6 +32,7 @@ public struct PushTarget: Sendable, Hashable {
 /// The outcome of one delivery attempt, classified so the `Sender` can act on it the same way for every
 /// provider.
 public enum DeliveryOutcome: Sendable, Hashable {
+    /// The provider's service accepted the push.
     case delivered
     /// A temporary failure: try again, after the given number of seconds if the provider said so.
     case retry(afterSeconds: Int?, reason: String)
@@ -33,6 +42,9 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case refreshCredentials(reason: String)
     /// The provider is misconfigured (wrong topic, wrong key): stop using it and say so loudly.
     case configurationError(reason: String)
+    /// This push cannot be sent as it is (a start without an alert, a payload over the size limit, no token):
+    /// do not retry it; the provider and the token stay in use.
+    case rejected(reason: String)
 }
 
 /// A way of delivering Live Activity pushes (APNs, FCM, Pushwoosh, Getui, the console). A provider encodes,
@@ -42,6 +54,13 @@ public protocol PushProvider: Sendable {
     var name: String { get }
     /// Delivers one push to one target.
     func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome
+    /// Called by the `Sender` after a `.refreshCredentials` outcome, before it retries once.
+    func refreshCredentials() async
+}
+
+extension PushProvider {
+    /// Providers without renewable credentials have nothing to refresh.
+    public func refreshCredentials() async {}
 }
 
 extension DeliveryOutcome {
@@ -53,6 +72,7 @@ extension DeliveryOutcome {
         case .dropToken: return "token_dropped"
         case .refreshCredentials: return "refresh_credentials"
         case .configurationError: return "configuration_error"
+        case .rejected: return "rejected"
         }
     }
 }

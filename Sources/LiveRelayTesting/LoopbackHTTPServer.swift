@@ -42,8 +42,11 @@ public final class LoopbackHTTPServer: Sendable {
         self.recorder = recorder
     }
 
-    /// Starts listening; `handler` is called once per complete request.
-    public static func start(mode: Mode = .http1, handler: @escaping Handler) async throws -> LoopbackHTTPServer {
+    /// Starts listening; `handler` is called once per complete request. With HTTP/2, the server announces
+    /// `maxConcurrentStreams` in its SETTINGS (NIO's default, 100, when `nil`).
+    public static func start(mode: Mode = .http1, maxConcurrentStreams: Int? = nil, handler: @escaping Handler)
+        async throws -> LoopbackHTTPServer
+    {
         let recorder = LoopbackRecorder()
         let tlsContext: NIOSSLContext?
         switch mode {
@@ -64,7 +67,9 @@ public final class LoopbackHTTPServer: Sendable {
                 let makeHandler: @Sendable () -> LoopbackRequestHandler = {
                     LoopbackRequestHandler(connectionID: connectionID, recorder: recorder, handler: handler)
                 }
-                return Self.configure(channel, mode: mode, tlsContext: tlsContext, makeHandler: makeHandler)
+                return Self.configure(
+                    channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
+                    makeHandler: makeHandler)
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {
@@ -102,9 +107,18 @@ public final class LoopbackHTTPServer: Sendable {
     public var connectionCount: Int { recorder.connectionCount }
 
     private static func configure(
-        _ channel: any Channel, mode: Mode, tlsContext: NIOSSLContext?,
+        _ channel: any Channel, mode: Mode, tlsContext: NIOSSLContext?, maxConcurrentStreams: Int?,
         makeHandler: @escaping @Sendable () -> LoopbackRequestHandler
     ) -> EventLoopFuture<Void> {
+        let connectionConfiguration = {
+            var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+            if let maxConcurrentStreams {
+                configuration.initialSettings =
+                    nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+                    + [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams)]
+            }
+            return configuration
+        }()
         @Sendable func http1(_ channel: any Channel) -> EventLoopFuture<Void> {
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.configureHTTPServerPipeline()
@@ -120,7 +134,7 @@ public final class LoopbackHTTPServer: Sendable {
             streamConfiguration.streamResetFrameRateLimit.maximumCount = 10_000
             streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
             return channel.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: .init(), streamConfiguration: streamConfiguration
+                mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandler(HTTP2EndStreamCoalescer())

@@ -71,6 +71,9 @@ final class LoopbackRequestHandler: ChannelInboundHandler, RemovableChannelHandl
             return
         case .hang:
             return
+        case .closeConnection:
+            (context.channel.parent ?? context.channel).close(promise: nil)
+            return
         case nil:
             break
         }

@@ -8,6 +8,8 @@ public struct ServerResponse: Sendable {
         case reset
         /// Never answer; the request stays open until the client gives up or the server stops.
         case hang
+        /// Close the whole TCP connection (on HTTP/2, every stream on it) without a response.
+        case closeConnection
     }
 
     /// The status code.

@@ -66,6 +66,7 @@ public final class SQLiteStore: Sendable {
                 t.column("pending", .boolean).notNull()
             }
         }
+        registerTokenRegistryMigration(&m)
         return m
     }
 
@@ -98,7 +99,7 @@ public final class SQLiteStore: Sendable {
             }, write: true)
     }
 
-    private func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
+    func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
         async throws(Failure) -> T
     {
         do {

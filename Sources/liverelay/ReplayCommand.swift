@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveRelayCore
 import Logging
 import Worker
 
@@ -26,6 +27,12 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Keep the state in this SQLite file instead of a temporary one.")
     var state: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Load devices, subscriptions and tokens from this JSON file first (see docs/configuration.md).",
+            discussion: "Without it, the console prints each push once with a placeholder token."))
+    var tokens: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -51,6 +58,16 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         let store = try openStore(statePath)
+        if let tokens {
+            do {
+                try await TokenFile.load(path: tokens).apply(
+                    to: store, environment: loaded.config.provider.apns?.environment ?? .production,
+                    now: Int(Date().timeIntervalSince1970))
+            } catch let diagnostics as Diagnostics {
+                for d in diagnostics.items { standardError(d.description) }
+                throw ExitCode(1)
+            }
+        }
         let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
         let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))

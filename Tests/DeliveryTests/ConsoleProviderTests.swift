@@ -30,6 +30,7 @@ import Testing
                 apns-topic: com.example.scores.push-type.liveactivity
                 apns-priority: 10
                 apns-expiration: 1783105260
+                apns-id: \(APNsRequestEncoder.apnsID(for: push, token: "<push-to-start token>"))
                 content-type: application/json
 
                 {"aps":{"alert":{"body":"Kick-off","sound":"default","title":"Australia v Egypt"},"attributes":{"homeTeam":"Australia"},"attributes-type":"MatchAttributes","content-state":{"awayScore":0,"clock":"1'","homeScore":0},"event":"start","relevance-score":50,"stale-date":1783102560,"timestamp":1783101660}}

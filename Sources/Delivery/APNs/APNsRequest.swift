@@ -1,13 +1,17 @@
+import Crypto
 import Foundation
 import LiveRelayCore
 
 /// One HTTP/2 request to APNs, fully formed: what the APNs provider sends and what the console provider
-/// prints.
+/// prints. The `authorization` header is not part of it: the provider adds it when sending.
 public struct APNsRequest: Sendable, Hashable {
+    /// Always `POST`.
     public var method: String
+    /// `/3/device/<token>`.
     public var path: String
     /// In the order they are sent.
     public var headers: [(name: String, value: String)]
+    /// The JSON payload.
     public var body: Data
 
     public static func == (a: APNsRequest, b: APNsRequest) -> Bool {
@@ -23,11 +27,15 @@ public struct APNsRequest: Sendable, Hashable {
 
 /// Builds APNs requests for Live Activity pushes.
 public struct APNsRequestEncoder: Sendable {
+    /// APNs refuses Live Activity payloads over this many bytes (413 `PayloadTooLarge`).
+    public static let maximumPayloadBytes = 4096
+
     /// The app's bundle id; the topic is `<bundle id>.push-type.liveactivity`.
     public var bundleID: String
     /// How long APNs may store an undeliverable push, in seconds after its timestamp.
     public var expirationSeconds: Int
 
+    /// Creates an encoder for an app.
     public init(bundleID: String, expirationSeconds: Int = 3600) {
         self.bundleID = bundleID
         self.expirationSeconds = expirationSeconds
@@ -36,11 +44,40 @@ public struct APNsRequestEncoder: Sendable {
     /// The `apns-topic` for Live Activity pushes.
     public var topic: String { bundleID + ".push-type.liveactivity" }
 
-    /// The body bytes: canonical JSON with sorted keys, so equal pushes encode to equal bytes.
-    public func body(for push: LiveActivityPush) throws -> Data {
+    /// The body bytes: canonical JSON with sorted keys, so equal pushes encode to equal bytes. Refuses a
+    /// push APNs or the device would refuse: a `start` without `attributes-type`, `attributes` or an alert,
+    /// and a payload over ``maximumPayloadBytes``.
+    public func body(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
+        func refuse(_ code: APNsPayloadError.Code, _ message: String) -> APNsPayloadError {
+            APNsPayloadError(code: code, activity: push.activity, event: push.event, message: message)
+        }
+        if push.event == .start {
+            if push.attributesType.isEmpty {
+                throw refuse(
+                    .missingAttributesType, "a start needs attributes-type (the app's ActivityAttributes type)")
+            }
+            if push.attributes == nil {
+                throw refuse(.missingAttributes, "a start needs attributes (the activity's static attributes)")
+            }
+            if push.alert?.hasText != true {
+                throw refuse(.missingAlert, "a start needs an alert with a title or body (push-to-start requires one)")
+            }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(APNsPayload(push))
+        let data: Data
+        do {
+            data = try encoder.encode(APNsPayload(push))
+        } catch {
+            throw refuse(.encoding, "the payload cannot be encoded: \(error)")
+        }
+        if data.count > Self.maximumPayloadBytes {
+            throw refuse(
+                .payloadTooLarge,
+                "the payload is \(data.count) bytes; APNs accepts at most \(Self.maximumPayloadBytes) "
+                    + "(shorten the content-state, attributes or alert)")
+        }
+        return data
     }
 
     /// The whole request. `token` is the device or activity token in hex; the console shows a placeholder
@@ -53,8 +90,30 @@ public struct APNsRequestEncoder: Sendable {
                 ("apns-topic", topic),
                 ("apns-priority", String(push.priority.rawValue)),
                 ("apns-expiration", String(push.timestamp + expirationSeconds)),
+                ("apns-id", Self.apnsID(for: push, token: token)),
                 ("content-type", "application/json"),
             ],
             body: body)
+    }
+
+    /// A UUID that names one push to one token, derived from the activity, event, timestamp and token, so
+    /// the same push gets the same `apns-id` on every run and every retry (APNs echoes it in its answer).
+    public static func apnsID(for push: LiveActivityPush, token: String) -> String {
+        let name = "\(push.activity.rawValue)\n\(push.event.rawValue)\n\(push.timestamp)\n\(token)"
+        var bytes = Array(SHA256.hash(data: Data(name.utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: a name-based UUID of our own
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4),
+            hex.dropFirst(16).prefix(4), hex.dropFirst(20),
+        ]
+        return parts.joined(separator: "-")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -19,7 +19,7 @@ public struct ConsoleProvider: PushProvider {
         do {
             body = try encoder.body(for: push)
         } catch {
-            return .configurationError(reason: "cannot encode the payload: \(error)")
+            return .rejected(reason: error.description)
         }
         write(
             ConsoleProvider.render(

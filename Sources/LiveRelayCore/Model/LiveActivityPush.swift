@@ -21,11 +21,18 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
     public var priority: PushPriority
     /// The rules whose firing made this push, for logs and `replay` output.
     public var ruleIDs: [String]
+    /// The feed entity whose change made this push; a `start` goes to the devices subscribed to it.
+    /// Optional so throttle states saved before it existed still decode.
+    public var entity: EntityKey?
+    /// For `start` (iOS 18): ask the device to report the new activity's update token
+    /// (APNs `input-push-token`). Optional so older saved states still decode.
+    public var inputPushToken: Bool?
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, timestamp: Int, contentState: JSONValue,
         attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevanceScore: RelevanceScore? = nil,
-        staleDate: Int? = nil, dismissalDate: Int? = nil, priority: PushPriority, ruleIDs: [String] = []
+        staleDate: Int? = nil, dismissalDate: Int? = nil, priority: PushPriority, ruleIDs: [String] = [],
+        entity: EntityKey? = nil, inputPushToken: Bool? = nil
     ) {
         self.activity = activity
         self.attributesType = attributesType
@@ -39,5 +46,7 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         self.dismissalDate = dismissalDate
         self.priority = priority
         self.ruleIDs = ruleIDs
+        self.entity = entity
+        self.inputPushToken = inputPushToken
     }
 }

@@ -47,7 +47,7 @@ public struct ActivityLedger: Sendable {
             alert: intent.alert, relevanceScore: intent.relevance,
             staleDate: intent.staleAfter.map { timestamp + $0 },
             dismissalDate: event == .end ? intent.dismissalAfter.map { timestamp + $0 } : nil,
-            priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs)
+            priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs, entity: intent.entity)
         record = ActivityRecord(
             key: intent.activity, attributesType: intent.attributesType,
             phase: event == .start ? .pending : event == .end ? .ended : (record?.phase ?? .active),
@@ -72,10 +72,12 @@ struct MergedIntent {
     var staleAfter: Int?
     var dismissalAfter: Int?
     var ruleIDs: [String]
+    var entity: EntityKey
 
     init(_ intents: [ActivityIntent]) {
         let first = intents[0]
         activity = first.activity
+        entity = first.entity
         attributesType = first.attributesType
         event =
             intents.contains { $0.event == .end }

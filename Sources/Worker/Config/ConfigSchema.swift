@@ -145,12 +145,24 @@ public enum ConfigSchema {
               "type": "object",
               "additionalProperties": false,
               "description": "Which provider delivers pushes.",
+              "if": { "required": ["type"], "properties": { "type": { "const": "apns" } } },
+              "then": { "required": ["key-id", "team-id", "key"] },
               "properties": {
-                "type": { "enum": ["console"], "description": "console prints each push as the APNs request it stands for." },
+                "type": { "enum": ["console", "apns"], "description": "console prints each push as the APNs request it stands for; apns sends it to Apple (token authentication over HTTP/2)." },
                 "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
                 "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." },
                 "rate": { "type": "number", "exclusiveMinimum": 0, "description": "Requests per second the provider accepts. Default 1000." },
-                "burst": { "type": "number", "minimum": 1, "description": "Requests it accepts in a burst. Default: the rate." }
+                "burst": { "type": "number", "minimum": 1, "description": "Requests it accepts in a burst. Default: the rate." },
+                "key-id": { "type": "string", "pattern": "^[A-Z0-9]{10}$", "description": "apns: the 10-character id of the .p8 signing key (Certificates, Identifiers & Profiles → Keys)." },
+                "team-id": { "type": "string", "pattern": "^[A-Z0-9]{10}$", "description": "apns: the 10-character team id of the developer account." },
+                "key": { "$ref": "#/$defs/secret", "description": "apns: where the .p8 key (PEM) is read from; never the key itself." },
+                "environment": { "enum": ["production", "sandbox"], "description": "apns: production (TestFlight and App Store builds) or sandbox (development builds). Only tokens registered for it are used. Default production." },
+                "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns: a custom server URL instead of Apple's (tests point it at a loopback fake)." },
+                "connections": { "type": "integer", "minimum": 1, "maximum": 16, "description": "apns: HTTP/2 connections (each on its own libcurl thread). Default 1." },
+                "max-concurrent-streams": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "apns: the most requests in flight on one connection; the server's own limit applies too. Default 100." },
+                "token-refresh": { "type": "integer", "minimum": 1200, "maximum": 3300, "description": "apns: seconds between provider tokens (JWT), 20 to 55 minutes. Default 3000." },
+                "timeout": { "type": "integer", "minimum": 1, "description": "apns: seconds one request may take. Default 10." },
+                "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." }
               }
             }
           }

@@ -78,7 +78,7 @@ public enum HeaderValue: Sendable, Hashable, Decodable {
     }
 }
 
-/// Which provider delivers pushes. Only `console` needs nothing else.
+/// Which provider delivers pushes: `console` (needs nothing else) or `apns`.
 public struct ProviderConfig: Sendable, Decodable {
     public var type: String
     /// The app's bundle id; the APNs topic is `<bundle-id>.push-type.liveactivity`.
@@ -89,6 +89,8 @@ public struct ProviderConfig: Sendable, Decodable {
     public var rate: Double
     /// Requests it accepts in a burst.
     public var burst: Double
+    /// The APNs settings, when `type` is `apns`.
+    public var apns: APNsProviderConfig?
 
     enum CodingKeys: String, CodingKey {
         case type
@@ -114,6 +116,7 @@ public struct ProviderConfig: Sendable, Decodable {
         expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600
         rate = try c.decodeIfPresent(Double.self, forKey: .rate) ?? 1000
         burst = try c.decodeIfPresent(Double.self, forKey: .burst) ?? rate
+        apns = type == "apns" ? try APNsProviderConfig(from: decoder) : nil
     }
 }
 

@@ -17,12 +17,14 @@ public struct Pipeline: Sendable {
     public let ledger: ActivityLedger
     public let queue: PushQueue
     public let sender: Sender
+    /// How pushes fan out to the registered tokens.
+    public let delivery: DeliveryOptions
     private let logger: Logger
     public let metrics: LiveRelayMetrics
 
     public init(
-        store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender, logger: Logger,
-        metrics: LiveRelayMetrics = .none
+        store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
+        delivery: DeliveryOptions = DeliveryOptions(), logger: Logger, metrics: LiveRelayMetrics = .none
     ) {
         self.store = store
         self.rules = rules
@@ -30,6 +32,7 @@ public struct Pipeline: Sendable {
         self.ledger = ledger
         self.queue = queue
         self.sender = sender
+        self.delivery = delivery
         self.logger = logger
     }
 
@@ -96,22 +99,53 @@ public struct Pipeline: Sendable {
         return decisions
     }
 
-    /// Delivers one push. A delivered start marks its activity active.
-    public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> DeliveryOutcome {
-        let started = ContinuousClock.now
-        let outcome = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: nil))
-        let elapsed = ContinuousClock.now - started
-        metrics.pushed(
-            provider: sender.provider.name, priority: push.priority, outcome: outcome.metricLabel,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        if case .dropToken = outcome { metrics.tokenDropped(provider: sender.provider.name) }
-        if push.event == .start, outcome == .delivered,
+    /// Delivers one push to every token registered for it (see ``PushTargets``), a bounded number at a time.
+    /// A start delivered to at least one device marks its activity active.
+    public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> PushDelivery {
+        let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
+        if targets.isEmpty {
+            logger.info(
+                "no registered token for push",
+                metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
+        }
+        let receipts = await sendConcurrently(push, to: targets)
+        let result = PushDelivery(push: push, receipts: receipts)
+        if push.event == .start, result.delivered,
             var record = try await store.activities([push.activity])[push.activity], record.phase == .pending
         {
             record.phase = .active
             try await store.save([record])
         }
-        return outcome
+        return result
+    }
+
+    private func sendConcurrently(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+        let sender = self.sender
+        let metrics = self.metrics
+        let limit = max(1, delivery.maxConcurrentDeliveries)
+        return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
+            var receipts = [DeliveryReceipt?](repeating: nil, count: targets.count)
+            var inFlight = 0
+            for index in targets.indices {
+                if inFlight >= limit, let (done, receipt) = await group.next() {
+                    receipts[done] = receipt
+                    inFlight -= 1
+                }
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let receipt = await sender.send(push, to: targets[index])
+                    let elapsed = ContinuousClock.now - started
+                    metrics.pushed(
+                        provider: sender.provider.name, priority: push.priority, outcome: receipt.outcome.metricLabel,
+                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    if case .dropToken = receipt.outcome { metrics.tokenDropped(provider: sender.provider.name) }
+                    return (index, receipt)
+                }
+                inFlight += 1
+            }
+            for await (done, receipt) in group { receipts[done] = receipt }
+            return receipts.compactMap { $0 }
+        }
     }
 }
 

@@ -102,10 +102,11 @@ public struct Tick: Sendable {
             case .held: delivery.held += 1
             case .send(let push, let downgraded):
                 if downgraded { delivery.downgraded += 1 }
-                if try await pipeline.deliver(push) == .delivered {
-                    if push.priority == .high { delivery.sentHigh += 1 } else { delivery.sentLow += 1 }
-                } else {
+                let result = try await pipeline.deliver(push)
+                if result.failed {
                     delivery.failed += 1
+                } else if result.delivered {
+                    if push.priority == .high { delivery.sentHigh += 1 } else { delivery.sentLow += 1 }
                 }
             }
         }

@@ -105,9 +105,12 @@ public struct Replayer: Sendable {
                 write(
                     "  → \(push.event) \(push.activity) \(how), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))"
                 )
-                let outcome = try await pipeline.deliver(push)
+                let result = try await pipeline.deliver(push)
                 summary.pushes += 1
-                if outcome != .delivered { write("  delivery: \(outcome)") }
+                if result.receipts.isEmpty { write("  delivery: no registered token") }
+                for receipt in result.receipts where !receipt.delivered {
+                    write("  delivery to \(receipt.target.device ?? "the placeholder"): \(receipt.outcome)")
+                }
             }
         }
     }

@@ -1,0 +1,180 @@
+import Foundation
+import HTTP
+import LiveRelayCore
+import Synchronization
+
+/// Delivers Live Activity pushes to APNs over HTTP/2 with token (JWT) authentication.
+///
+/// Encodes each push (refusing what APNs would refuse), sends it through the transport (libcurl multiplexes
+/// the requests over its connections), and classifies the answer; retries, pruning and logging are the
+/// `Sender`'s. One provider token is shared by every request and replaced as ``ProviderTokenPolicy`` says.
+///
+/// Two answers are checked before a token is dropped: `BadDeviceToken` for a token registered in the
+/// other environment is this push's problem, not the token's; and `DeviceTokenNotForTopic` before any push
+/// succeeded means the configured bundle id may be wrong, so it is a configuration error rather than a
+/// reason to drop every token one after the other.
+public final class APNsProvider: PushProvider {
+    /// How the provider reaches APNs.
+    public struct Configuration: Sendable {
+        /// The server and its environment.
+        public var endpoint: APNsEndpoint
+        /// The app's bundle id (the topic is `<bundle id>.push-type.liveactivity`).
+        public var bundleID: String
+        /// `apns-expiration`: seconds after a push's timestamp during which APNs may store it.
+        public var expirationSeconds: Int
+        /// Seconds between provider tokens (clamped to 20…55 minutes).
+        public var tokenRefreshInterval: Int
+        /// The limit for one request.
+        public var requestTimeout: Duration
+        /// Ask for the new activity's update token on every start (`input-push-token`, iOS 18).
+        public var inputPushToken: Bool
+
+        /// Creates a configuration.
+        public init(
+            endpoint: APNsEndpoint, bundleID: String, expirationSeconds: Int = 3600,
+            tokenRefreshInterval: Int = 50 * 60, requestTimeout: Duration = .seconds(10), inputPushToken: Bool = false
+        ) {
+            self.endpoint = endpoint
+            self.bundleID = bundleID
+            self.expirationSeconds = expirationSeconds
+            self.tokenRefreshInterval = tokenRefreshInterval
+            self.requestTimeout = requestTimeout
+            self.inputPushToken = inputPushToken
+        }
+    }
+
+    /// `apns`.
+    public let name = "apns"
+    /// The configuration the provider was made with.
+    public let configuration: Configuration
+    private let key: APNsSigningKey
+    private let transport: any HTTPTransport
+    private let encoder: APNsRequestEncoder
+    private let now: @Sendable () -> Int
+    private let state: Mutex<State>
+
+    private struct State {
+        var policy: ProviderTokenPolicy
+        var token: String?
+        var mints = 0
+        var topicVerified = false
+    }
+
+    /// - Parameter now: the wall clock in UNIX seconds (the JWT's `iat`); tests pass a simulated one.
+    public init(
+        configuration: Configuration, key: APNsSigningKey, transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+    ) {
+        self.configuration = configuration
+        self.key = key
+        self.transport = transport
+        self.now = now
+        encoder = APNsRequestEncoder(
+            bundleID: configuration.bundleID, expirationSeconds: configuration.expirationSeconds)
+        state = Mutex(State(policy: ProviderTokenPolicy(refreshInterval: configuration.tokenRefreshInterval)))
+    }
+
+    /// How many provider tokens have been minted so far.
+    public var mintedTokens: Int { state.withLock { $0.mints } }
+
+    /// Checks, encodes and sends one push, and classifies APNs' answer.
+    public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
+        guard let token = target.token, !token.isEmpty else {
+            return .rejected(reason: "no \(target.kind.rawValue) token to send to")
+        }
+        if let environment = target.environment, environment != configuration.endpoint.environment {
+            return .rejected(
+                reason: "the token was registered for \(environment), this provider sends to "
+                    + "\(configuration.endpoint.environment)")
+        }
+        var push = push
+        if configuration.inputPushToken, push.event == .start, push.inputPushToken == nil { push.inputPushToken = true }
+        let body: Data
+        do {
+            body = try encoder.body(for: push)
+        } catch {
+            return .rejected(reason: error.description)
+        }
+        let bearer: String
+        do {
+            bearer = try providerToken()
+        } catch {
+            return .configurationError(reason: error.description)
+        }
+        let request = encoder.request(for: push, token: token, body: body)
+        var headers = request.headers.map { HTTPHeader($0.name, $0.value) }
+        headers.append(HTTPHeader("authorization", "bearer " + bearer))
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(
+                HTTPRequest(
+                    method: request.method, url: configuration.endpoint.url + request.path, headers: headers,
+                    body: body, timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10))
+        } catch {
+            return Self.classify(error)
+        }
+        if response.status == 200 {
+            state.withLock { $0.topicVerified = true }
+            return .delivered
+        }
+        return classify(response, target: target)
+    }
+
+    /// Marks the current provider token as rejected; a new one is minted for the next request unless the
+    /// current one is younger than 20 minutes (see ``ProviderTokenPolicy``).
+    public func refreshCredentials() async {
+        let now = now()
+        state.withLock { _ = $0.policy.expired(now: now) }
+    }
+
+    private func providerToken() throws(APNsSigningKey.Failure) -> String {
+        let now = now()
+        return try state.withLock { (state: inout State) throws(APNsSigningKey.Failure) -> String in
+            switch state.policy.token(now: now) {
+            case .use:
+                if let token = state.token { return token }
+                fallthrough
+            case .mint:
+                let token = try key.token(issuedAt: state.policy.issuedAt ?? now)
+                state.token = token
+                state.mints += 1
+                return token
+            }
+        }
+    }
+
+    private func classify(_ response: HTTPResponse, target: PushTarget) -> DeliveryOutcome {
+        let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
+        let reason = APNsErrorReason(rawValue: body?.reason ?? "status \(response.status)", status: response.status)
+        let text = "APNs answered \(reason)"
+        switch reason.action {
+        case .retry:
+            return .retry(afterSeconds: response.header("retry-after").flatMap { Int($0) }, reason: text)
+        case .dropToken:
+            if reason == .deviceTokenNotForTopic, !state.withLock({ $0.topicVerified }) {
+                return .configurationError(
+                    reason: "\(text) before any push to \(encoder.topic) succeeded: check the bundle id")
+            }
+            return .dropToken(reason: text)
+        case .refreshCredentials: return .refreshCredentials(reason: text)
+        case .configuration: return .configurationError(reason: text)
+        case .rejectPush: return .rejected(reason: text)
+        }
+    }
+
+    /// A transport failure: retry what may pass next time, stop on what will not (TLS, a bad URL).
+    static func classify(_ error: HTTPError) -> DeliveryOutcome {
+        switch error.code {
+        case .tls, .invalidURL:
+            return .configurationError(reason: "cannot reach APNs: \(error.code): \(error.message)")
+        default:
+            return .retry(afterSeconds: nil, reason: "no answer from APNs: \(error.code)")
+        }
+    }
+
+    /// APNs' error body: `{"reason": "Unregistered", "timestamp": 1783111500000}`.
+    struct ErrorBody: Decodable {
+        var reason: String
+        var timestamp: Int64?
+    }
+}

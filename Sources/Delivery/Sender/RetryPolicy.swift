@@ -1,0 +1,35 @@
+/// How long the `Sender` waits before trying a push again. Pure: the random jitter comes in as a number.
+///
+/// Exponential backoff (`baseDelay`, doubled each attempt, at most `maxDelay`) with "equal jitter": a delay
+/// is between half and all of the exponential value, so many pushes failing together do not come back
+/// together. A `Retry-After` from the provider is honoured as a floor; past `maxDelay` the push is given up.
+public struct RetryPolicy: Sendable, Hashable {
+    /// How many times one push is sent at most, the first time included.
+    public var maxAttempts: Int
+    /// The delay before the first retry, before jitter.
+    public var baseDelay: Duration
+    /// The longest delay; a longer `Retry-After` gives the push up.
+    public var maxDelay: Duration
+
+    /// A policy; by default 4 attempts, 0.5 s doubling up to 8 s.
+    public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8)) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+    }
+
+    /// The delay before attempt `attempt + 1` after attempt `attempt` (from 1) failed, or `nil` to give up.
+    /// `jitter` is a random number in `0..<1`.
+    public func delay(afterAttempt attempt: Int, retryAfterSeconds: Int?, jitter: Double) -> Duration? {
+        guard attempt < maxAttempts else { return nil }
+        let exponent = min(attempt - 1, 30)
+        let full = min(baseDelay * (1 << exponent), maxDelay)
+        var delay = full / 2 + full / 2 * min(max(jitter, 0), 1)
+        if let retryAfterSeconds {
+            let floor = Duration.seconds(max(0, retryAfterSeconds))
+            if floor > maxDelay { return nil }
+            delay = max(delay, floor)
+        }
+        return delay
+    }
+}

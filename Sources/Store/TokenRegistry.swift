@@ -1,0 +1,191 @@
+import Foundation
+import GRDB
+import LiveRelayCore
+
+/// A push token as the registry holds it.
+public struct RegisteredToken: Sendable, Hashable {
+    /// The device it belongs to (an id the app chose).
+    public var device: String
+    /// The token, in lower-case hex.
+    public var token: String
+    /// The APNs environment the app registered it in.
+    public var environment: PushEnvironment
+
+    /// Creates a record.
+    public init(device: String, token: String, environment: PushEnvironment) {
+        self.device = device
+        self.token = token
+        self.environment = environment
+    }
+}
+
+/// The token registry, in the same SQLite file as the rest of the state:
+/// - push-to-start tokens, one per device and attributes type (a new one replaces the old: rotation);
+/// - update tokens, one per activity and device, as the app reports them once an activity runs;
+/// - subscriptions: which devices follow which entity (a match), so a start reaches them;
+/// - dropped tokens: a token APNs declared dead is removed and remembered, and never stored again.
+extension SQLiteStore {
+    static func registerTokenRegistryMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v3-tokens") { db in
+            try db.create(table: "push_to_start_token") { t in
+                t.column("device", .text).notNull()
+                t.column("attributes_type", .text).notNull()
+                t.column("token", .text).notNull()
+                t.column("environment", .text).notNull()
+                t.column("updated_at", .integer).notNull()
+                t.primaryKey(["device", "attributes_type"])
+            }
+            try db.create(table: "activity_token") { t in
+                t.column("activity", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("token", .text).notNull()
+                t.column("environment", .text).notNull()
+                t.column("updated_at", .integer).notNull()
+                t.primaryKey(["activity", "device"])
+            }
+            try db.create(table: "subscription") { t in
+                t.column("feed", .text).notNull()
+                t.column("entity", .text).notNull()
+                t.column("device", .text).notNull()
+                t.primaryKey(["feed", "entity", "device"])
+            }
+            try db.create(table: "dropped_token") { t in
+                t.column("token", .text).primaryKey()
+                t.column("reason", .text).notNull()
+                t.column("dropped_at", .integer).notNull()
+            }
+        }
+    }
+
+    /// Stores (or rotates) a device's push-to-start token for an attributes type. Returns `false`, storing
+    /// nothing, when the token was dropped before.
+    @discardableResult
+    public func registerPushToStartToken(
+        device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(Failure) -> Bool {
+        let token = token.lowercased()
+        return try await write("registering a push-to-start token") { db in
+            guard try !Self.isDropped(token, db) else { return false }
+            try db.execute(
+                sql: """
+                    INSERT INTO push_to_start_token (device, attributes_type, token, environment, updated_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(device, attributes_type) DO UPDATE SET token = excluded.token,
+                    environment = excluded.environment, updated_at = excluded.updated_at
+                    """, arguments: [device, attributesType, token, environment.rawValue, now])
+            return true
+        }
+    }
+
+    /// Stores (or rotates) the update token a device reported for an activity. Returns `false`, storing
+    /// nothing, when the token was dropped before.
+    @discardableResult
+    public func registerActivityToken(
+        activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(Failure) -> Bool {
+        let token = token.lowercased()
+        return try await write("registering an activity token") { db in
+            guard try !Self.isDropped(token, db) else { return false }
+            try db.execute(
+                sql: """
+                    INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
+                    environment = excluded.environment, updated_at = excluded.updated_at
+                    """, arguments: [activity.rawValue, device, token, environment.rawValue, now])
+            return true
+        }
+    }
+
+    /// Makes a device follow an entity: starts for it go to the device's push-to-start tokens.
+    public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
+        try await write("subscribing a device") { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO subscription (feed, entity, device) VALUES (?, ?, ?)",
+                arguments: [entity.feed, entity.id, device])
+        }
+    }
+
+    /// Stops a device following an entity.
+    public func unsubscribe(device: String, from entity: EntityKey) async throws(Failure) {
+        try await write("unsubscribing a device") { db in
+            try db.execute(
+                sql: "DELETE FROM subscription WHERE feed = ? AND entity = ? AND device = ?",
+                arguments: [entity.feed, entity.id, device])
+        }
+    }
+
+    /// The push-to-start tokens for `attributesType` of the devices subscribed to `entity`, by device;
+    /// only those of `environment` unless it is `nil`.
+    public func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
+        async throws(Failure) -> [RegisteredToken]
+    {
+        try await read("reading push-to-start tokens") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.device, t.token, t.environment FROM push_to_start_token t
+                    JOIN subscription s ON s.device = t.device
+                    WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                    ORDER BY t.device
+                    """,
+                arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
+            ).map(Self.registered)
+        }
+    }
+
+    /// The update tokens of an activity, by device; only those of `environment` unless it is `nil`.
+    public func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(Failure)
+        -> [RegisteredToken]
+    {
+        try await read("reading activity tokens") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device, token, environment FROM activity_token
+                    WHERE activity = ? AND (? IS NULL OR environment = ?) ORDER BY device
+                    """, arguments: [activity.rawValue, environment?.rawValue, environment?.rawValue]
+            ).map(Self.registered)
+        }
+    }
+
+    /// Removes a token wherever it is registered and remembers it, so it is never stored or used again.
+    public func dropToken(_ token: String, reason: String, now: Int) async throws(Failure) {
+        let token = token.lowercased()
+        try await write("dropping a token") { db in
+            try db.execute(sql: "DELETE FROM push_to_start_token WHERE token = ?", arguments: [token])
+            try db.execute(sql: "DELETE FROM activity_token WHERE token = ?", arguments: [token])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO dropped_token (token, reason, dropped_at) VALUES (?, ?, ?)",
+                arguments: [token, reason, now])
+        }
+    }
+
+    /// Whether a token was dropped.
+    public func isDropped(_ token: String) async throws(Failure) -> Bool {
+        try await read("reading dropped tokens") { db in try Self.isDropped(token.lowercased(), db) }
+    }
+
+    private static func isDropped(_ token: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM dropped_token WHERE token = ?)", arguments: [token])
+            ?? false
+    }
+
+    private static func registered(_ row: Row) -> RegisteredToken {
+        RegisteredToken(
+            device: row["device"], token: row["token"], environment: PushEnvironment(rawValue: row["environment"]))
+    }
+}
+
+extension SQLiteStore {
+    fileprivate func read<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) async throws(Failure)
+        -> T
+    {
+        try await run(what, body, write: false)
+    }
+
+    fileprivate func write<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) async throws(Failure)
+        -> T
+    {
+        try await run(what, body, write: true)
+    }
+}

@@ -1,0 +1,53 @@
+import LiveRelayCore
+
+/// The APNs part of the `provider` section (`"type": "apns"`), beside `bundle-id` and `expiration`:
+///
+/// ```json
+/// "provider": {"type": "apns", "bundle-id": "com.example.scores", "key-id": "ABC123DEFG",
+///              "team-id": "DEF123GHIJ", "key": {"file": "AuthKey_ABC123DEFG.p8"}, "environment": "production"}
+/// ```
+public struct APNsProviderConfig: Sendable, Decodable {
+    /// The id of the `.p8` signing key.
+    public var keyID: String
+    /// The developer team id.
+    public var teamID: String
+    /// Where the `.p8` key is read from.
+    public var key: SecretReference
+    /// `production` or `sandbox`.
+    public var environment: PushEnvironment
+    /// A custom server instead of Apple's (tests).
+    public var endpoint: String?
+    /// HTTP/2 connections, each on its own libcurl thread.
+    public var connections: Int
+    /// Requests in flight per connection at most.
+    public var maxConcurrentStreams: Int
+    /// Seconds between provider tokens.
+    public var tokenRefresh: Int
+    /// Seconds one request may take.
+    public var timeout: Int
+    /// Ask started activities for their update token (`input-push-token`).
+    public var inputPushToken: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case key, environment, endpoint, connections, timeout
+        case keyID = "key-id"
+        case teamID = "team-id"
+        case maxConcurrentStreams = "max-concurrent-streams"
+        case tokenRefresh = "token-refresh"
+        case inputPushToken = "input-push-token"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        keyID = try c.decode(String.self, forKey: .keyID)
+        teamID = try c.decode(String.self, forKey: .teamID)
+        key = try c.decode(SecretReference.self, forKey: .key)
+        environment = try c.decodeIfPresent(PushEnvironment.self, forKey: .environment) ?? .production
+        endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
+        connections = try c.decodeIfPresent(Int.self, forKey: .connections) ?? 1
+        maxConcurrentStreams = try c.decodeIfPresent(Int.self, forKey: .maxConcurrentStreams) ?? 100
+        tokenRefresh = try c.decodeIfPresent(Int.self, forKey: .tokenRefresh) ?? 3000
+        timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+        inputPushToken = try c.decodeIfPresent(Bool.self, forKey: .inputPushToken) ?? false
+    }
+}

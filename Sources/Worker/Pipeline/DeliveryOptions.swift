@@ -1,0 +1,21 @@
+import LiveRelayCore
+
+/// How the pipeline hands a push to the sender: which registered tokens count, and how many go at once.
+public struct DeliveryOptions: Sendable {
+    /// Only tokens of this APNs environment (the provider's); `nil` takes every token.
+    public var environment: PushEnvironment?
+    /// With no token registered, send once to a target without a token: the console then still prints the
+    /// request (with a placeholder). A real provider leaves it off and sends nothing.
+    public var placeholderWhenNoTokens: Bool
+    /// The most sends of one push in flight at once.
+    public var maxConcurrentDeliveries: Int
+
+    /// Creates options; the defaults suit the console.
+    public init(
+        environment: PushEnvironment? = nil, placeholderWhenNoTokens: Bool = true, maxConcurrentDeliveries: Int = 64
+    ) {
+        self.environment = environment
+        self.placeholderWhenNoTokens = placeholderWhenNoTokens
+        self.maxConcurrentDeliveries = maxConcurrentDeliveries
+    }
+}

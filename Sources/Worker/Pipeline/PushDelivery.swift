@@ -1,0 +1,15 @@
+import Delivery
+import LiveRelayCore
+
+/// What became of one push: one receipt per target it went to.
+public struct PushDelivery: Sendable {
+    /// The push.
+    public var push: LiveActivityPush
+    /// One per target, in the order the targets were resolved.
+    public var receipts: [DeliveryReceipt]
+
+    /// Whether it reached at least one device's token.
+    public var delivered: Bool { receipts.contains(where: \.delivered) }
+    /// Whether any target failed (a dropped token is not a failure).
+    public var failed: Bool { receipts.contains(where: \.failed) }
+}

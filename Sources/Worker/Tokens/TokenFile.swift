@@ -1,0 +1,132 @@
+import Foundation
+import LiveRelayCore
+import Store
+
+/// Tokens and subscriptions to load into the registry from a JSON file, for replays, manual tests and
+/// demos until apps register through the HTTP API:
+///
+/// ```json
+/// {"subscriptions": [{"device": "iphone-a", "entity": "espn-worldcup/760499"}],
+///  "push-to-start": [{"device": "iphone-a", "attributes-type": "MatchAttributes", "token": "…", "environment": "sandbox"}],
+///  "activities": [{"activity": "match-760499", "device": "iphone-a", "token": "…", "environment": "sandbox"}]}
+/// ```
+public struct TokenFile: Sendable, Decodable {
+    /// A device following an entity (`feed/id`).
+    public struct Subscription: Sendable, Decodable {
+        /// The device id.
+        public var device: String
+        /// The entity, `feed/id`.
+        public var entity: String
+    }
+
+    /// A device's push-to-start token for one attributes type.
+    public struct PushToStart: Sendable, Decodable {
+        /// The device id.
+        public var device: String
+        /// The app's `ActivityAttributes` type the token starts.
+        public var attributesType: String
+        /// The token, in hex.
+        public var token: String
+        /// Its APNs environment; the provider's when absent.
+        public var environment: PushEnvironment?
+
+        enum CodingKeys: String, CodingKey {
+            case device, token, environment
+            case attributesType = "attributes-type"
+        }
+    }
+
+    /// The update token a device reported for an activity.
+    public struct ActivityToken: Sendable, Decodable {
+        /// The activity key.
+        public var activity: String
+        /// The device id.
+        public var device: String
+        /// The token, in hex.
+        public var token: String
+        /// Its APNs environment; the provider's when absent.
+        public var environment: PushEnvironment?
+    }
+
+    /// Devices and the entities they follow.
+    public var subscriptions: [Subscription]
+    /// Push-to-start tokens.
+    public var pushToStart: [PushToStart]
+    /// Activity update tokens.
+    public var activities: [ActivityToken]
+
+    enum CodingKeys: String, CodingKey {
+        case subscriptions, activities
+        case pushToStart = "push-to-start"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        subscriptions = try c.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
+        pushToStart = try c.decodeIfPresent([PushToStart].self, forKey: .pushToStart) ?? []
+        activities = try c.decodeIfPresent([ActivityToken].self, forKey: .activities) ?? []
+    }
+
+    /// Reads a token file; problems name the file and the place in it.
+    public static func load(path: String) throws(Diagnostics) -> TokenFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the token file")])
+        }
+        let document: JSONValue
+        let map: SourceMap
+        do {
+            (document, map) = try JSONParser.parseWithSourceMap(data)
+        } catch {
+            throw Diagnostics([
+                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
+            ])
+        }
+        let file: TokenFile
+        do {
+            file = try JSONValueDecoder().decode(TokenFile.self, from: document)
+        } catch {
+            throw Diagnostics([
+                Diagnostic(file: path, location: map.location(error.pointer.description), message: error.message)
+            ])
+        }
+        for (i, s) in file.subscriptions.enumerated() where entityKey(s.entity) == nil {
+            throw Diagnostics([
+                Diagnostic(
+                    file: path, location: map.location("/subscriptions/\(i)/entity"),
+                    message: "subscriptions[\(i)].entity: \"\(s.entity)\" is not feed/id")
+            ])
+        }
+        return file
+    }
+
+    /// Stores everything in the registry; tokens default to `environment`. Returns the tokens refused
+    /// because they were dropped before.
+    @discardableResult
+    public func apply(to store: SQLiteStore, environment: PushEnvironment, now: Int) async throws(SQLiteStore.Failure)
+        -> Int
+    {
+        var refused = 0
+        for s in subscriptions {
+            if let entity = Self.entityKey(s.entity) { try await store.subscribe(device: s.device, to: entity) }
+        }
+        for t in pushToStart {
+            let stored = try await store.registerPushToStartToken(
+                device: t.device, attributesType: t.attributesType, token: t.token,
+                environment: t.environment ?? environment, now: now)
+            if !stored { refused += 1 }
+        }
+        for t in activities {
+            let stored = try await store.registerActivityToken(
+                activity: ActivityKey(t.activity), device: t.device, token: t.token,
+                environment: t.environment ?? environment, now: now)
+            if !stored { refused += 1 }
+        }
+        return refused
+    }
+
+    static func entityKey(_ text: String) -> EntityKey? {
+        guard let slash = text.firstIndex(of: "/"), slash != text.startIndex, text.index(after: slash) != text.endIndex
+        else { return nil }
+        return EntityKey(feed: String(text[..<slash]), id: String(text[text.index(after: slash)...]))
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Delivery
+import Foundation
+import LiveRelayCore
+import Logging
+import Worker
+
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send one Live Activity push (start, update or end) to one token, by hand.",
+        discussion: """
+            Builds one push from the options and sends it through the provider of the config (or the one \
+            --provider names), with the same checks, retries and error classes as the worker. Prints what \
+            happened; exits 1 when the push was not delivered.
+
+            A start needs the attributes type, the attributes and an alert, and goes to a push-to-start token; \
+            an update or end goes to the activity's update token (the app reports both). Tokens are hex.
+
+            Examples (T is a hex token the app reported):
+              liverelay send -c liverelay.json --provider apns --event start \\
+                --token T --attributes-type MatchAttributes \\
+                --attributes '{"homeTeam": "Australia"}' \\
+                --content-state '{"homeScore": 0}' --alert-title "Kick-off"
+              liverelay send -c liverelay.json --event update --token T \\
+                --content-state '{"homeScore": 1}' --priority 5
+              liverelay send -c liverelay.json --provider console --event end \\
+                --token T --content-state '{"homeScore": 1}'
+            """)
+
+    @Option(name: .shortAndLong, help: "The config file: its provider section has the bundle id and APNs key.")
+    var config: String
+
+    @Option(help: "apns or console; default: the config's provider. console only prints the request.")
+    var provider: String?
+
+    @Option(help: "start, update or end.")
+    var event: String
+
+    @Option(help: "The push-to-start token (start) or the activity's update token (update, end), in hex.")
+    var token: String
+
+    @Option(help: "The activity key, for logs and the apns-id.")
+    var activity: String = "manual"
+
+    @Option(help: "The content-state, as a JSON object.")
+    var contentState: String
+
+    @Option(help: "start: the Swift type name of the app's ActivityAttributes.")
+    var attributesType: String = ""
+
+    @Option(help: "start: the static attributes, as a JSON object.")
+    var attributes: String?
+
+    @Option(help: "The alert title.")
+    var alertTitle: String?
+
+    @Option(help: "The alert body.")
+    var alertBody: String?
+
+    @Option(help: "The alert sound (a file in the app bundle, or default).")
+    var sound: String?
+
+    @Option(help: "10 (now, counts against the budget) or 5 (when convenient).")
+    var priority: Int = 10
+
+    @Option(help: "The push timestamp, UNIX seconds. Default: now.")
+    var timestamp: Int?
+
+    @Option(help: "Relevance score (higher is more important).")
+    var relevance: Double?
+
+    @Option(help: "UNIX seconds after which the activity shows as stale.")
+    var staleDate: Int?
+
+    @Option(help: "end: UNIX seconds at which the activity leaves the lock screen.")
+    var dismissalDate: Int?
+
+    @Flag(help: "start: ask the device for the new activity's update token (iOS 18).")
+    var inputPushToken = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        guard let priority = PushPriority(rawValue: priority) else {
+            throw ValidationError("--priority must be 5 or 10")
+        }
+        let push = LiveActivityPush(
+            activity: ActivityKey(activity), attributesType: attributesType, event: PushEvent(rawValue: event),
+            timestamp: timestamp ?? Int(Date().timeIntervalSince1970),
+            contentState: try object(contentState, "--content-state"),
+            attributes: try attributes.map { try object($0, "--attributes") },
+            alert: alertTitle == nil && alertBody == nil
+                ? nil : LiveActivityAlert(title: alertTitle, body: alertBody, sound: sound),
+            relevanceScore: relevance.map(RelevanceScore.init), staleDate: staleDate, dismissalDate: dismissalDate,
+            priority: priority, inputPushToken: inputPushToken ? true : nil)
+        guard PushEvent.known.contains(push.event) else {
+            throw ValidationError("--event must be start, update or end")
+        }
+        let (loaded, _) = try loadForRun(configPath: config)
+        let chosen = try makeProvider(loaded)
+        let sender = Sender(provider: chosen, logger: Logger(label: "liverelay.send"))
+        let receipt = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: token))
+        if receipt.delivered {
+            standardError("\(push.event) delivered by \(chosen.name)")
+        } else {
+            standardError(
+                "\(push.event) not delivered by \(chosen.name) after \(receipt.attempts) attempts: \(receipt.outcome)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func makeProvider(_ loaded: LoadedConfig) throws -> any PushProvider {
+        let configured = loaded.config.provider
+        let wanted = provider ?? configured.type
+        if wanted == "console", configured.type != "console" {
+            return ConsoleProvider(
+                encoder: APNsRequestEncoder(bundleID: configured.bundleID, expirationSeconds: configured.expiration),
+                write: standardOutput)
+        }
+        guard wanted == configured.type else {
+            standardError(
+                "\(config): --provider \(wanted) needs a provider section of that type (the config has \(configured.type)); "
+                    + "for apns: \"type\": \"apns\" with key-id, team-id and key")
+            throw ExitCode(1)
+        }
+        do {
+            return try WorkerFactory.provider(for: loaded, write: standardOutput)
+        } catch {
+            for d in error.items { standardError(d.description) }
+            throw ExitCode(1)
+        }
+    }
+
+    private func object(_ text: String, _ option: String) throws -> JSONValue {
+        guard case .object = (try? JSONParser.parse(text)) ?? .null, let value = try? JSONParser.parse(text) else {
+            throw ValidationError("\(option) must be a JSON object")
+        }
+        return value
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Testing
+import Worker
+
+/// `liverelay send` as a user runs it, against the fake APNs.
+@Suite struct SendCommandTests {
+    typealias Setup = APNsWorkerSetup
+    let liverelay = Repository.executable("liverelay")
+
+    @Test func aManualStartReachesTheFakeAPNs() async throws {
+        try await Setup.with { setup in
+            let run = try await Self.run(
+                liverelay,
+                [
+                    "send", "--config", setup.configPath, "--provider", "apns", "--event", "start", "--token",
+                    Setup.startToken, "--attributes-type", "MatchAttributes", "--attributes",
+                    #"{"homeTeam": "Australia"}"#,
+                    "--content-state", #"{"homeScore": 0}"#, "--alert-title", "Kick-off", "--timestamp", "1783101660",
+                    "--input-push-token",
+                ])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardError.contains("start delivered by apns"))
+            let push = try #require(setup.fake.accepted.first)
+            #expect(push.token == Setup.startToken)
+            #expect(
+                push.body
+                    == #"{"aps":{"alert":{"title":"Kick-off"},"attributes":{"homeTeam":"Australia"},"attributes-type":"MatchAttributes","content-state":{"homeScore":0},"event":"start","input-push-token":1,"timestamp":1783101660}}"#
+            )
+        }
+    }
+
+    @Test func aStartWithoutAnAlertIsRefusedBeforeSending() async throws {
+        try await Setup.with { setup in
+            let run = try await Self.run(
+                liverelay,
+                [
+                    "send", "--config", setup.configPath, "--event", "start", "--token", Setup.startToken,
+                    "--attributes-type", "MatchAttributes", "--attributes", "{}", "--content-state", "{}",
+                ])
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("missing_alert"))
+            #expect(setup.fake.requestCount == 0)
+        }
+    }
+
+    @Test func anUnregisteredTokenSaysSo() async throws {
+        try await Setup.with { setup in
+            setup.fake.unregister(Setup.activityToken)
+            let run = try await Self.run(
+                liverelay,
+                [
+                    "send", "--config", setup.configPath, "--event", "end", "--token", Setup.activityToken,
+                    "--content-state", "{}",
+                ])
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("Unregistered (410)"))
+        }
+    }
+
+    /// Runs the command on a thread of its own: waiting for it must not hold a thread of the cooperative
+    /// pool, which the fake APNs' handler needs to answer.
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> CommandRun {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try CommandRun.run(executable, arguments) })
+            }
+        }
+    }
+
+    @Test func helpExplainsTheCommand() throws {
+        let run = try CommandRun.run(liverelay, ["send", "--help"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("Send one Live Activity push"))
+        #expect(run.standardOutput.contains("--provider"))
+    }
+
+    @Test func theAPNsProviderSectionDecodesAndItsProblemsAreReported() throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("liverelay.json").path
+        try #"""
+        {"provider": {"type": "apns", "bundle-id": "com.example.scores", "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
+          "key": {"file": "missing.p8"}, "environment": "sandbox", "connections": 2, "max-concurrent-streams": 500}}
+        """#.write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try ConfigLoader.load(path: path)
+        let apns = try #require(loaded.config.provider.apns)
+        #expect(apns.environment == .sandbox)
+        #expect(apns.connections == 2 && apns.maxConcurrentStreams == 500 && apns.tokenRefresh == 3000)
+        #expect(throws: Diagnostics.self) { try WorkerFactory.provider(for: loaded, write: { _ in }) }
+        do {
+            _ = try WorkerFactory.provider(for: loaded, write: { _ in })
+        } catch {
+            #expect(error.items.map(\.message) == ["provider.key: secret from file missing.p8 cannot be read"])
+        }
+        try #"{"provider": {"type": "apns", "key-id": "abc"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: Diagnostics.self) { try ConfigLoader.load(path: path) }
+    }
+}
