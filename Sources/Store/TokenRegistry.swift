@@ -96,6 +96,23 @@ extension SQLiteStore {
         }
     }
 
+    /// Removes a device's push-to-start token for an attributes type (the app turned Live Activities off).
+    public func removePushToStartToken(device: String, attributesType: String) async throws(Failure) {
+        try await write("removing a push-to-start token") { db in
+            try db.execute(
+                sql: "DELETE FROM push_to_start_token WHERE device = ? AND attributes_type = ?",
+                arguments: [device, attributesType])
+        }
+    }
+
+    /// Removes a device's update token for an activity (the activity ended on the device).
+    public func removeActivityToken(activity: ActivityKey, device: String) async throws(Failure) {
+        try await write("removing an activity token") { db in
+            try db.execute(
+                sql: "DELETE FROM activity_token WHERE activity = ? AND device = ?", arguments: [activity.rawValue, device])
+        }
+    }
+
     /// Makes a device follow an entity: starts for it go to the device's push-to-start tokens.
     public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
         try await write("subscribing a device") { db in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveRelayCore
 import Logging
 import Metrics
 import Prometheus
@@ -45,8 +46,20 @@ struct RunCommand: AsyncParsableCommand {
             tick: Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)), feeds: loaded.feeds,
             health: health, logger: logger)
         let reloader = RuleReloader(loaded: loaded, book: pipeline.rules, logger: logger)
+        var bearer: Secret?
+        if let reference = loaded.config.api.bearerToken {
+            do {
+                bearer = try reference.resolve(baseDirectory: loaded.directory)
+            } catch {
+                standardError("\(config): api.bearer-token: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        let tokens = TokenAPI(
+            store: store, queue: pipeline.queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
+            maxBodyBytes: loaded.config.api.maxBodyBytes)
         let api = APIServer.application(
-            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry,
+            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry, tokens: tokens,
             logger: Logger(label: "liverelay.api"),
             onRunning: { port in standardError("liverelay: API listening on http://\(loaded.config.api.host):\(port)") }
         )

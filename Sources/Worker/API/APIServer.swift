@@ -3,14 +3,16 @@ import Hummingbird
 import Logging
 import Prometheus
 
-/// The worker's small HTTP API: `/healthz` (feed and provider health) and `/metrics` (Prometheus).
+/// The worker's small HTTP API: `/healthz` (feed and provider health), `/metrics` (Prometheus), and the token
+/// registration routes of ``TokenAPI`` under `/v1`.
 public enum APIServer {
     /// The application to run in the service group, listening on `host:port`.
     public static func application(
-        host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry, logger: Logger,
-        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry, tokens: TokenAPI,
+        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
+        tokens.register(on: router)
         router.get("healthz") { _, _ -> Response in
             let s = health.snapshot
             let body = HealthBody(status: s.healthy ? "ok" : "degraded", feeds: s.feeds, provider: s.provider)

@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import LiveRelayCore
+import Store
+
+/// Token registration as an app backend calls it. Every route needs `Authorization: Bearer <api.bearer-token>`.
+///
+/// | method and path | body | does |
+/// |---|---|---|
+/// | `PUT /v1/devices/{device}/push-to-start/{attributesType}` | `{"token", "environment"?}` | stores or rotates a push-to-start token |
+/// | `DELETE /v1/devices/{device}/push-to-start/{attributesType}` | | removes it |
+/// | `PUT /v1/activities/{activity}/tokens/{device}` | `{"token", "environment"?, "frequent-updates"?}` | stores or rotates an activity's update token |
+/// | `DELETE /v1/activities/{activity}/tokens/{device}` | | removes it |
+/// | `PUT /v1/devices/{device}/subscriptions/{feed}/{entity}` | | the device follows the entity (starts reach it) |
+/// | `DELETE /v1/devices/{device}/subscriptions/{feed}/{entity}` | | it stops |
+///
+/// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
+public struct TokenAPI: Sendable {
+    public let store: SQLiteStore
+    public let queue: PushQueue
+    public let feeds: Set<String>
+    public let bearerToken: Secret?
+    public let maxBodyBytes: Int
+    private let now: @Sendable () -> Int
+
+    public init(
+        store: SQLiteStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+    ) {
+        self.store = store
+        self.queue = queue
+        self.feeds = feeds
+        self.bearerToken = bearerToken
+        self.maxBodyBytes = maxBodyBytes
+        self.now = now
+    }
+
+    /// Adds the routes to a router.
+    public func register(on router: Router<BasicRequestContext>) {
+        let api = router.group("v1").add(middleware: BearerAuthMiddleware(token: bearerToken))
+        api.put("devices/:device/push-to-start/:type") { request, context in
+            let device = try Validate.device(context.parameters.get("device"))
+            let type = try Validate.attributesType(context.parameters.get("type"))
+            let body = try await decode(TokenBody.self, request)
+            let token = try Validate.token(body.token)
+            guard try await store.registerPushToStartToken(device: device, attributesType: type, token: token, environment: try Validate.environment(body.environment), now: now()) else {
+                throw APIError(.gone, "token was dropped by the provider and is never stored again")
+            }
+            return Response(status: .noContent)
+        }
+        api.delete("devices/:device/push-to-start/:type") { _, context in
+            try await store.removePushToStartToken(
+                device: try Validate.device(context.parameters.get("device")),
+                attributesType: try Validate.attributesType(context.parameters.get("type")))
+            return Response(status: .noContent)
+        }
+        api.put("activities/:activity/tokens/:device") { request, context in
+            let activity = try Validate.activity(context.parameters.get("activity"))
+            let device = try Validate.device(context.parameters.get("device"))
+            let body = try await decode(ActivityTokenBody.self, request)
+            let token = try Validate.token(body.token)
+            guard try await store.registerActivityToken(activity: activity, device: device, token: token, environment: try Validate.environment(body.environment), now: now()) else {
+                throw APIError(.gone, "token was dropped by the provider and is never stored again")
+            }
+            if let frequent = body.frequentUpdates { await queue.setFrequentUpdates(frequent, for: activity) }
+            return Response(status: .noContent)
+        }
+        api.delete("activities/:activity/tokens/:device") { _, context in
+            try await store.removeActivityToken(
+                activity: try Validate.activity(context.parameters.get("activity")),
+                device: try Validate.device(context.parameters.get("device")))
+            return Response(status: .noContent)
+        }
+        api.put("devices/:device/subscriptions/:feed/:entity") { _, context in
+            try await store.subscribe(device: try Validate.device(context.parameters.get("device")), to: try entity(context))
+            return Response(status: .noContent)
+        }
+        api.delete("devices/:device/subscriptions/:feed/:entity") { _, context in
+            try await store.unsubscribe(device: try Validate.device(context.parameters.get("device")), from: try entity(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    private func entity(_ context: BasicRequestContext) throws -> EntityKey {
+        let feed = context.parameters.get("feed") ?? ""
+        guard feeds.contains(feed) else { throw APIError(.notFound, "feed: unknown feed \"\(feed.prefix(64))\"") }
+        return EntityKey(feed: feed, id: try Validate.entity(context.parameters.get("entity")))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
+            throw APIError(.contentTooLarge, "body is larger than \(maxBodyBytes) bytes")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBodyBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "body is larger than \(maxBodyBytes) bytes")
+        }
+        let data = Data(buffer.readableBytesView)
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(data)
+        } catch {
+            throw APIError(.badRequest, "body is not valid JSON: \(error)")
+        }
+        do {
+            return try JSONValueDecoder().decode(T.self, from: value)
+        } catch {
+            let at = error.pointer.tokens.joined(separator: ".")
+            throw APIError(.badRequest, at.isEmpty ? error.message : "\(at): \(error.message)")
+        }
+    }
+}
+
+struct TokenBody: Decodable {
+    var token: String
+    var environment: String?
+}
+
+struct ActivityTokenBody: Decodable {
+    var token: String
+    var environment: String?
+    var frequentUpdates: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case token, environment
+        case frequentUpdates = "frequent-updates"
+    }
+}
