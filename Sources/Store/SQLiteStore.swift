@@ -67,6 +67,7 @@ public final class SQLiteStore: Sendable {
             }
         }
         registerTokenRegistryMigration(&m)
+        registerOutboxMigration(&m)
         return m
     }
 
@@ -86,17 +87,17 @@ public final class SQLiteStore: Sendable {
 
     /// Saves throttle states (JSON), noting which have a pending push.
     public func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)]) async throws(Failure) {
-        try await run(
-            "saving throttle states",
-            { db in
-                for s in states {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
-                            ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
-                            """, arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
-                }
-            }, write: true)
+        try await run("saving throttle states", { db in try Self.saveThrottleStates(states, db) }, write: true)
+    }
+
+    static func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)], _ db: Database) throws {
+        for s in states {
+            try db.execute(
+                sql: """
+                    INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
+                    """, arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
+        }
     }
 
     func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)

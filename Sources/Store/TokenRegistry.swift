@@ -109,7 +109,8 @@ extension SQLiteStore {
     public func removeActivityToken(activity: ActivityKey, device: String) async throws(Failure) {
         try await write("removing an activity token") { db in
             try db.execute(
-                sql: "DELETE FROM activity_token WHERE activity = ? AND device = ?", arguments: [activity.rawValue, device])
+                sql: "DELETE FROM activity_token WHERE activity = ? AND device = ?",
+                arguments: [activity.rawValue, device])
         }
     }
 

@@ -7,13 +7,17 @@ public struct DeliveryOptions: Sendable {
     /// With no token registered, send once to a target without a token: the console then still prints the
     /// request (with a placeholder). A real provider leaves it off and sends nothing.
     public var placeholderWhenNoTokens: Bool
-    /// The most sends of one push in flight at once.
+    /// The most sends in flight at once.
     public var maxConcurrentDeliveries: Int
+    /// Delivery rounds a push gets in the outbox (each after the sender's own retries) before it is given up.
+    public var maxOutboxAttempts: Int
 
     /// Creates options; the defaults suit the console.
     public init(
-        environment: PushEnvironment? = nil, placeholderWhenNoTokens: Bool = true, maxConcurrentDeliveries: Int = 64
+        environment: PushEnvironment? = nil, placeholderWhenNoTokens: Bool = true, maxConcurrentDeliveries: Int = 64,
+        maxOutboxAttempts: Int = 10
     ) {
+        self.maxOutboxAttempts = maxOutboxAttempts
         self.environment = environment
         self.placeholderWhenNoTokens = placeholderWhenNoTokens
         self.maxConcurrentDeliveries = maxConcurrentDeliveries

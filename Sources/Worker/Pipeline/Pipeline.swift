@@ -21,6 +21,8 @@ public struct Pipeline: Sendable {
     public let delivery: DeliveryOptions
     private let logger: Logger
     public let metrics: LiveRelayMetrics
+    /// Keeps delivery rounds from overlapping.
+    private let gate = AsyncGate()
 
     public init(
         store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
@@ -90,50 +92,124 @@ public struct Pipeline: Sendable {
         return plan
     }
 
-    /// Asks the throttle what may go now; the caller delivers the `.send` decisions.
+    /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
+    /// target, in the same transaction as the throttle's state. Nothing is sent here: ``deliverDue(now:)``
+    /// sends, so a crash between the two loses nothing.
     public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
         let decisions = await queue.release(now: now)
-        try await queue.save()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var entries: [OutboxEntry] = []
+        for case .send(let push, _) in decisions {
+            let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
+            if targets.isEmpty {
+                logger.info(
+                    "no registered token for push",
+                    metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
+            }
+            guard let json = try? encoder.encode(push) else { continue }
+            for target in targets {
+                entries.append(
+                    OutboxEntry(
+                        activity: push.activity, token: target.token ?? "", kind: target.kind.rawValue,
+                        device: target.device, environment: target.environment?.rawValue, push: json,
+                        timestamp: push.timestamp, nextAttempt: now))
+            }
+        }
+        try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)
         for decision in decisions { metrics.throttled(decision) }
         metrics.pendingPushes(await queue.pendingCount)
         return decisions
     }
 
-    /// Delivers one push to every token registered for it (see ``PushTargets``), a bounded number at a time.
-    /// A start delivered to at least one device marks its activity active.
-    public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> PushDelivery {
-        let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
-        if targets.isEmpty {
-            logger.info(
-                "no registered token for push",
-                metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
+    /// Sends every outbox row that is due (including rows left by a crash), a bounded number at a time.
+    /// A row leaves the outbox on a final receipt (delivered, token dropped, rejected, or the provider's
+    /// configuration error recorded); a temporary failure puts it off with backoff. Rounds never overlap, so
+    /// one target never has two states in flight. A start delivered to a device marks its activity active.
+    public func deliverDue(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
+        await gate.enter()
+        do {
+            let result = try await deliverRound(now: now)
+            await gate.leave()
+            return result
+        } catch {
+            await gate.leave()
+            throw error
         }
-        let receipts = await sendConcurrently(push, to: targets)
-        let result = PushDelivery(push: push, receipts: receipts)
-        if push.event == .start, result.delivered,
-            var record = try await store.activities([push.activity])[push.activity], record.phase == .pending
-        {
-            record.phase = .active
-            try await store.save([record])
-        }
-        return result
     }
 
-    private func sendConcurrently(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+    private func deliverRound(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
+        let due = try await store.dueOutbox(now: now)
+        guard !due.isEmpty else { return [] }
+        let decoder = JSONDecoder()
+        var pushes: [String: LiveActivityPush] = [:]
+        var work: [(entry: OutboxEntry, push: LiveActivityPush, target: PushTarget)] = []
+        for entry in due {
+            let key = "\(entry.activity.rawValue) \(entry.timestamp)"
+            guard let push = pushes[key] ?? (try? decoder.decode(LiveActivityPush.self, from: entry.push)) else {
+                continue
+            }
+            pushes[key] = push
+            let target = PushTarget(
+                kind: PushTarget.TokenKind(rawValue: entry.kind) ?? PushTarget.kind(for: push.event),
+                token: entry.token.isEmpty ? nil : entry.token,
+                environment: entry.environment.map(PushEnvironment.init(rawValue:)), device: entry.device)
+            work.append((entry, push, target))
+        }
+        let receipts = await sendConcurrently(work.map { ($0.push, $0.target) })
+        var done: [(activity: ActivityKey, token: String, timestamp: Int)] = []
+        var later: [(activity: ActivityKey, token: String, timestamp: Int, attempts: Int, nextAttempt: Int)] = []
+        var byPush: [String: PushDelivery] = [:]
+        var order: [String] = []
+        for (item, receipt) in zip(work, receipts) {
+            let e = item.entry
+            if case .retry(let after, _) = receipt.outcome, e.attempts + 1 < delivery.maxOutboxAttempts {
+                let backoff = after ?? min(300, 5 << min(e.attempts, 6))
+                later.append((e.activity, e.token, e.timestamp, e.attempts + 1, now + max(1, backoff)))
+            } else {
+                if case .retry = receipt.outcome {
+                    logger.error(
+                        "push given up after retries",
+                        metadata: ["activity.key": "\(e.activity)", "attempts": "\(e.attempts + 1)"])
+                }
+                done.append((e.activity, e.token, e.timestamp))
+            }
+            let key = "\(e.activity.rawValue) \(e.timestamp)"
+            if byPush[key] == nil {
+                order.append(key)
+                byPush[key] = PushDelivery(push: item.push, receipts: [])
+            }
+            byPush[key]!.receipts.append(receipt)
+        }
+        try await store.completeOutbox(done)
+        try await store.postponeOutbox(later)
+        let deliveries = order.map { byPush[$0]! }
+        for d in deliveries where d.push.event == .start && d.delivered {
+            if var record = try await store.activities([d.push.activity])[d.push.activity], record.phase == .pending {
+                record.phase = .active
+                try await store.save([record])
+            }
+        }
+        metrics.outboxDepth(try await store.outboxStatus().depth)
+        return deliveries
+    }
+
+    private func sendConcurrently(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
         let sender = self.sender
         let metrics = self.metrics
         let limit = max(1, delivery.maxConcurrentDeliveries)
         return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
-            var receipts = [DeliveryReceipt?](repeating: nil, count: targets.count)
+            var receipts = [DeliveryReceipt?](repeating: nil, count: items.count)
             var inFlight = 0
-            for index in targets.indices {
+            for index in items.indices {
                 if inFlight >= limit, let (done, receipt) = await group.next() {
                     receipts[done] = receipt
                     inFlight -= 1
                 }
                 group.addTask {
+                    let (push, target) = items[index]
                     let started = ContinuousClock.now
-                    let receipt = await sender.send(push, to: targets[index])
+                    let receipt = await sender.send(push, to: target)
                     let elapsed = ContinuousClock.now - started
                     metrics.pushed(
                         provider: sender.provider.name, priority: push.priority, outcome: receipt.outcome.metricLabel,

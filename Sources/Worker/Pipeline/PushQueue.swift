@@ -74,6 +74,11 @@ public actor PushQueue {
 
     /// Saves the states changed since the last save.
     public func save() async throws(SQLiteStore.Failure) {
+        try await store.saveThrottleStates(takeChanges())
+    }
+
+    /// The states changed since the last save, encoded, for the caller to save in its own transaction.
+    public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
@@ -82,6 +87,6 @@ public actor PushQueue {
             rows.append((key, json, state.pending != nil))
         }
         dirty.removeAll()
-        try await store.saveThrottleStates(rows)
+        return rows
     }
 }

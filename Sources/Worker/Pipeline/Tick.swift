@@ -94,23 +94,24 @@ public struct Tick: Sendable {
         return report
     }
 
-    /// Releases what the throttle allows now and delivers it.
+    /// Releases what the throttle allows now into the outbox, then delivers everything due in the outbox
+    /// (including what a crashed run left there).
     public func deliver(now: Int) async throws(SQLiteStore.Failure) -> DeliveryReport {
         var delivery = DeliveryReport(provider: pipeline.sender.provider.name)
         for decision in try await pipeline.release(now: now) {
             switch decision {
             case .held: delivery.held += 1
-            case .send(let push, let downgraded):
-                if downgraded { delivery.downgraded += 1 }
-                let result = try await pipeline.deliver(push)
-                if result.failed {
-                    delivery.failed += 1
-                } else if result.delivered {
-                    if push.priority == .high { delivery.sentHigh += 1 } else { delivery.sentLow += 1 }
-                }
+            case .send(_, let downgraded): if downgraded { delivery.downgraded += 1 }
             }
         }
-        delivery.pending = await pipeline.queue.pendingCount
+        for result in try await pipeline.deliverDue(now: now) {
+            if result.failed {
+                delivery.failed += 1
+            } else if result.delivered {
+                if result.push.priority == .high { delivery.sentHigh += 1 } else { delivery.sentLow += 1 }
+            }
+        }
+        delivery.pending = await pipeline.queue.pendingCount + (try await pipeline.store.outboxStatus().depth)
         return delivery
     }
 }

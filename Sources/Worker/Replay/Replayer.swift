@@ -91,6 +91,7 @@ public struct Replayer: Sendable {
     }
 
     private func release(at now: Int, summary: inout ReplaySummary) async throws {
+        var released: [LiveActivityPush] = []
         for decision in try await pipeline.release(now: now) {
             switch decision {
             case .held(let key, let until, let rules):
@@ -105,12 +106,19 @@ public struct Replayer: Sendable {
                 write(
                     "  → \(push.event) \(push.activity) \(how), relevance \(push.relevanceScore?.description ?? "none"), because of rules \(push.ruleIDs.joined(separator: ", "))"
                 )
-                let result = try await pipeline.deliver(push)
-                summary.pushes += 1
-                if result.receipts.isEmpty { write("  delivery: no registered token") }
-                for receipt in result.receipts where !receipt.delivered {
-                    write("  delivery to \(receipt.target.device ?? "the placeholder"): \(receipt.outcome)")
-                }
+                released.append(push)
+            }
+        }
+        let deliveries = try await pipeline.deliverDue(now: now)
+        for push in released
+        where !deliveries.contains(where: { $0.push.activity == push.activity && $0.push.timestamp == push.timestamp })
+        {
+            write("  delivery of \(push.event) \(push.activity): no registered token")
+        }
+        for result in deliveries {
+            summary.pushes += 1
+            for receipt in result.receipts where !receipt.delivered {
+                write("  delivery to \(receipt.target.device ?? "the placeholder"): \(receipt.outcome)")
             }
         }
     }

@@ -49,17 +49,19 @@ public struct WorkerService: Service {
         }
     }
 
-    /// Delivers pushes held for the budget (or the provider's rate) when their time comes. Looks again at least
-    /// every few seconds, so a push held by a poll in the meantime is not missed.
+    /// Delivers pushes held for the budget (or the provider's rate) when their time comes, and what waits in
+    /// the outbox (a previous run's leftovers first, then postponed retries). Looks again at least every
+    /// second, so work queued in the meantime is not missed.
     private func releaseHeldUntilShutdown() async throws {
         while !Task.isShuttingDownGracefully {
             let t = now()
-            if let next = await tick.pipeline.queue.nextWakeup(), next <= t {
+            let held = await tick.pipeline.queue.nextWakeup()
+            let outbox = try await tick.pipeline.store.outboxStatus().nextAttempt
+            if let next = [held, outbox].compactMap({ $0 }).min(), next <= t {
                 health.record(try await tick.deliver(now: t))
                 continue
             }
-            let next = await tick.pipeline.queue.nextWakeup() ?? (t + 5)
-            await sleepUnlessShuttingDown(.seconds(max(1, min(next - t, 5))))
+            await sleepUnlessShuttingDown(.seconds(1))
         }
     }
 

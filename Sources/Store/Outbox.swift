@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import LiveRelayCore
+
+/// One push to one target, waiting in the durable outbox until a final receipt.
+public struct OutboxEntry: Sendable, Hashable {
+    public var activity: ActivityKey
+    /// The token it goes to; `""` for the console's placeholder target.
+    public var token: String
+    /// `push-to-start` or `activity`.
+    public var kind: String
+    public var device: String?
+    public var environment: String?
+    /// The push, as JSON (the Worker encodes it).
+    public var push: Data
+    /// The push's timestamp: a row is only ever replaced by a newer one.
+    public var timestamp: Int
+    public var attempts: Int
+    /// UNIX seconds before which it is not sent again.
+    public var nextAttempt: Int
+
+    public init(
+        activity: ActivityKey, token: String, kind: String, device: String?, environment: String?, push: Data,
+        timestamp: Int, attempts: Int = 0, nextAttempt: Int
+    ) {
+        self.activity = activity
+        self.token = token
+        self.kind = kind
+        self.device = device
+        self.environment = environment
+        self.push = push
+        self.timestamp = timestamp
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+    }
+}
+
+/// The durable outbox: what the throttle released is written here (in the same transaction as the throttle's
+/// state) before it is sent, and leaves only on a final receipt. One row per activity and token: a newer state
+/// replaces a waiting older one, and an older one never replaces a newer.
+extension SQLiteStore {
+    static func registerOutboxMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v4-outbox") { db in
+            try db.create(table: "outbox") { t in
+                t.column("activity", .text).notNull()
+                t.column("token", .text).notNull()
+                t.column("kind", .text).notNull()
+                t.column("device", .text)
+                t.column("environment", .text)
+                t.column("push", .text).notNull()
+                t.column("timestamp", .integer).notNull()
+                t.column("attempts", .integer).notNull()
+                t.column("next_attempt", .integer).notNull()
+                t.primaryKey(["activity", "token"])
+            }
+            try db.create(index: "outbox_due", on: "outbox", columns: ["next_attempt"])
+        }
+    }
+
+    /// Saves released pushes and the throttle states that released them, in one transaction.
+    public func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry]
+    ) async throws(Failure) {
+        try await run(
+            "saving released pushes",
+            { db in
+                try Self.saveThrottleStates(throttleStates, db)
+                for e in entries {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
+                            environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
+                            attempts = excluded.attempts, next_attempt = excluded.next_attempt
+                            WHERE excluded.timestamp > outbox.timestamp
+                            """,
+                        arguments: [
+                            e.activity.rawValue, e.token, e.kind, e.device, e.environment,
+                            String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt,
+                        ])
+                }
+            }, write: true)
+    }
+
+    /// Rows due now, oldest push first.
+    public func dueOutbox(now: Int, limit: Int = 10_000) async throws(Failure) -> [OutboxEntry] {
+        try await run(
+            "reading the outbox",
+            { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM outbox WHERE next_attempt <= ? ORDER BY timestamp, activity, token LIMIT ?",
+                    arguments: [now, limit]
+                ).map { row in
+                    let push: String = row["push"]
+                    return OutboxEntry(
+                        activity: ActivityKey(row["activity"]), token: row["token"], kind: row["kind"],
+                        device: row["device"], environment: row["environment"], push: Data(push.utf8),
+                        timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"])
+                }
+            }, write: false)
+    }
+
+    /// Removes a row after its final receipt, unless a newer push has replaced it meanwhile.
+    public func completeOutbox(_ done: [(activity: ActivityKey, token: String, timestamp: Int)]) async throws(Failure) {
+        try await run(
+            "completing outbox rows",
+            { db in
+                for d in done {
+                    try db.execute(
+                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
+                        arguments: [d.activity.rawValue, d.token, d.timestamp])
+                }
+            }, write: true)
+    }
+
+    /// Puts a row off after a temporary failure (unless a newer push has replaced it meanwhile).
+    public func postponeOutbox(
+        _ rows: [(activity: ActivityKey, token: String, timestamp: Int, attempts: Int, nextAttempt: Int)]
+    ) async throws(Failure) {
+        try await run(
+            "postponing outbox rows",
+            { db in
+                for r in rows {
+                    try db.execute(
+                        sql:
+                            "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?",
+                        arguments: [r.attempts, r.nextAttempt, r.activity.rawValue, r.token, r.timestamp])
+                }
+            }, write: true)
+    }
+
+    /// How many rows wait, and when the earliest is due.
+    public func outboxStatus() async throws(Failure) -> (depth: Int, nextAttempt: Int?) {
+        try await run(
+            "reading the outbox",
+            { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(next_attempt) AS t FROM outbox")
+                return (row?["n"] ?? 0, row?["t"])
+            }, write: false)
+    }
+}
