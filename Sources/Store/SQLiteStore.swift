@@ -68,6 +68,7 @@ public final class SQLiteStore: Sendable {
         }
         registerTokenRegistryMigration(&m)
         registerOutboxMigration(&m)
+        registerProviderTokenMigration(&m)
         return m
     }
 
@@ -99,6 +100,9 @@ public final class SQLiteStore: Sendable {
                     """, arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
         }
     }
+
+    func syncRead<T>(_ body: (Database) throws -> T) throws -> T { try pool.read(body) }
+    func syncWrite<T>(_ body: (Database) throws -> T) throws -> T { try pool.write(body) }
 
     func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
         async throws(Failure) -> T

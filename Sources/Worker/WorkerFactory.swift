@@ -19,7 +19,8 @@ public enum WorkerFactory {
     /// - Parameter now: the wall clock in UNIX seconds, for APNs provider tokens; tests simulate it.
     public static func provider(
         for loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void,
-        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
+        tokenCache: (any ProviderTokenCache)? = nil
     ) throws(Diagnostics) -> any PushProvider {
         let p = loaded.config.provider
         func problem(_ message: String) -> Diagnostics {
@@ -59,7 +60,7 @@ public enum WorkerFactory {
                     endpoint: endpoint, bundleID: p.bundleID, expirationSeconds: p.expiration,
                     tokenRefreshInterval: apns.tokenRefresh, requestTimeout: .seconds(apns.timeout),
                     inputPushToken: apns.inputPushToken),
-                key: key, transport: transport, now: now)
+                key: key, transport: transport, now: now, tokenCache: tokenCache)
         default:
             throw problem("provider.type: \"\(p.type)\" is not available in this build")
         }

@@ -15,7 +15,8 @@ struct LiveRelayCommand: AsyncParsableCommand {
             Start with:  liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
             """,
         subcommands: [
-            CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self, SendCommand.self,
+            CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self,
+            SendCommand.self,
         ])
 }
 

@@ -68,7 +68,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
-        let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
+        let provider = try WorkerFactory.provider(
+            for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
         let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))
         standardOutput(

@@ -36,7 +36,8 @@ struct RunCommand: AsyncParsableCommand {
         let (loaded, rules) = try loadForRun(configPath: config)
         let logger = Logger(label: "liverelay.run")
         let store = try openStore(loaded.resolve(loaded.config.state))
-        let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
+        let provider = try WorkerFactory.provider(
+            for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
         let transport = try WorkerFactory.transport(for: loaded)
         defer { transport.shutdown() }
         let pipeline = try await WorkerFactory.pipeline(
@@ -59,7 +60,8 @@ struct RunCommand: AsyncParsableCommand {
             store: store, queue: pipeline.queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
             maxBodyBytes: loaded.config.api.maxBodyBytes)
         let api = APIServer.application(
-            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry, tokens: tokens,
+            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry,
+            tokens: tokens,
             logger: Logger(label: "liverelay.api"),
             onRunning: { port in standardError("liverelay: API listening on http://\(loaded.config.api.host):\(port)") }
         )

@@ -126,8 +126,12 @@ struct SendCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         do {
-            return try WorkerFactory.provider(for: loaded, write: standardOutput)
-        } catch {
+            // The worker's state file holds its provider token: share it, so a manual send does not mint a new
+            // one (APNs refuses a new token within 20 minutes of the last).
+            let store = try openStore(loaded.resolve(loaded.config.state))
+            return try WorkerFactory.provider(
+                for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
+        } catch let error as Diagnostics {
             for d in error.items { standardError(d.description) }
             throw ExitCode(1)
         }

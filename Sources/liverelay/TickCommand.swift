@@ -35,7 +35,8 @@ struct TickCommand: AsyncParsableCommand {
         }
         let store = try openStore(loaded.resolve(loaded.config.state))
         let logger = Logger(label: "liverelay.tick")
-        let provider = try WorkerFactory.provider(for: loaded, write: standardOutput)
+        let provider = try WorkerFactory.provider(
+            for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
         let transport = try WorkerFactory.transport(for: loaded)
         defer { transport.shutdown() }
         let tick = Tick(

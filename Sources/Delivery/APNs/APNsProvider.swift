@@ -60,19 +60,36 @@ public final class APNsProvider: PushProvider {
         var topicVerified = false
     }
 
-    /// - Parameter now: the wall clock in UNIX seconds (the JWT's `iat`); tests pass a simulated one.
+    /// - Parameters:
+    ///   - now: the wall clock in UNIX seconds (the JWT's `iat`); tests pass a simulated one.
+    ///   - tokenCache: keeps the provider token across processes; a token it holds that is still young enough
+    ///     is used instead of minting a new one (APNs refuses a new token within 20 minutes of the last).
     public init(
         configuration: Configuration, key: APNsSigningKey, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
+        tokenCache: (any ProviderTokenCache)? = nil
     ) {
         self.configuration = configuration
         self.key = key
         self.transport = transport
         self.now = now
+        self.tokenCache = tokenCache
         encoder = APNsRequestEncoder(
             bundleID: configuration.bundleID, expirationSeconds: configuration.expirationSeconds)
-        state = Mutex(State(policy: ProviderTokenPolicy(refreshInterval: configuration.tokenRefreshInterval)))
+        var initial = State(policy: ProviderTokenPolicy(refreshInterval: configuration.tokenRefreshInterval))
+        if let saved = tokenCache?.load(key: Self.cacheKey(key)), saved.issuedAt <= now(),
+            now() - saved.issuedAt < initial.policy.refreshInterval
+        {
+            initial.policy.restore(issuedAt: saved.issuedAt)
+            initial.token = saved.token
+        }
+        state = Mutex(initial)
     }
+
+    private let tokenCache: (any ProviderTokenCache)?
+
+    /// Tokens are cached per team and key.
+    static func cacheKey(_ key: APNsSigningKey) -> String { "apns \(key.teamID) \(key.keyID)" }
 
     /// How many provider tokens have been minted so far.
     public var mintedTokens: Int { state.withLock { $0.mints } }
@@ -129,18 +146,23 @@ public final class APNsProvider: PushProvider {
 
     private func providerToken() throws(APNsSigningKey.Failure) -> String {
         let now = now()
-        return try state.withLock { (state: inout State) throws(APNsSigningKey.Failure) -> String in
+        let (token, minted) = try state.withLock {
+            (state: inout State) throws(APNsSigningKey.Failure) -> (String, Int?) in
             switch state.policy.token(now: now) {
             case .use:
-                if let token = state.token { return token }
+                if let token = state.token { return (token, nil) }
                 fallthrough
             case .mint:
-                let token = try key.token(issuedAt: state.policy.issuedAt ?? now)
+                let issuedAt = state.policy.issuedAt ?? now
+                let token = try key.token(issuedAt: issuedAt)
                 state.token = token
                 state.mints += 1
-                return token
+                return (token, issuedAt)
             }
         }
+        // Saved outside the lock; rare (once per refresh interval), so a short blocking write is fine.
+        if let minted { tokenCache?.save(key: Self.cacheKey(key), token: token, issuedAt: minted) }
+        return token
     }
 
     private func classify(_ response: HTTPResponse, target: PushTarget) -> DeliveryOutcome {

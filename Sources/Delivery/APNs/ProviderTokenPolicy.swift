@@ -48,6 +48,13 @@ public struct ProviderTokenPolicy: Sendable, Hashable {
         return .use(issuedAt: issuedAt)
     }
 
+    /// Adopts a token an earlier process minted at `issuedAt` (from a saved cache), so a restart keeps using
+    /// it instead of minting again within APNs' 20 minutes.
+    public mutating func restore(issuedAt: Int) {
+        self.issuedAt = issuedAt
+        rejected = false
+    }
+
     /// APNs answered `ExpiredProviderToken` at `now`. Returns whether the next request gets a new token.
     public mutating func expired(now: Int) -> Bool {
         guard let issuedAt else { return true }

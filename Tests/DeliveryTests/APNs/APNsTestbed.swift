@@ -48,6 +48,8 @@ struct APNsTestbed {
         var configuration = APNsProvider.Configuration(
             endpoint: APNsEndpoint(url: fake.url, environment: .sandbox), bundleID: bundleID,
             tokenRefreshInterval: refresh)
+        // Generous: the suite runs in parallel on two cores, and a timeout must not stand in for an answer.
+        configuration.requestTimeout = .seconds(60)
         configure(&configuration)
         let provider = APNsProvider(configuration: configuration, key: key, transport: transport, now: { time.now })
         let bed = APNsTestbed(key: key, fake: fake, transport: transport, provider: provider, time: time)

@@ -38,6 +38,7 @@ struct APNsWorkerSetup {
         config["provider"] = [
             "type": "apns", "bundle-id": .string(bundleID), "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
             "key": ["file": "AuthKey_ABC123DEFG.p8"], "environment": "sandbox", "endpoint": .string(fake.url),
+            "timeout": 60,
         ]
         let configPath = directory.appendingPathComponent("liverelay.json").path
         try JSONValue.object(config).jsonString().write(toFile: configPath, atomically: true, encoding: .utf8)

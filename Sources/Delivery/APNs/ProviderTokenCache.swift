@@ -1,0 +1,9 @@
+/// Keeps a provider's signed token across processes. APNs answers 429 `TooManyProviderTokenUpdates` to a
+/// token minted less than 20 minutes after the previous one, so a restarted worker (or the next cron tick)
+/// must go on with the token it already has.
+public protocol ProviderTokenCache: Sendable {
+    /// The saved token for `key`, and when it was issued.
+    func load(key: String) -> (token: String, issuedAt: Int)?
+    /// Saves a newly minted token.
+    func save(key: String, token: String, issuedAt: Int)
+}

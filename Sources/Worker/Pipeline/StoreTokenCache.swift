@@ -1,0 +1,15 @@
+import Delivery
+import Store
+
+/// Keeps provider tokens in the state file (see ``ProviderTokenCache``).
+public struct StoreTokenCache: ProviderTokenCache {
+    public let store: SQLiteStore
+
+    public init(store: SQLiteStore) { self.store = store }
+
+    public func load(key: String) -> (token: String, issuedAt: Int)? { store.providerToken(key: key) }
+
+    public func save(key: String, token: String, issuedAt: Int) {
+        store.saveProviderToken(key: key, token: token, issuedAt: issuedAt)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTP
+import LiveRelayCore
+import LiveRelayTesting
+
+/// `liverelay run` (the real binary) against the fake APNs, with a feed file the test replaces step by step
+/// with the recorded match's bodies, and the API on a free port with a bearer token.
+struct RunWithAPNs {
+    static let bearer = "test-bearer-7c1d2f"
+    let setup: APNsWorkerSetup
+    let process: BackgroundProcess
+    let port: Int
+    let transport: CurlTransport
+
+    var feedFile: URL { setup.directory.appendingPathComponent("feed.json") }
+
+    /// The bodies of the recorded match, in order.
+    static let steps = [
+        "sequences/espn-aus-egy/01-pre-match.json", "sequences/espn-aus-egy/02-kick-off.json",
+        "sequences/espn-aus-egy/03-twenty-minutes.json", "recordings/espn-soccer-scoreboard-1-first-half.json",
+        "sequences/espn-aus-egy/05-half-time.json", "sequences/espn-aus-egy/06-equaliser.json",
+        "recordings/espn-soccer-scoreboard-2-extra-time.json", "recordings/espn-soccer-scoreboard-3-final-pens.json",
+    ]
+
+    /// Rewrites the config for `run` (feed file, one-second interval, API) and puts the first body in place.
+    static func prepare(_ setup: APNsWorkerSetup) throws {
+        guard case .object(var config) = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: setup.configPath))),
+            case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0]
+        else { throw CancellationError() }
+        feed["url"] = "file:feed.json"
+        feed["interval"] = 1
+        feeds[0] = .object(feed)
+        config["feeds"] = .array(feeds)
+        config["api"] = ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]]
+        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: setup.configPath))
+        try RunWithAPNs.write(step: 0, to: setup.directory.appendingPathComponent("feed.json"))
+    }
+
+    /// Replaces the feed file atomically with step `n`'s body.
+    static func write(step n: Int, to file: URL) throws {
+        try Data(contentsOf: Repository.url("Samples/" + steps[n])).write(to: file, options: .atomic)
+    }
+
+    static func start(_ setup: APNsWorkerSetup) async throws -> RunWithAPNs {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LIVERELAY_TEST_BEARER"] = bearer
+        let process = try BackgroundProcess(
+            Repository.executable("liverelay"), ["run", "--config", setup.configPath, "--log-level", "info"],
+            environment: environment)
+        guard await process.waitForError(containing: "API listening on http://127.0.0.1:"),
+            let port = process.standardError.firstMatch(of: /API listening on http:\/\/127\.0\.0\.1:(\d+)/).flatMap({
+                Int($0.1)
+            })
+        else { throw CancellationError() }
+        return RunWithAPNs(setup: setup, process: process, port: port, transport: try CurlTransport())
+    }
+
+    func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = RunWithAPNs.bearer)
+        async throws
+        -> (status: Int, body: String)
+    {
+        var headers = [HTTPHeader("Content-Type", "application/json")]
+        if let bearer { headers.append(HTTPHeader("Authorization", "Bearer \(bearer)")) }
+        let response = try await transport.send(
+            HTTPRequest(
+                method: method, url: "http://127.0.0.1:\(port)\(path)", headers: headers,
+                body: body.map { Data($0.utf8) }))
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Waits until the fake has accepted `count` pushes (bounded).
+    func waitForAccepted(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while setup.fake.accepted.count < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return setup.fake.accepted.count >= count
+    }
+}
