@@ -60,27 +60,10 @@ public struct Tick: Sendable {
     public func run(feeds: [FeedRuntime], now: Int) async throws(SQLiteStore.Failure) -> Report {
         var reports: [FeedReport] = []
         for feed in feeds {
+            let plan = try await pipeline.poll(feed, fetcher: fetcher, now: now).plan
             var report = FeedReport(feed: feed.id)
-            let saved = try await pipeline.store.validators(feed: feed.id)
-            let validators =
-                saved.etag == nil && saved.lastModified == nil
-                ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
-            let fetched: FeedFetcher.Fetched
-            do {
-                fetched = try await fetcher.fetch(feed, validators: validators)
-            } catch {
-                report.error = error
-                reports.append(report)
-                continue
-            }
-            guard case .body(let body, let newValidators) = fetched else {
-                report.notModified = true
-                reports.append(report)
-                continue
-            }
-            let plan = try await pipeline.plan(
-                feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
             report.error = plan.feedError
+            report.notModified = plan.notModified
             report.changes = plan.steps.count
             report.queued = plan.pushes.count
             reports.append(report)
