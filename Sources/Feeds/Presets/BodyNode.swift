@@ -47,6 +47,22 @@ struct BodyNode: Sendable {
         return BodyNode(v, at: pointer.appending(key))
     }
 
+    /// A member of the document root that tells what the body is; its absence means the body is something
+    /// else altogether: `the body is not a Kraken ticker: no "result" at the document root (it has price, …)`.
+    func member(_ key: String, of what: String) throws(NormalizationFailure) -> BodyNode {
+        guard case .object(let members) = value else {
+            throw .shape("the body is not \(what): \(place) is \(FieldConversion.describe(value))")
+        }
+        guard members[key] != nil else {
+            let keys = members.keys.sorted()
+            let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? ", …" : "")
+            throw .shape(
+                "the body is not \(what): no \"\(key)\" at \(place) (\(keys.isEmpty ? "it is empty" : "it has \(shown)"))"
+            )
+        }
+        return try member(key)
+    }
+
     /// The elements of an array.
     func elements() throws(NormalizationFailure) -> [BodyNode] {
         guard case .array(let items) = value else { throw mismatch("an array") }

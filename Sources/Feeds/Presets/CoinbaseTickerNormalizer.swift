@@ -17,13 +17,12 @@ public struct CoinbaseTickerNormalizer: FeedNormalizer {
 
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
-        guard case .object(let members) = root.value else { throw root.mismatch("a ticker object") }
-        if members["price"] == nil, let message = members["message"]?.stringValue {
+        if root.value["price"] == nil, let message = root.value["message"]?.stringValue {
             throw NormalizationFailure(kind: .provider, message: "Coinbase reported: \(message)")
         }
         var facts = MarketFacts()
         do {
-            try facts.decimal("price", try root.member("price"))
+            try facts.decimal("price", try root.member("price", of: "a Coinbase Exchange ticker"))
             try facts.decimal("bid", root.optional("bid"))
             try facts.decimal("ask", root.optional("ask"))
             try facts.decimal("volume", root.optional("volume"))

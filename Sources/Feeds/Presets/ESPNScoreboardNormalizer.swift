@@ -25,9 +25,8 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
 
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
-        guard case .object = root.value else { throw root.mismatch("an object with \"events\"") }
         var out: [String: Facts] = [:]
-        for event in try root.member("events").elements() {
+        for event in try root.member("events", of: "an ESPN scoreboard").elements() {
             let id = try Self.id(of: event)
             guard out[id] == nil else { throw .shape("\(event.place): duplicate event id \"\(id)\"") }
             do {

@@ -31,9 +31,9 @@ public struct FootballDataNormalizer: FeedNormalizer {
 
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
-        guard case .object(let members) = root.value else { throw root.mismatch("an object with \"matches\"") }
         // `/v4/matches/{id}` answers with the match itself.
-        let matches = members["matches"] == nil && members["id"] != nil ? [root] : try root.member("matches").elements()
+        let single = root.value["matches"] == nil && root.value["id"] != nil
+        let matches = single ? [root] : try root.member("matches", of: "a football-data match list").elements()
         var out: [String: Facts] = [:]
         for match in matches {
             let idNode = try match.member("id")

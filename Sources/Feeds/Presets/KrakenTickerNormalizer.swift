@@ -19,14 +19,15 @@ public struct KrakenTickerNormalizer: FeedNormalizer {
 
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
-        guard case .object = root.value else { throw root.mismatch("an object with \"error\" and \"result\"") }
-        let errors = try root.member("error").elements().map { node throws(NormalizationFailure) in try node.string() }
+        let errors = try root.member("error", of: "a Kraken ticker").elements().map {
+            node throws(NormalizationFailure) in try node.string()
+        }
         let fatal = errors.filter { $0.hasPrefix("E") }
         if !fatal.isEmpty {
             throw NormalizationFailure(kind: .provider, message: "Kraken reported \(fatal.joined(separator: ", "))")
         }
         var out: [String: Facts] = [:]
-        for (pair, ticker) in try root.member("result").members() {
+        for (pair, ticker) in try root.member("result", of: "a Kraken ticker").members() {
             let short = Self.shortName(pair)
             guard let entity = filter.entity(for: short, matching: { Self.canonical($0) == short || $0 == pair })
             else { continue }
