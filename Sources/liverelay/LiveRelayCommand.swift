@@ -14,7 +14,7 @@ struct LiveRelayCommand: AsyncParsableCommand {
 
             Start with:  liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
             """,
-        subcommands: [CheckCommand.self, TickCommand.self, ReplayCommand.self, EvalCommand.self])
+        subcommands: [CheckCommand.self, TickCommand.self, ReplayCommand.self, EvalCommand.self, FactsCommand.self])
 }
 
 /// Options every command that reads a config shares.
