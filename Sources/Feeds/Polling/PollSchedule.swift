@@ -48,14 +48,15 @@ public struct PollSchedule: Sendable, Hashable {
             consecutiveFailures = 0
             notBefore = nil
             if let maxAge = HTTPCacheHints.maxAge(outcome.cacheControl), Duration.seconds(maxAge) > policy.interval {
-                return PollDecision(delay: .seconds(maxAge) * spread, reason: .cacheMaxAge(maxAge))
+                return PollDecision(delay: Self.scaled(.seconds(maxAge), spread), reason: .cacheMaxAge(maxAge))
             }
-            return PollDecision(delay: policy.interval * spread, reason: .interval)
+            return PollDecision(delay: Self.scaled(policy.interval, spread), reason: .interval)
         }
         consecutiveFailures += 1
         let doublings = min(consecutiveFailures - 1, 32)
-        let backoff = min(policy.backoffCap, policy.interval * Double(UInt64(1) << UInt64(doublings)))
-        let decision = PollDecision(delay: backoff * spread, reason: .backoff(failures: consecutiveFailures))
+        let backoff = min(policy.backoffCap, policy.interval * (1 << doublings))
+        let decision = PollDecision(
+            delay: Self.scaled(backoff, spread), reason: .backoff(failures: consecutiveFailures))
         let requested = HTTPCacheHints.retryAfter(outcome.retryAfter, now: now)
         switch outcome.status {
         case 418:
@@ -70,5 +71,10 @@ public struct PollSchedule: Sendable, Hashable {
         default:
             return decision
         }
+    }
+
+    /// `delay` × `factor`, to the millisecond.
+    private static func scaled(_ delay: Duration, _ factor: Double) -> Duration {
+        .milliseconds(Int((delay / .milliseconds(1) * factor).rounded()))
     }
 }
