@@ -17,8 +17,10 @@ public final class FeedServer: Sendable {
     public enum Fault: Sendable, Hashable, CustomStringConvertible {
         /// Never answer: the client's timeout ends the request.
         case hang
-        /// Close the connection without an answer.
+        /// Close the connection without an answer (also for libcurl's automatic retry on a new connection).
         case reset
+        /// The reset of libcurl's retry.
+        case resetRetry
         /// An error status with a small JSON body, and `Retry-After` if given.
         case status(Int, retryAfter: String? = nil)
         /// An HTML error page, as a proxy in front of the API sends it.
@@ -41,7 +43,7 @@ public final class FeedServer: Sendable {
         public var description: String {
             switch self {
             case .hang: "hang"
-            case .reset: "reset"
+            case .reset, .resetRetry: "reset"
             case .status(let s, let retryAfter): "HTTP \(s)\(retryAfter.map { " Retry-After \($0)" } ?? "")"
             case .htmlErrorPage(let s): "HTML page (\(s))"
             case .empty: "empty body"
@@ -56,6 +58,7 @@ public final class FeedServer: Sendable {
         var next = 0
         var faults: [Fault] = []
         var served = 0
+        var connections: Set<Int> = []
     }
 
     /// The HTTP server underneath.
@@ -82,7 +85,14 @@ public final class FeedServer: Sendable {
                 return .text("no feed here", status: 404)
             }
             let (fault, index) = state.withLockedValue { s -> (Fault?, Int) in
-                if !s.faults.isEmpty { return (s.faults.removeFirst(), min(s.next, bodies.count - 1)) }
+                let reused = !s.connections.insert(request.connectionID).inserted
+                if !s.faults.isEmpty {
+                    let fault = s.faults.removeFirst()
+                    // libcurl sends a request again, once, on a new connection when a reused one closes
+                    // without an answer; the feed is still broken for that retry.
+                    if fault == .reset, reused { s.faults.insert(.resetRetry, at: 0) }
+                    return (fault, min(s.next, bodies.count - 1))
+                }
                 let index = min(s.next, bodies.count - 1)
                 s.next += 1
                 s.served += 1
@@ -94,7 +104,8 @@ public final class FeedServer: Sendable {
             if etags {
                 let tag = "\"\(String(StoredGzip.crc32([UInt8](bodies[index])), radix: 16))\""
                 if request.header("If-None-Match") == tag {
-                    return ServerResponse(status: 304, headers: [("etag", tag)])
+                    return ServerResponse(
+                        status: 304, headers: [("etag", tag)] + (cacheControl.map { [("cache-control", $0)] } ?? []))
                 }
                 out.append(("etag", tag))
             }
@@ -140,7 +151,7 @@ public final class FeedServer: Sendable {
         let json = [("content-type", "application/json")]
         switch fault {
         case .hang: return .fault(.hang)
-        case .reset: return .fault(.reset)
+        case .reset, .resetRetry: return .fault(.reset)
         case .status(let status, let retryAfter):
             var headers = json
             if let retryAfter { headers.append(("retry-after", retryAfter)) }
