@@ -60,6 +60,49 @@ import Worker
         await bed.stop()
     }
 
+    @Test(arguments: FeedFaultTests.faults.filter { $0.0 != .hang })
+    func everyFaultBacksOffAndPushesNothing(fault: FeedServer.Fault, kind: FeedError.Kind, words: String) async throws {
+        let bed = try await FeedTestBed()
+        let clock = TestClock()
+        let markets = bed.poller("markets", clock: clock)
+        let task = Task { try await markets.run() }
+        defer { task.cancel() }
+        #expect(await clock.nextSleep() == .seconds(10))
+        clock.advance(by: .seconds(10))
+        #expect(await clock.nextSleep() == .seconds(10))
+        #expect(bed.recorder.of("price-").map(\.event) == [.start])
+        bed.markets.inject(fault)
+        clock.advance(by: .seconds(10))
+        let expected: Duration = fault == .status(503, retryAfter: "30") ? .seconds(30) : .seconds(10)
+        #expect(await clock.nextSleep() == expected)
+        #expect(markets.counters.errors == [kind.name: 1])
+        #expect(bed.recorder.of("price-").map(\.event) == [.start], "no push from \(fault)")
+        clock.advance(by: expected)
+        #expect(await clock.nextSleep() == .seconds(10), "healed")
+        #expect(bed.recorder.of("price-BNBUSDT").map(\.event) == [.start])
+        await bed.stop()
+    }
+
+    /// A server that never answers: the poll that hangs (given a one-second timeout, unlike the good polls,
+    /// so that a loaded machine cannot time them out) is a transport error and pushes nothing.
+    @Test func aHangingServerIsATimeoutAndPushesNothing() async throws {
+        let bed = try await FeedTestBed()
+        let clock = TestClock()
+        let patient = bed.poller("markets", clock: clock)
+        await patient.pollOnce()
+        await patient.pollOnce()
+        #expect(bed.recorder.of("price-").map(\.event) == [.start])
+        bed.markets.inject(.hang)
+        let impatient = bed.poller("markets", clock: clock, timeout: 1)
+        let report = await impatient.pollOnce()
+        #expect(report.outcome.result == .failed(.transport))
+        #expect(report.decision == PollDecision(delay: .seconds(10), reason: .backoff(failures: 1)))
+        #expect(bed.recorder.of("price-").map(\.event) == [.start])
+        #expect(await patient.pollOnce().outcome.result == .fresh, "healed")
+        #expect(bed.recorder.of("price-BNBUSDT").map(\.event) == [.start])
+        await bed.stop()
+    }
+
     @Test func binance418IsABanAndARetryAfterDateIsHonoured() async throws {
         let bed = try await FeedTestBed()
         let clock = TestClock()

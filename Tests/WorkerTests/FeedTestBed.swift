@@ -79,9 +79,11 @@ final class FeedTestBed: Sendable {
     var fetcher: FeedFetcher { FeedFetcher(transport: transport) }
 
     /// A poller on its own test clock, whose wall time is `start` plus the clock's offset; no jitter.
-    func poller(_ id: String, clock: TestClock) -> FeedPoller<TestClock> {
-        pipeline.poller(
-            for: feed(id), fetcher: fetcher, clock: clock,
+    func poller(_ id: String, clock: TestClock, timeout: Int? = nil) -> FeedPoller<TestClock> {
+        var runtime = feed(id)
+        if let timeout { runtime.timeout = timeout }
+        return pipeline.poller(
+            for: runtime, fetcher: fetcher, clock: clock,
             now: { FeedTestBed.start + Int(clock.now.offset.components.seconds) }, random: { 0 },
             logger: Logger(label: "test"))
     }
