@@ -40,6 +40,7 @@ public final class FeedServer: Sendable {
             .wrongShape, .oversize(bytes: 64 << 10),
         ]
 
+        /// `HTTP 429 Retry-After 30`, `truncated body`, …
         public var description: String {
             switch self {
             case .hang: "hang"

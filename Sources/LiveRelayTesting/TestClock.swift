@@ -17,9 +17,13 @@ public final class TestClock: Clock, Sendable {
         /// Time since the clock's start.
         public var offset: Duration
 
+        /// The moment `offset` after the clock's start.
         public init(offset: Duration) { self.offset = offset }
+        /// The moment `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this moment to `other`.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Earlier than.
         public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
     }
 

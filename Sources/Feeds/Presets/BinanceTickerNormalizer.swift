@@ -15,6 +15,7 @@ public struct BinanceTickerNormalizer: FeedNormalizer {
         filter = SymbolFilter(symbols: symbols)
     }
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         let tickers: [BodyNode]

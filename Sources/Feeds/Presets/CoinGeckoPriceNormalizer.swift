@@ -18,6 +18,7 @@ public struct CoinGeckoPriceNormalizer: FeedNormalizer {
         filter = SymbolFilter(symbols: coins)
     }
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         guard case .object(let members) = root.value else { throw root.mismatch("an object keyed by coin id") }

@@ -15,6 +15,7 @@ public struct CoinbaseTickerNormalizer: FeedNormalizer {
         self.product = product
     }
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         if root.value["price"] == nil, let message = root.value["message"]?.stringValue {

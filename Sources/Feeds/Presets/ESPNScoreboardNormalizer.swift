@@ -23,6 +23,7 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
         ["soccer", "rugby", "rugby-league"].contains(sport.lowercased()) ? .up : .down
     }
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         var out: [String: Facts] = [:]

@@ -29,6 +29,7 @@ public struct FootballDataNormalizer: FeedNormalizer {
     /// Creates the normaliser; it has no options.
     public init() {}
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         // `/v4/matches/{id}` answers with the match itself.

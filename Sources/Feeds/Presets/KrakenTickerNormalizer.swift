@@ -17,6 +17,7 @@ public struct KrakenTickerNormalizer: FeedNormalizer {
         filter = SymbolFilter(symbols: symbols)
     }
 
+    /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
         let root = try BodyNode.parse(body)
         let errors = try root.member("error", of: "a Kraken ticker").elements().map {

@@ -23,6 +23,7 @@ public struct PresetConfig: Sendable, Decodable {
         self.token = token
     }
 
+    /// Decodes `"binance"` or `{"name": "binance", "symbols": […]}`.
     public init(from decoder: any Decoder) throws {
         if let name = try? decoder.singleValueContainer().decode(String.self) {
             self.init(name: try Self.preset(name, decoder.codingPath))
