@@ -55,15 +55,17 @@ public struct FeedFetcher: Sendable {
                 FeedError(
                     kind: .httpStatus, feed: feed.id, url: redact(feed.url),
                     message: "HTTP \(response.status)\(out.retryAfter.map { ", Retry-After \($0)" } ?? "")"
-                        + Self.excerpt(response.body)))
+                        + Self.excerpt(response.body, hiding: feed.headers.map(\.value))))
         }
         return out
     }
 
-    /// The start of an error response's body (a JSON message, an HTML title), on one line.
-    static func excerpt(_ body: Data) -> String {
-        let text = String(decoding: body.prefix(100), as: UTF8.self)
-            .split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        return text.isEmpty ? "" : ": \"\(text)\(body.count > 100 ? "…" : "")\""
+    /// The start of an error response's body (a JSON message, an HTML title), on one line, with any request
+    /// header value (an API token a server might echo) replaced by `…`.
+    static func excerpt(_ body: Data, hiding secrets: [String]) -> String {
+        var text = String(decoding: body.prefix(4096), as: UTF8.self)
+        for secret in secrets where secret.count >= 4 { text = text.replacingOccurrences(of: secret, with: "…") }
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        return line.isEmpty ? "" : ": \"\(line.prefix(100))\(line.count > 100 ? "…" : "")\""
     }
 }
