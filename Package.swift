@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "liverelay",
             dependencies: [
-                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store",
+                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store", "Feeds",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -18,6 +18,8 @@ public struct FeedError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let shape = Kind("shape")
         /// The body is larger than the configured cap.
         public static let tooLarge = Kind("too_large")
+        /// A successful response whose body reports an error (Kraken's `error[]` with HTTP 200).
+        public static let provider = Kind("provider_error")
     }
 
     public var kind: Kind

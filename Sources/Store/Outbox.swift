@@ -55,6 +55,10 @@ extension SQLiteStore {
             }
             try db.create(index: "outbox_due", on: "outbox", columns: ["next_attempt"])
         }
+        migrator.registerMigration("v6-outbox-order") { db in
+            // The throttle's release order (highest relevance, then oldest), kept for delivery.
+            try db.alter(table: "outbox") { t in t.add(column: "seq", .integer).notNull().defaults(to: 0) }
+        }
     }
 
     /// Saves released pushes and the throttle states that released them, in one transaction.
@@ -65,31 +69,33 @@ extension SQLiteStore {
             "saving released pushes",
             { db in
                 try Self.saveThrottleStates(throttleStates, db)
+                var seq = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0
                 for e in entries {
+                    seq += 1
                     try db.execute(
                         sql: """
-                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                             environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
-                            attempts = excluded.attempts, next_attempt = excluded.next_attempt
+                            attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq
                             WHERE excluded.timestamp > outbox.timestamp
                             """,
                         arguments: [
                             e.activity.rawValue, e.token, e.kind, e.device, e.environment,
-                            String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt,
+                            String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
                         ])
                 }
             }, write: true)
     }
 
-    /// Rows due now, oldest push first.
+    /// Rows due now, in the order the throttle released them.
     public func dueOutbox(now: Int, limit: Int = 10_000) async throws(Failure) -> [OutboxEntry] {
         try await run(
             "reading the outbox",
             { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT * FROM outbox WHERE next_attempt <= ? ORDER BY timestamp, activity, token LIMIT ?",
+                    db, sql: "SELECT * FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?",
                     arguments: [now, limit]
                 ).map { row in
                     let push: String = row["push"]

@@ -91,8 +91,10 @@ public enum WorkerFactory {
         return Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: rules.rules)), ledger: ActivityLedger(), queue: queue,
             sender: sender,
+            // The console prints each request: one at a time, so its output follows the release order.
             delivery: DeliveryOptions(
-                environment: apns?.configuration.endpoint.environment, placeholderWhenNoTokens: apns == nil),
+                environment: apns?.configuration.endpoint.environment, placeholderWhenNoTokens: apns == nil,
+                maxConcurrentDeliveries: apns == nil ? 1 : 64),
             logger: logger, metrics: metrics)
     }
 

@@ -16,7 +16,7 @@ struct LiveRelayCommand: AsyncParsableCommand {
             """,
         subcommands: [
             CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self,
-            SendCommand.self,
+            FactsCommand.self, SendCommand.self,
         ])
 }
 

@@ -28,9 +28,13 @@ import Testing
     }
 
     @Test func theExampleRulesLoadCleanly() {
-        let set = RuleLoader(knownFeeds: ["espn-worldcup"]).load(paths: [Repository.path("Rules")])
+        let set = RuleLoader(knownFeeds: ["espn-worldcup", "scores", "markets"]).load(paths: [Repository.path("Rules")])
         #expect(set.diagnostics.map(\.description) == [])
-        #expect(set.rules.map(\.id) == ["kick-off", "goal", "clock", "full-time"])
+        #expect(
+            set.rules.map(\.id) == [
+                "big-move", "jump", "price", "calm", "gone", "kick-off", "goal", "clock", "full-time", "match-start",
+                "match-goal", "match-play", "match-end", "match-off",
+            ])
     }
 
     @Test func invalidJSONIsOneDiagnosticWithItsPosition() {

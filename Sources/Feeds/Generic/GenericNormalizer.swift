@@ -2,7 +2,7 @@ import Foundation
 import LiveRelayCore
 
 /// Turns a feed body into facts per entity with a `GenericMapping`. Pointers are parsed once, at creation.
-public struct GenericNormalizer: Sendable {
+public struct GenericNormalizer: FeedNormalizer {
     /// A mapping that cannot work (an invalid pointer), named by the config key it came from.
     public struct InvalidMapping: Error, Sendable, CustomStringConvertible {
         public var field: String
@@ -10,17 +10,8 @@ public struct GenericNormalizer: Sendable {
         public var description: String { "\(field): \(message)" }
     }
 
-    /// Why one body could not be normalised; the caller wraps it into a `FeedError` with the feed and URL.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        public var kind: FeedError.Kind
-        public var message: String
-        public var description: String { message }
-
-        public init(kind: FeedError.Kind, message: String) {
-            self.kind = kind
-            self.message = message
-        }
-    }
+    /// Why one body could not be normalised (the name this type had before presets shared it).
+    public typealias Failure = NormalizationFailure
 
     private struct Field: Sendable {
         var name: String
@@ -64,14 +55,7 @@ public struct GenericNormalizer: Sendable {
     /// Parses and normalises a body. Any problem fails the whole body: a half-read body must not look like
     /// facts that disappeared.
     public func normalize(_ body: Data) throws(Failure) -> [String: Facts] {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(body, numbers: .decimal)
-        } catch {
-            throw Failure(
-                kind: .invalidJSON, message: "body is not valid JSON (\(error)); \(GenericNormalizer.preview(body))")
-        }
-        return try normalize(document: document)
+        try normalize(document: try BodyNode.parse(body).value)
     }
 
     /// Normalises an already parsed document.
@@ -140,13 +124,5 @@ public struct GenericNormalizer: Sendable {
 
     private static func show(_ pointer: JSONPointer) -> String {
         pointer.tokens.isEmpty ? "the document root" : pointer.description
-    }
-
-    /// The start of a body that is not JSON, so an HTML error page is recognisable in the log.
-    static func preview(_ body: Data) -> String {
-        if body.isEmpty { return "the body is empty" }
-        let text = String(decoding: body.prefix(60), as: UTF8.self)
-            .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-        return "it starts with \"\(text)\(body.count > 60 ? "…" : "")\" (\(body.count) bytes)"
     }
 }

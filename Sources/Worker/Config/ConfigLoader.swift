@@ -27,7 +27,8 @@ public struct FeedRuntime: Sendable {
     public var maxBodyBytes: Int
     /// Header values with secrets already read. Never log these.
     public var headers: [(name: String, value: String)]
-    public var normalizer: GenericNormalizer
+    /// The feed's generic mapping or preset, ready to turn bodies into facts.
+    public var normalizer: any FeedNormalizer
 }
 
 /// Reads the config: JSON with positions, checked against `docs/liverelay.schema.json`, then decoded and
@@ -73,14 +74,22 @@ public enum ConfigLoader {
             if !seen.insert(feed.id).inserted {
                 problems.append(diagnostic(base + "/id", "duplicate feed id \"\(feed.id)\""))
             }
-            let normalizer: GenericNormalizer
-            do {
-                normalizer = try GenericNormalizer(feed.mapping)
-            } catch {
-                problems.append(diagnostic(base + "/mapping/" + error.field, error.message))
+            let normalizer: any FeedNormalizer
+            switch Self.normalizer(for: feed) {
+            case .success(let built): normalizer = built
+            case .failure(let problem):
+                problems.append(diagnostic(base + problem.pointer, atKey: problem.atKey, problem.message))
                 continue
             }
             var headers: [(String, String)] = []
+            if let token = feed.preset?.token {
+                do {
+                    headers.append(
+                        ("X-Auth-Token", try token.resolve(baseDirectory: directory, environment: environment).value))
+                } catch {
+                    problems.append(diagnostic(base + "/preset/token", error.description))
+                }
+            }
             for (name, value) in feed.headers.sorted(by: { $0.key < $1.key }) {
                 switch value {
                 case .plain(let v): headers.append((name, v))

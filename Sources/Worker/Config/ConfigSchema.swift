@@ -101,7 +101,8 @@ public enum ConfigSchema {
             "feed": {
               "type": "object",
               "additionalProperties": false,
-              "required": ["id", "url", "mapping"],
+              "required": ["id", "url"],
+              "description": "A feed to poll. It reads its bodies with a \"preset\" for a known API or with a generic \"mapping\": exactly one of them.",
               "properties": {
                 "id": { "type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$", "description": "The feed's id; rules name it in \"feed\"." },
                 "url": { "type": "string", "pattern": "^(https?://|file:)", "description": "https://…, http://…, or file:path (a relative path resolves against this file's folder)." },
@@ -113,8 +114,52 @@ public enum ConfigSchema {
                   "description": "Extra request headers: a string, or a secret reference for credentials.",
                   "additionalProperties": { "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/secret" }] }
                 },
-                "mapping": { "$ref": "#/$defs/mapping" }
+                "mapping": { "$ref": "#/$defs/mapping" },
+                "preset": { "$ref": "#/$defs/preset" }
               }
+            },
+            "preset-name": {
+              "type": "string",
+              "enum": ["espn-scoreboard", "football-data", "binance", "coinbase-exchange", "kraken", "coingecko"],
+              "description": "espn-scoreboard (ESPN site API scoreboard), football-data (football-data.org v4 matches), binance (/api/v3/ticker/24hr or /ticker/price), coinbase-exchange (/products/{id}/ticker), kraken (/0/public/Ticker), coingecko (/api/v3/simple/price)."
+            },
+            "preset": {
+              "description": "A known API, read without a mapping: its name, or an object with the name and the preset's options.",
+              "anyOf": [
+                { "$ref": "#/$defs/preset-name" },
+                {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": ["name"],
+                  "properties": {
+                    "name": { "$ref": "#/$defs/preset-name" },
+                    "sport": { "type": "string", "pattern": "^[a-z0-9-]+$", "description": "espn-scoreboard: ESPN's sport (soccer, basketball, football, hockey, …) when the URL does not name it. Soccer and rugby clocks count up, the others down." },
+                    "clock-direction": { "enum": ["up", "down"], "description": "espn-scoreboard: whether clock.seconds counts the time played (up) or left in the period (down), when the sport's default is wrong." },
+                    "symbols": {
+                      "type": "array",
+                      "minItems": 1,
+                      "uniqueItems": true,
+                      "items": { "type": "string", "minLength": 1 },
+                      "description": "binance, kraken, coingecko: the symbols (CoinGecko: coin ids) to follow; all the body holds when absent. A followed symbol missing from a body is gone from the facts."
+                    },
+                    "product": { "type": "string", "minLength": 1, "description": "coinbase-exchange: the product id (BTC-USD) when the URL does not name it." },
+                    "currency": { "type": "string", "minLength": 1, "description": "coingecko: the vs_currencies code to read (usd) when the URL does not say it." },
+                    "token": { "$ref": "#/$defs/secret", "description": "football-data: the API token, sent as X-Auth-Token." }
+                  },
+                  "allOf": [
+                    { "if": { "properties": { "name": { "const": "espn-scoreboard" } }, "required": ["name"] },
+                      "then": { "properties": { "symbols": false, "product": false, "currency": false, "token": false } } },
+                    { "if": { "properties": { "name": { "const": "football-data" } }, "required": ["name"] },
+                      "then": { "properties": { "sport": false, "clock-direction": false, "symbols": false, "product": false, "currency": false } } },
+                    { "if": { "properties": { "name": { "enum": ["binance", "kraken"] } }, "required": ["name"] },
+                      "then": { "properties": { "sport": false, "clock-direction": false, "product": false, "currency": false, "token": false } } },
+                    { "if": { "properties": { "name": { "const": "coinbase-exchange" } }, "required": ["name"] },
+                      "then": { "properties": { "sport": false, "clock-direction": false, "symbols": false, "currency": false, "token": false } } },
+                    { "if": { "properties": { "name": { "const": "coingecko" } }, "required": ["name"] },
+                      "then": { "properties": { "sport": false, "clock-direction": false, "product": false, "token": false } } }
+                  ]
+                }
+              ]
             },
             "mapping": {
               "type": "object",

@@ -45,10 +45,13 @@ public struct FeedConfig: Sendable, Decodable {
     public var maxBodyBytes: Int
     /// Extra request headers; a value is a string or a secret reference (`{"env": …}` / `{"file": …}`).
     public var headers: [String: HeaderValue]
-    public var mapping: GenericMapping
+    /// A generic JSON mapping; a feed has this or `preset`, not both.
+    public var mapping: GenericMapping?
+    /// A named preset for a known API; a feed has this or `mapping`, not both.
+    public var preset: PresetConfig?
 
     enum CodingKeys: String, CodingKey {
-        case id, url, interval, timeout, headers, mapping
+        case id, url, interval, timeout, headers, mapping, preset
         case maxBodyBytes = "max-body-bytes"
     }
 
@@ -60,7 +63,8 @@ public struct FeedConfig: Sendable, Decodable {
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
         maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? 8 << 20
         headers = try c.decodeIfPresent([String: HeaderValue].self, forKey: .headers) ?? [:]
-        mapping = try c.decode(GenericMapping.self, forKey: .mapping)
+        mapping = try c.decodeIfPresent(GenericMapping.self, forKey: .mapping)
+        preset = try c.decodeIfPresent(PresetConfig.self, forKey: .preset)
     }
 }
 

@@ -14,7 +14,25 @@ public struct FeedFetcher: Sendable {
         case notModified
     }
 
+    /// A fetch and what the response said about when to ask again.
+    public struct Response: Sendable {
+        /// The body, `304`, or the feed error.
+        public var result: Result<Fetched, FeedError>
+        /// The HTTP status, when a response arrived.
+        public var status: Int?
+        /// The `Retry-After` header, as sent.
+        public var retryAfter: String?
+        /// The `Cache-Control` header, as sent.
+        public var cacheControl: String?
+    }
+
+    /// Fetches and throws the feed error, if any.
     public func fetch(_ feed: FeedRuntime, validators: CacheValidators?) async throws(FeedError) -> Fetched {
+        try await response(feed, validators: validators).result.get()
+    }
+
+    /// Fetches, keeping the headers that steer polling. Any status but 200 and 304 is a feed error.
+    public func response(_ feed: FeedRuntime, validators: CacheValidators?) async -> Response {
         let request = HTTPRequest(
             method: "GET", url: feed.url, headers: feed.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
             timeout: .seconds(feed.timeout), maxResponseBytes: feed.maxBodyBytes, validators: validators)
@@ -23,15 +41,31 @@ public struct FeedFetcher: Sendable {
             response = try await transport.send(request)
         } catch {
             let kind: FeedError.Kind = error.code == .responseTooLarge ? .tooLarge : .transport
-            throw FeedError(kind: kind, feed: feed.id, url: error.url, message: error.message)
+            return Response(
+                result: .failure(FeedError(kind: kind, feed: feed.id, url: error.url, message: error.message)))
         }
+        var out = Response(
+            result: .success(.notModified), status: response.status, retryAfter: response.header("Retry-After"),
+            cacheControl: response.header("Cache-Control"))
         switch response.status {
-        case 200: return .body(response.body, response.validators)
-        case 304: return .notModified
+        case 200: out.result = .success(.body(response.body, response.validators))
+        case 304: out.result = .success(.notModified)
         default:
-            throw FeedError(
-                kind: .httpStatus, feed: feed.id, url: redact(feed.url),
-                message: "HTTP \(response.status)\(response.header("Retry-After").map { ", Retry-After \($0)" } ?? "")")
+            out.result = .failure(
+                FeedError(
+                    kind: .httpStatus, feed: feed.id, url: redact(feed.url),
+                    message: "HTTP \(response.status)\(out.retryAfter.map { ", Retry-After \($0)" } ?? "")"
+                        + Self.excerpt(response.body, hiding: feed.headers.map(\.value))))
         }
+        return out
+    }
+
+    /// The start of an error response's body (a JSON message, an HTML title), on one line, with any request
+    /// header value (an API token a server might echo) replaced by `…`.
+    static func excerpt(_ body: Data, hiding secrets: [String]) -> String {
+        var text = String(decoding: body.prefix(4096), as: UTF8.self)
+        for secret in secrets where secret.count >= 4 { text = text.replacingOccurrences(of: secret, with: "…") }
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        return line.isEmpty ? "" : ": \"\(line.prefix(100))\(line.count > 100 ? "…" : "")\""
     }
 }

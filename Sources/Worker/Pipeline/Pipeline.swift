@@ -1,6 +1,7 @@
 import Delivery
 import Feeds
 import Foundation
+import HTTP
 import LiveRelayCore
 import Logging
 import Rules
@@ -225,13 +226,5 @@ public struct Pipeline: Sendable {
     }
 }
 
-/// A URL safe to log: no credentials, no query values.
-func redact(_ url: String) -> String {
-    guard var components = URLComponents(string: url) else { return url }
-    components.user = nil
-    components.password = nil
-    components.queryItems = components.queryItems?.map {
-        URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "…")
-    }
-    return components.string ?? url
-}
+/// A URL safe to log: no credentials, no query values (`?key=…`), the same text the transport's errors use.
+func redact(_ url: String) -> String { HTTPError.redact(url) }

@@ -59,39 +59,27 @@ public struct Tick: Sendable {
 
     public func run(feeds: [FeedRuntime], now: Int) async throws(SQLiteStore.Failure) -> Report {
         var reports: [FeedReport] = []
-        for feed in feeds { reports.append(try await poll(feed, now: now)) }
+        for feed in feeds { reports.append(try await poll(feed, now: now).report) }
         return Report(feeds: reports, delivery: try await deliver(now: now))
     }
 
-    /// Polls one feed once: fetch (conditionally), then plan. The pushes wait in the throttle.
-    public func poll(_ feed: FeedRuntime, now: Int) async throws(SQLiteStore.Failure) -> FeedReport {
-        var report = FeedReport(feed: feed.id)
+    /// Polls one feed once (a conditional GET, then plan); the pushes wait in the throttle. Also returns the
+    /// poll's outcome, for the feed's schedule.
+    public func poll(_ feed: FeedRuntime, now: Int) async throws(SQLiteStore.Failure) -> (
+        report: FeedReport, outcome: PollOutcome
+    ) {
         let metrics = pipeline.metrics
         metrics.polled(feed: feed.id)
-        let saved = try await pipeline.store.validators(feed: feed.id)
-        let validators =
-            saved.etag == nil && saved.lastModified == nil
-            ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
-        let fetched: FeedFetcher.Fetched
-        do {
-            fetched = try await fetcher.fetch(feed, validators: validators)
-        } catch {
-            metrics.feedError(feed: feed.id, kind: error.kind)
-            report.error = error
-            return report
-        }
-        guard case .body(let body, let newValidators) = fetched else {
-            metrics.notModified(feed: feed.id)
-            report.notModified = true
-            return report
-        }
-        let plan = try await pipeline.plan(
-            feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
+        let polled = try await pipeline.poll(feed, fetcher: fetcher, now: now)
+        let plan = polled.plan
+        var report = FeedReport(feed: feed.id)
         if let error = plan.feedError { metrics.feedError(feed: feed.id, kind: error.kind) }
+        if plan.notModified { metrics.notModified(feed: feed.id) }
         report.error = plan.feedError
+        report.notModified = plan.notModified
         report.changes = plan.steps.count
         report.queued = plan.pushes.count
-        return report
+        return (report, polled.outcome)
     }
 
     /// Releases what the throttle allows now into the outbox, then delivers everything due in the outbox

@@ -1,3 +1,4 @@
+import Feeds
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -36,16 +37,20 @@ public struct WorkerService: Service {
         logger.info("worker stopped; pending pushes stay saved", metadata: ["pending": "\(pending)"])
     }
 
-    /// Polls a feed, delivers at once what its changes queued, waits its interval.
+    /// Polls a feed, delivers at once what its changes queued, then waits what the feed's schedule says: its
+    /// interval with jitter, a `Cache-Control: max-age` floor, backoff after errors, `Retry-After`, a ban.
     private func pollUntilShutdown(_ feed: FeedRuntime) async throws {
+        var schedule = PollSchedule(policy: feed.pollPolicy)
         while !Task.isShuttingDownGracefully {
-            let report = try await tick.poll(feed, now: now())
+            let (report, outcome) = try await tick.poll(feed, now: now())
             health.record(report, at: now())
             if let error = report.error {
                 logger.warning("feed error", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
             }
             if report.queued > 0 { health.record(try await tick.deliver(now: now())) }
-            await sleepUnlessShuttingDown(.seconds(feed.interval))
+            let next = schedule.record(outcome, now: now(), random: Double.random(in: 0..<1))
+            logger.debug("polled", metadata: ["feed.id": "\(feed.id)", "next": "\(next)"])
+            await sleepUnlessShuttingDown(next.delay)
         }
     }
 

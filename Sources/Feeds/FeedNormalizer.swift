@@ -1,0 +1,30 @@
+import Foundation
+import LiveRelayCore
+
+/// Turns one feed body into facts per entity: the generic JSON mapping and every preset conform.
+///
+/// A normaliser is all or nothing: any problem fails the whole body, so a half-read body never looks like
+/// facts that disappeared.
+public protocol FeedNormalizer: Sendable {
+    /// The facts of every entity in `body`, keyed by entity id.
+    func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts]
+}
+
+/// Why one body could not be normalised; the caller wraps it into a `FeedError` with the feed and URL.
+public struct NormalizationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `invalid_json`, `shape` or `provider_error`.
+    public var kind: FeedError.Kind
+    /// What was wrong, with the place in the body.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+
+    /// Creates a failure.
+    public init(kind: FeedError.Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// JSON that does not have the shape the normaliser expects.
+    static func shape(_ message: String) -> NormalizationFailure { .init(kind: .shape, message: message) }
+}

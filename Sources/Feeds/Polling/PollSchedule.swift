@@ -1,0 +1,80 @@
+/// When to poll a feed next, decided from the outcome of each poll. Pure: the time and the random draw
+/// for jitter are parameters.
+///
+/// - After a success or a `304`: the interval, or the response's `Cache-Control: max-age` when longer
+///   (a floor: the server said the data will not change sooner), plus jitter.
+/// - After a failure: exponential backoff, the interval doubled for each failure in a row (the first retry
+///   after one interval), capped; plus jitter. A success ends it.
+/// - `429` and `503` with `Retry-After`: not before it. `418` (Binance's ban for ignoring 429s): not before
+///   its `Retry-After`, or the cap when it has none.
+///
+/// Jitter adds up to `jitter` × the delay, so feeds with the same interval spread out and no floor is
+/// ever undercut.
+public struct PollSchedule: Sendable, Hashable {
+    /// The settings of one feed.
+    public struct Policy: Sendable, Hashable {
+        /// The delay between polls of a healthy feed.
+        public var interval: Duration
+        /// The largest fraction of a delay added at random (0.1 = up to 10 %).
+        public var jitter: Double
+        /// The longest backoff after failures (before jitter).
+        public var backoffCap: Duration
+
+        /// Creates a policy; the cap defaults to ten minutes, or the interval if that is longer.
+        public init(interval: Duration, jitter: Double = 0.1, backoffCap: Duration? = nil) {
+            self.interval = interval
+            self.jitter = max(0, jitter)
+            self.backoffCap = max(backoffCap ?? .seconds(600), interval)
+        }
+    }
+
+    /// The settings.
+    public let policy: Policy
+    /// Failures since the last success.
+    public private(set) var consecutiveFailures = 0
+    /// Until when (UNIX seconds) the server asked not to be polled, after a `Retry-After` or a ban.
+    public private(set) var notBefore: Int?
+
+    /// A schedule with no failures yet.
+    public init(policy: Policy) {
+        self.policy = policy
+    }
+
+    /// Records a poll's outcome at `now` (UNIX seconds) and decides the delay before the next poll.
+    /// `random` is a draw in `0..<1` for the jitter.
+    public mutating func record(_ outcome: PollOutcome, now: Int, random: Double) -> PollDecision {
+        let spread = 1 + policy.jitter * min(max(random, 0), 1)
+        if outcome.succeeded {
+            consecutiveFailures = 0
+            notBefore = nil
+            if let maxAge = HTTPCacheHints.maxAge(outcome.cacheControl), Duration.seconds(maxAge) > policy.interval {
+                return PollDecision(delay: Self.scaled(.seconds(maxAge), spread), reason: .cacheMaxAge(maxAge))
+            }
+            return PollDecision(delay: Self.scaled(policy.interval, spread), reason: .interval)
+        }
+        consecutiveFailures += 1
+        let doublings = min(consecutiveFailures - 1, 32)
+        let backoff = min(policy.backoffCap, policy.interval * (1 << doublings))
+        let decision = PollDecision(
+            delay: Self.scaled(backoff, spread), reason: .backoff(failures: consecutiveFailures))
+        let requested = HTTPCacheHints.retryAfter(outcome.retryAfter, now: now)
+        switch outcome.status {
+        case 418:
+            let ban = requested ?? Int(policy.backoffCap.components.seconds)
+            notBefore = now + ban
+            return decision.delay >= .seconds(ban) ? decision : PollDecision(delay: .seconds(ban), reason: .banned(ban))
+        case 429, 503:
+            guard let requested else { return decision }
+            notBefore = now + requested
+            return decision.delay >= .seconds(requested)
+                ? decision : PollDecision(delay: .seconds(requested), reason: .retryAfter(requested))
+        default:
+            return decision
+        }
+    }
+
+    /// `delay` × `factor`, to the millisecond.
+    private static func scaled(_ delay: Duration, _ factor: Double) -> Duration {
+        .milliseconds(Int((delay / .milliseconds(1) * factor).rounded()))
+    }
+}

@@ -1,0 +1,87 @@
+import Feeds
+import Testing
+
+/// The polling schedule, driven with explicit times and random draws.
+@Suite struct PollScheduleTests {
+    var schedule = PollSchedule(policy: .init(interval: .seconds(30), jitter: 0.1, backoffCap: .seconds(600)))
+    let now = 1_766_847_600
+
+    @Test mutating func aHealthyFeedPollsEveryIntervalPlusJitter() {
+        #expect(
+            schedule.record(PollOutcome(.fresh), now: now, random: 0)
+                == PollDecision(delay: .seconds(30), reason: .interval))
+        #expect(schedule.record(PollOutcome(.notModified), now: now, random: 0.5).delay == .seconds(31.5))
+        #expect(schedule.record(PollOutcome(.fresh), now: now, random: 0.999).delay < .seconds(33))
+    }
+
+    @Test mutating func failuresBackOffExponentiallyUpToTheCapAndASuccessRecovers() {
+        let failed = PollOutcome(.failed(.transport))
+        let delays = (1...8).map { _ in schedule.record(failed, now: now, random: 0).delay }
+        #expect(delays == [30, 60, 120, 240, 480, 600, 600, 600].map { .seconds($0) })
+        #expect(schedule.consecutiveFailures == 8)
+        #expect(
+            schedule.record(PollOutcome(.fresh), now: now, random: 0)
+                == PollDecision(delay: .seconds(30), reason: .interval))
+        #expect(schedule.consecutiveFailures == 0)
+        #expect(schedule.record(failed, now: now, random: 0).reason == .backoff(failures: 1))
+    }
+
+    @Test mutating func cacheControlMaxAgeIsAFloor() {
+        let longer = PollOutcome(.fresh, status: 200, cacheControl: "public, max-age=120")
+        #expect(
+            schedule.record(longer, now: now, random: 0)
+                == PollDecision(delay: .seconds(120), reason: .cacheMaxAge(120)))
+        #expect(schedule.record(longer, now: now, random: 1).delay == .seconds(132), "jitter only adds")
+        let shorter = PollOutcome(.fresh, status: 200, cacheControl: "public,max-age=1,smaxage=1")
+        #expect(schedule.record(shorter, now: now, random: 0).reason == .interval)
+        let binance = PollOutcome(.fresh, status: 200, cacheControl: "no-cache, no-store, must-revalidate")
+        #expect(schedule.record(binance, now: now, random: 0).reason == .interval)
+    }
+
+    @Test mutating func retryAfterOn429And503IsHonoured() {
+        let limited = PollOutcome(.failed(.httpStatus), status: 429, retryAfter: "90")
+        #expect(
+            schedule.record(limited, now: now, random: 0) == PollDecision(delay: .seconds(90), reason: .retryAfter(90)))
+        #expect(schedule.notBefore == now + 90)
+        // An HTTP date, 5 minutes ahead of `now` (2025-12-27T15:00:00Z).
+        let date = PollOutcome(.failed(.httpStatus), status: 503, retryAfter: "Sat, 27 Dec 2025 15:05:00 GMT")
+        #expect(
+            schedule.record(date, now: now, random: 0) == PollDecision(delay: .seconds(300), reason: .retryAfter(300)))
+        // A backoff longer than Retry-After wins; a 503 without it backs off like any failure.
+        let short = PollOutcome(.failed(.httpStatus), status: 503, retryAfter: "1")
+        #expect(
+            schedule.record(short, now: now, random: 0)
+                == PollDecision(delay: .seconds(120), reason: .backoff(failures: 3)))
+        #expect(
+            schedule.record(PollOutcome(.failed(.httpStatus), status: 503), now: now, random: 0).reason
+                == .backoff(failures: 4))
+    }
+
+    @Test mutating func binance418IsABanUntilItsRetryAfter() {
+        let banned = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "7200")
+        #expect(
+            schedule.record(banned, now: now, random: 0) == PollDecision(delay: .seconds(7200), reason: .banned(7200)))
+        #expect(schedule.notBefore == now + 7200)
+        let noHeader = PollOutcome(.failed(.httpStatus), status: 418)
+        #expect(
+            schedule.record(noHeader, now: now, random: 0) == PollDecision(delay: .seconds(600), reason: .banned(600)))
+        #expect(schedule.record(PollOutcome(.fresh), now: now, random: 0).reason == .interval)
+        #expect(schedule.notBefore == nil)
+    }
+
+    @Test func countersCountRequestsNotModifiedAndErrorsByKind() {
+        var counters = FeedCounters()
+        counters.record(PollOutcome(.fresh), now: 10)
+        counters.record(PollOutcome(.notModified), now: 20)
+        counters.record(PollOutcome(.failed(.shape)), now: 30)
+        counters.record(PollOutcome(.failed(.httpStatus)), now: 40)
+        counters.record(PollOutcome(.failed(.httpStatus)), now: 50)
+        #expect(counters.requests == 5)
+        #expect(counters.notModified == 1)
+        #expect(counters.errors == ["shape": 1, "http_status": 2])
+        #expect(counters.errorCount == 3)
+        #expect(counters.lastSuccess == 20)
+        #expect(counters.lastFailure == 50)
+        #expect(counters.consecutiveFailures == 3)
+    }
+}

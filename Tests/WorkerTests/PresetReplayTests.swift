@@ -1,0 +1,98 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Logging
+import Store
+import Testing
+import Worker
+
+/// Every preset's sample sequence through the real pipeline with its sample config and the shared rule
+/// files, as `liverelay replay` runs them.
+@Suite struct PresetReplayTests {
+    static func replay(_ config: String, _ sequence: String) async throws -> ([LiveActivityPush], ReplaySummary) {
+        let loaded = try ConfigLoader.load(path: Repository.path("Samples/presets/\(config).json"))
+        let rules = WorkerFactory.rules(for: loaded)
+        #expect(rules.diagnostics.isEmpty)
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let recorder = FeedTestBed.Recorder()
+        let pipeline = try await WorkerFactory.pipeline(
+            for: loaded, rules: rules, store: store, provider: recorder, logger: Logger(label: "test"))
+        let path = Repository.path("Samples/sequences/\(sequence)/sequence.json")
+        let recorded = try ReplaySequence.load(path: path)
+        let feed = try #require(loaded.feeds.first { $0.id == recorded.feed })
+        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: { _ in })
+            .replay(recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        return (recorder.all, summary)
+    }
+
+    @Test func espnSoccer() async throws {
+        let (pushes, summary) = try await Self.replay("espn-soccer", "espn-aus-egy-preset")
+        #expect(summary.feedErrors == 0)
+        #expect(pushes.map(\.event) == [.start, .update, .update, .update, .update, .update, .end])
+        #expect(
+            pushes.map { $0.ruleIDs.joined(separator: "+") } == [
+                "match-start", "match-play", "match-goal+match-play", "match-play", "match-goal+match-play",
+                "match-play",
+                "match-end",
+            ])
+        #expect(pushes[3].contentState["state"] == "break", "half-time")
+        #expect(pushes[5].contentState["period"] == 3, "extra time")
+        let end = try #require(pushes.last)
+        #expect(end.contentState["homePenalties"] == 2)
+        #expect(end.contentState["awayPenalties"] == 4)
+        #expect(end.contentState["winner"] == "away")
+        #expect(end.alert?.body == "AUS 1–1 EGY (2–4 on penalties)")
+    }
+
+    @Test func footballData() async throws {
+        let (pushes, summary) = try await Self.replay("football-data", "football-data-whu-ful")
+        #expect(summary.feedErrors == 0)
+        let match = pushes.filter { $0.activity == "match-537964" }
+        #expect(
+            match.map { $0.ruleIDs.joined(separator: "+") } == [
+                "match-start", "match-play", "match-play", "match-goal", "match-end",
+            ])
+        #expect(match.map { $0.contentState["state"] } == ["live", "break", "live", "live", "final"])
+        #expect(match[3].alert?.title == "Goal! Fulham")
+        #expect(match.last?.contentState["winner"] == "away")
+        #expect(pushes.filter { $0.event == .start }.count == 5)
+        #expect(pushes.filter { $0.event == .end }.count == 5)
+    }
+
+    @Test func binance() async throws {
+        let (pushes, _) = try await Self.replay("binance", "binance-btc-bnb")
+        #expect(
+            pushes.map { "\($0.event) \($0.activity)" } == [
+                "start price-BTCUSDT", "start price-BNBUSDT", "update price-BTCUSDT", "end price-BTCUSDT",
+                "update price-BNBUSDT", "end price-BNBUSDT",
+            ])
+        #expect(pushes[0].contentState["price"] == .decimal(Decimal(string: "9750")!))
+        #expect(pushes[0].alert?.title == "BTCUSDT moved -5.888 % in 24 h")
+        #expect(pushes.last?.alert?.title == "BNBUSDT is no longer in the feed")
+    }
+
+    @Test(arguments: [
+        ("coinbase", "coinbase-btc-usd", "price-BTC-USD", 0), ("kraken", "kraken-bcheur", "price-BCHEUR", 1),
+    ])
+    func marketsWithoutA24HourChangeStartOnAJump(config: String, sequence: String, activity: String, errors: Int)
+        async throws
+    {
+        let (pushes, summary) = try await Self.replay(config, sequence)
+        #expect(summary.feedErrors == errors)
+        #expect(pushes.map(\.event) == [.start, .update])
+        #expect(pushes.allSatisfy { $0.activity.rawValue == activity })
+        #expect(pushes[0].ruleIDs == ["jump", "price"])
+    }
+
+    @Test func coingecko() async throws {
+        let (pushes, _) = try await Self.replay("coingecko", "coingecko-sol")
+        #expect(
+            pushes.map { "\($0.event) \($0.activity)" } == [
+                "start price-solana", "update price-solana", "end price-solana",
+            ])
+        #expect(pushes[0].contentState["change24h"] == .decimal(Decimal(string: "-9.1097")!))
+    }
+}
