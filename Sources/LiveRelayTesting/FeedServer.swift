@@ -60,6 +60,8 @@ public final class FeedServer: Sendable {
         var faults: [Fault] = []
         var served = 0
         var connections: Set<Int> = []
+        /// When set, the body changes only on ``advance(to:)``, not on every request.
+        var manual = false
     }
 
     /// The HTTP server underneath.
@@ -74,13 +76,17 @@ public final class FeedServer: Sendable {
         self.state = state
     }
 
-    /// Starts serving `bodies` on `path`; every `200` carries `headers`, and `Cache-Control` when given.
+    /// Starts serving `bodies` on `path`; every `200` carries `headers`, and `Cache-Control` when given. With
+    /// `manual`, every request gets the current body until ``advance(to:)`` moves on (a test that must act
+    /// between two moments of a match); otherwise each request gets the next one.
     public static func start(
         bodies: [Data], path: String = "/feed", etags: Bool = false, cacheControl: String? = nil,
-        headers: [(name: String, value: String)] = [("content-type", "application/json")]
+        headers: [(name: String, value: String)] = [("content-type", "application/json")], manual: Bool = false
     ) async throws -> FeedServer {
         precondition(!bodies.isEmpty, "a feed needs at least one body")
-        let state = NIOLockedValueBox(State())
+        var initial = State()
+        initial.manual = manual
+        let state = NIOLockedValueBox(initial)
         let server = try await LoopbackHTTPServer.start(mode: .http1) { request in
             guard request.path.split(separator: "?").first.map(String.init) == path else {
                 return .text("no feed here", status: 404)
@@ -95,7 +101,7 @@ public final class FeedServer: Sendable {
                     return (fault, min(s.next, bodies.count - 1))
                 }
                 let index = min(s.next, bodies.count - 1)
-                s.next += 1
+                if !s.manual { s.next += 1 }
                 s.served += 1
                 return (nil, index)
             }
@@ -117,6 +123,11 @@ public final class FeedServer: Sendable {
 
     /// The feed's URL.
     public var url: String { server.url(path) }
+
+    /// Serves body `step` from now on (manual mode).
+    public func advance(to step: Int) {
+        state.withLockedValue { $0.next = step }
+    }
 
     /// Makes the next requests fail with these faults, in order; then the sequence goes on.
     public func inject(_ faults: Fault...) {

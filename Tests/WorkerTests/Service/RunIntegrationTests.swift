@@ -14,8 +14,9 @@ struct RunIntegrationTests {
 
     @Test func tokensThroughTheAPIThenTheMatchIntoTheFakeAPNsThenMetrics() async throws {
         try await APNsWorkerSetup.with { setup in
-            try RunWithAPNs.prepare(setup)
-            let run = try await RunWithAPNs.start(setup)
+            let feed = try await RunWithAPNs.feedServer()
+            try RunWithAPNs.prepare(setup, feed: feed)
+            let run = try await RunWithAPNs.start(setup, feed: feed)
             defer { run.transport.shutdown() }
             let pts = APNsWorkerSetup.startToken
             let activityToken = APNsWorkerSetup.activityToken
@@ -56,7 +57,7 @@ struct RunIntegrationTests {
             // The match, step by step.
             let expected = [0, 1, 2, 3, 4, 5, 6, 7]
             for step in 1..<RunWithAPNs.steps.count {
-                try RunWithAPNs.write(step: step, to: run.feedFile)
+                feed.advance(to: step)
                 #expect(await run.waitForAccepted(expected[step]), "step \(step): \(setup.fake.accepted.count) pushes")
             }
             let accepted = setup.fake.accepted
@@ -82,6 +83,7 @@ struct RunIntegrationTests {
                 environment: nil)
             #expect(stored.map(\.token) == [pts])
             #expect(!run.process.standardError.contains(RunWithAPNs.bearer))
+            try await feed.stop()
         }
     }
 
@@ -90,7 +92,8 @@ struct RunIntegrationTests {
     /// state after a newer one.
     @Test func sigkillMidFanOutLosesNothingAndNeverSendsAnOlderState() async throws {
         try await APNsWorkerSetup.with { setup in
-            try RunWithAPNs.prepare(setup)
+            let feed = try await RunWithAPNs.feedServer()
+            try RunWithAPNs.prepare(setup, feed: feed)
             let devices = 1000
             let store = try SQLiteStore(path: setup.directory.appendingPathComponent("liverelay.sqlite").path)
             let entity = EntityKey(feed: "espn-worldcup", id: "760499")
@@ -106,13 +109,13 @@ struct RunIntegrationTests {
                     activity: "match-760499", device: "d\(i)", token: token("bb", i), environment: .sandbox, now: 0)
             }
             setup.fake.setResponseDelay(.milliseconds(10))
-            var run = try await RunWithAPNs.start(setup)
+            var run = try await RunWithAPNs.start(setup, feed: feed)
             // Kick-off (2,000 starts), the goal at 44' (2,000 updates), then full time.
             for (step, total) in [(1, devices), (3, 2 * devices)] {
-                try RunWithAPNs.write(step: step, to: run.feedFile)
+                feed.advance(to: step)
                 #expect(await run.waitForAccepted(total, timeout: .seconds(120)))
             }
-            try RunWithAPNs.write(step: 7, to: run.feedFile)
+            feed.advance(to: 7)
             #expect(await run.waitForAccepted(2 * devices + 150, timeout: .seconds(120)))
             run.process.signal(SIGKILL)
             _ = await run.process.waitForExit()
@@ -120,7 +123,7 @@ struct RunIntegrationTests {
             let beforeRestart = setup.fake.accepted.count
             #expect(beforeRestart < 3 * devices, "the kill landed mid-fan-out")
 
-            run = try await RunWithAPNs.start(setup)
+            run = try await RunWithAPNs.start(setup, feed: feed)
             defer { run.transport.shutdown() }
             #expect(await run.waitForAccepted(3 * devices, timeout: .seconds(120)))
             run.process.signal(SIGTERM)

@@ -3,16 +3,16 @@ import HTTP
 import LiveRelayCore
 import LiveRelayTesting
 
-/// `liverelay run` (the real binary) against the fake APNs, with a feed file the test replaces step by step
-/// with the recorded match's bodies, and the API on a free port with a bearer token.
+/// `liverelay run` (the real binary) against the fake APNs, fed by the loopback feed server serving the
+/// recorded match one moment at a time (the test moves it on), and the API on a free port with a bearer
+/// token.
 struct RunWithAPNs {
     static let bearer = "test-bearer-7c1d2f"
     let setup: APNsWorkerSetup
     let process: BackgroundProcess
     let port: Int
     let transport: CurlTransport
-
-    var feedFile: URL { setup.directory.appendingPathComponent("feed.json") }
+    let feed: FeedServer
 
     /// The bodies of the recorded match, in order.
     static let steps = [
@@ -22,26 +22,26 @@ struct RunWithAPNs {
         "recordings/espn-soccer-scoreboard-2-extra-time.json", "recordings/espn-soccer-scoreboard-3-final-pens.json",
     ]
 
-    /// Rewrites the config for `run` (feed file, one-second interval, API) and puts the first body in place.
-    static func prepare(_ setup: APNsWorkerSetup) throws {
+    /// Starts the feed server on the match's first moment.
+    static func feedServer() async throws -> FeedServer {
+        try await FeedServer.start(
+            bodies: try steps.map { try Data(contentsOf: Repository.url("Samples/" + $0)) }, manual: true)
+    }
+
+    /// Rewrites the config for `run` (the feed server, one-second interval, API).
+    static func prepare(_ setup: APNsWorkerSetup, feed server: FeedServer) throws {
         guard case .object(var config) = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: setup.configPath))),
             case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0]
         else { throw CancellationError() }
-        feed["url"] = "file:feed.json"
+        feed["url"] = .string(server.url)
         feed["interval"] = 1
         feeds[0] = .object(feed)
         config["feeds"] = .array(feeds)
         config["api"] = ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]]
         try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: setup.configPath))
-        try RunWithAPNs.write(step: 0, to: setup.directory.appendingPathComponent("feed.json"))
     }
 
-    /// Replaces the feed file atomically with step `n`'s body.
-    static func write(step n: Int, to file: URL) throws {
-        try Data(contentsOf: Repository.url("Samples/" + steps[n])).write(to: file, options: .atomic)
-    }
-
-    static func start(_ setup: APNsWorkerSetup) async throws -> RunWithAPNs {
+    static func start(_ setup: APNsWorkerSetup, feed: FeedServer) async throws -> RunWithAPNs {
         var environment = ProcessInfo.processInfo.environment
         environment["LIVERELAY_TEST_BEARER"] = bearer
         let process = try BackgroundProcess(
@@ -52,7 +52,7 @@ struct RunWithAPNs {
                 Int($0.1)
             })
         else { throw CancellationError() }
-        return RunWithAPNs(setup: setup, process: process, port: port, transport: try CurlTransport())
+        return RunWithAPNs(setup: setup, process: process, port: port, transport: try CurlTransport(), feed: feed)
     }
 
     func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = RunWithAPNs.bearer)
