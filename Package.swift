@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "liverelay-bench",
             dependencies: [
-                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store",
+                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Test support: loopback servers, generated certificates, repository paths.

@@ -43,9 +43,22 @@ http {
         http2_max_concurrent_streams 1000;
         keepalive_requests 100000000;
         keepalive_timeout 300s;
+        # APNs reads every request body before it answers. nginx's "return" answers first and then resets
+        # the stream, which libcurl 7.88 reports as a stream error: a mirror subrequest makes nginx read the
+        # whole body before the content phase; the static handler refuses the POST (404 or 405), which error_page
+        # turns into the empty 200 APNs sends.
         location /3/device/ {
+            mirror /discard;
+            mirror_request_body on;
+            error_page 404 405 =200 @delivered;
+        }
+        location @delivered {
             add_header apns-id \$http_apns_id always;
-            return 200;
+            return 200 "";
+        }
+        location = /discard {
+            internal;
+            return 204;
         }
     }
 }
