@@ -67,6 +67,7 @@ public final class SQLiteStore: Sendable {
             }
         }
         registerTokenRegistryMigration(&m)
+        registerProviderAddressMigration(&m)
         return m
     }
 

@@ -9,6 +9,9 @@ public struct DeliveryOptions: Sendable {
     public var placeholderWhenNoTokens: Bool
     /// The most sends of one push in flight at once.
     public var maxConcurrentDeliveries: Int
+    /// The provider type whose registry addresses the targets carry (`fcm`, `pushwoosh`, `getui`); `nil`
+    /// for APNs and the console, which need only the APNs tokens.
+    public var addresses: String?
 
     /// Creates options; the defaults suit the console.
     public init(

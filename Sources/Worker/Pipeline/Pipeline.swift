@@ -19,13 +19,17 @@ public struct Pipeline: Sendable {
     public let sender: Sender
     /// How pushes fan out to the registered tokens.
     public let delivery: DeliveryOptions
+    /// Pushes the config routes to another provider than `sender`'s.
+    public let router: ProviderRouter?
     private let logger: Logger
     public let metrics: LiveRelayMetrics
 
     public init(
         store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
-        delivery: DeliveryOptions = DeliveryOptions(), logger: Logger, metrics: LiveRelayMetrics = .none
+        delivery: DeliveryOptions = DeliveryOptions(), router: ProviderRouter? = nil, logger: Logger,
+        metrics: LiveRelayMetrics = .none
     ) {
+        self.router = router
         self.store = store
         self.rules = rules
         self.metrics = metrics
@@ -102,13 +106,17 @@ public struct Pipeline: Sendable {
     /// Delivers one push to every token registered for it (see ``PushTargets``), a bounded number at a time.
     /// A start delivered to at least one device marks its activity active.
     public func deliver(_ push: LiveActivityPush) async throws(SQLiteStore.Failure) -> PushDelivery {
-        let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
+        let route = router?.route(for: push) ?? ProviderRoute(sender: sender, delivery: delivery)
+        let targets = try await PushTargets(store: store, options: route.delivery).targets(for: push)
         if targets.isEmpty {
             logger.info(
                 "no registered token for push",
                 metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
         }
-        let receipts = await sendConcurrently(push, to: targets)
+        let receipts =
+            route.sender.provider is BatchPushProvider
+            ? await route.sender.send(push, to: targets)
+            : await sendConcurrently(push, to: targets, sender: route.sender)
         let result = PushDelivery(push: push, receipts: receipts)
         if push.event == .start, result.delivered,
             var record = try await store.activities([push.activity])[push.activity], record.phase == .pending
@@ -119,8 +127,9 @@ public struct Pipeline: Sendable {
         return result
     }
 
-    private func sendConcurrently(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
-        let sender = self.sender
+    private func sendConcurrently(_ push: LiveActivityPush, to targets: [PushTarget], sender: Sender) async
+        -> [DeliveryReceipt]
+    {
         let metrics = self.metrics
         let limit = max(1, delivery.maxConcurrentDeliveries)
         return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
