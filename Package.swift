@@ -115,7 +115,7 @@ let package = Package(
             name: "DeliveryTests",
             dependencies: [
                 "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
         .testTarget(
