@@ -40,7 +40,9 @@ struct RunCommand: AsyncParsableCommand {
         let transport = try WorkerFactory.transport(for: loaded)
         defer { transport.shutdown() }
         let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: provider, logger: logger, metrics: metrics)
+            for: loaded, rules: rules, store: store, provider: provider, logger: logger, metrics: metrics,
+            router: try WorkerFactory.router(
+                for: loaded, rules: rules, store: store, logger: logger, write: standardOutput))
         let health = HealthBoard(feeds: loaded.feeds.map(\.id), provider: provider.name)
         let worker = WorkerService(
             tick: Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)), feeds: loaded.feeds,
@@ -59,7 +61,8 @@ struct RunCommand: AsyncParsableCommand {
             store: store, queue: pipeline.queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
             maxBodyBytes: loaded.config.api.maxBodyBytes)
         let api = APIServer.application(
-            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry, tokens: tokens,
+            host: loaded.config.api.host, port: loaded.config.api.port, health: health, registry: registry,
+            tokens: tokens,
             logger: Logger(label: "liverelay.api"),
             onRunning: { port in standardError("liverelay: API listening on http://\(loaded.config.api.host):\(port)") }
         )

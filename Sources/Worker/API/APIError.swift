@@ -24,8 +24,12 @@ struct APIError: Error, HTTPResponseError {
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: Secret?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token else { throw APIError(.forbidden, "token registration is off: set api.bearer-token in the config") }
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard let token else {
+            throw APIError(.forbidden, "token registration is off: set api.bearer-token in the config")
+        }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             BearerAuthMiddleware.constantTimeEqual(Array(header.dropFirst(7).utf8), Array(token.value.utf8))
         else {
@@ -66,7 +70,8 @@ enum Validate {
     /// longer than device tokens, so no single length is assumed.
     static func token(_ raw: String) throws -> String {
         guard raw.count % 2 == 0, (64...512).contains(raw.count) else {
-            throw APIError(.badRequest, "token: expected 64 to 512 hex digits, an even number; got \(raw.count) characters")
+            throw APIError(
+                .badRequest, "token: expected 64 to 512 hex digits, an even number; got \(raw.count) characters")
         }
         guard raw.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw APIError(.badRequest, "token: expected lower-case hex digits only")

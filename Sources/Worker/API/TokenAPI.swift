@@ -43,7 +43,11 @@ public struct TokenAPI: Sendable {
             let type = try Validate.attributesType(context.parameters.get("type"))
             let body = try await decode(TokenBody.self, request)
             let token = try Validate.token(body.token)
-            guard try await store.registerPushToStartToken(device: device, attributesType: type, token: token, environment: try Validate.environment(body.environment), now: now()) else {
+            guard
+                try await store.registerPushToStartToken(
+                    device: device, attributesType: type, token: token,
+                    environment: try Validate.environment(body.environment), now: now())
+            else {
                 throw APIError(.gone, "token was dropped by the provider and is never stored again")
             }
             return Response(status: .noContent)
@@ -59,7 +63,11 @@ public struct TokenAPI: Sendable {
             let device = try Validate.device(context.parameters.get("device"))
             let body = try await decode(ActivityTokenBody.self, request)
             let token = try Validate.token(body.token)
-            guard try await store.registerActivityToken(activity: activity, device: device, token: token, environment: try Validate.environment(body.environment), now: now()) else {
+            guard
+                try await store.registerActivityToken(
+                    activity: activity, device: device, token: token,
+                    environment: try Validate.environment(body.environment), now: now())
+            else {
                 throw APIError(.gone, "token was dropped by the provider and is never stored again")
             }
             if let frequent = body.frequentUpdates { await queue.setFrequentUpdates(frequent, for: activity) }
@@ -72,11 +80,13 @@ public struct TokenAPI: Sendable {
             return Response(status: .noContent)
         }
         api.put("devices/:device/subscriptions/:feed/:entity") { _, context in
-            try await store.subscribe(device: try Validate.device(context.parameters.get("device")), to: try entity(context))
+            try await store.subscribe(
+                device: try Validate.device(context.parameters.get("device")), to: try entity(context))
             return Response(status: .noContent)
         }
         api.delete("devices/:device/subscriptions/:feed/:entity") { _, context in
-            try await store.unsubscribe(device: try Validate.device(context.parameters.get("device")), from: try entity(context))
+            try await store.unsubscribe(
+                device: try Validate.device(context.parameters.get("device")), from: try entity(context))
             return Response(status: .noContent)
         }
     }
