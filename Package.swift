@@ -50,6 +50,8 @@ let package = Package(
             dependencies: [
                 "LiveRelayCore", "HTTP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RS256 for Google service-account assertions (FCM).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -97,6 +99,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
 
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
@@ -112,7 +115,7 @@ let package = Package(
             name: "DeliveryTests",
             dependencies: [
                 "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
         .testTarget(
@@ -120,6 +123,7 @@ let package = Package(
             dependencies: [
                 "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,13 +16,19 @@ public struct PushTarget: Sendable, Hashable {
     public var environment: PushEnvironment?
     /// The device the token belongs to, for logs; never the token itself.
     public var device: String?
+    /// What FCM, Pushwoosh or Getui address the push to; empty for APNs and the console.
+    public var address: ProviderAddress
 
     /// Creates a target.
-    public init(kind: TokenKind, token: String?, environment: PushEnvironment? = nil, device: String? = nil) {
+    public init(
+        kind: TokenKind, token: String?, environment: PushEnvironment? = nil, device: String? = nil,
+        address: ProviderAddress = ProviderAddress()
+    ) {
         self.kind = kind
         self.token = token
         self.environment = environment
         self.device = device
+        self.address = address
     }
 
     /// The kind of token an event is addressed to.
@@ -56,11 +62,23 @@ public protocol PushProvider: Sendable {
     func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome
     /// Called by the `Sender` after a `.refreshCredentials` outcome, before it retries once.
     func refreshCredentials() async
+    /// How many targets one request can carry: Pushwoosh 1000, Getui 200, 1 for APIs without a batch form.
+    var maxBatchSize: Int { get }
 }
 
 extension PushProvider {
     /// Providers without renewable credentials have nothing to refresh.
     public func refreshCredentials() async {}
+    /// Most APIs take one target per request.
+    public var maxBatchSize: Int { 1 }
+}
+
+/// A provider whose API addresses several targets in one request (Pushwoosh `devices`, Getui batch).
+/// The `Sender` hands it up to ``PushProvider/maxBatchSize`` targets at once and acts on each target's
+/// outcome as it would for a single push.
+public protocol BatchPushProvider: PushProvider {
+    /// Delivers one push to several targets; one outcome per target, in the same order.
+    func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome]
 }
 
 extension DeliveryOutcome {

@@ -18,11 +18,14 @@ public struct OutboxEntry: Sendable, Hashable {
     public var attempts: Int
     /// UNIX seconds before which it is not sent again.
     public var nextAttempt: Int
+    /// Where FCM, Pushwoosh or Getui address it (their device, user or activity ids).
+    public var address: ProviderAddressFields
 
     public init(
         activity: ActivityKey, token: String, kind: String, device: String?, environment: String?, push: Data,
-        timestamp: Int, attempts: Int = 0, nextAttempt: Int
+        timestamp: Int, attempts: Int = 0, nextAttempt: Int, address: ProviderAddressFields = ProviderAddressFields()
     ) {
+        self.address = address
         self.activity = activity
         self.token = token
         self.kind = kind
@@ -59,6 +62,13 @@ extension SQLiteStore {
             // The throttle's release order (highest relevance, then oldest), kept for delivery.
             try db.alter(table: "outbox") { t in t.add(column: "seq", .integer).notNull().defaults(to: 0) }
         }
+        migrator.registerMigration("v7-outbox-addresses") { db in
+            try db.alter(table: "outbox") { t in
+                t.add(column: "address_device", .text)
+                t.add(column: "address_user", .text)
+                t.add(column: "address_activity", .text)
+            }
+        }
     }
 
     /// Saves released pushes and the throttle states that released them, in one transaction.
@@ -74,16 +84,20 @@ extension SQLiteStore {
                     seq += 1
                     try db.execute(
                         sql: """
-                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
+                              address_device, address_user, address_activity)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                             environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
-                            attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq
+                            attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
+                            address_device = excluded.address_device, address_user = excluded.address_user,
+                            address_activity = excluded.address_activity
                             WHERE excluded.timestamp > outbox.timestamp
                             """,
                         arguments: [
                             e.activity.rawValue, e.token, e.kind, e.device, e.environment,
                             String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
+                            e.address.device, e.address.user, e.address.activity,
                         ])
                 }
             }, write: true)
@@ -102,7 +116,10 @@ extension SQLiteStore {
                     return OutboxEntry(
                         activity: ActivityKey(row["activity"]), token: row["token"], kind: row["kind"],
                         device: row["device"], environment: row["environment"], push: Data(push.utf8),
-                        timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"])
+                        timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
+                        address: ProviderAddressFields(
+                            device: row["address_device"], user: row["address_user"], activity: row["address_activity"])
+                    )
                 }
             }, write: false)
     }
@@ -145,4 +162,22 @@ extension SQLiteStore {
                 return (row?["n"] ?? 0, row?["t"])
             }, write: false)
     }
+}
+
+/// A provider's own address of a target (Store does not depend on Delivery, so this mirrors its fields).
+public struct ProviderAddressFields: Sendable, Hashable {
+    public var device: String?
+    public var user: String?
+    public var activity: String?
+
+    public init(device: String? = nil, user: String? = nil, activity: String? = nil) {
+        self.device = device
+        self.user = user
+        self.activity = activity
+    }
+}
+
+extension OutboxEntry {
+    /// Whether `token` is an APNs token (not a key made from a provider address or the placeholder).
+    public var hasToken: Bool { !token.isEmpty && !token.hasPrefix("@") }
 }

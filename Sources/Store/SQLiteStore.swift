@@ -69,6 +69,7 @@ public final class SQLiteStore: Sendable {
         registerTokenRegistryMigration(&m)
         registerOutboxMigration(&m)
         registerProviderTokenMigration(&m)
+        registerProviderAddressMigration(&m)
         return m
     }
 

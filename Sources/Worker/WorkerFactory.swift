@@ -14,56 +14,15 @@ public enum WorkerFactory {
         RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: loaded.config.rules.map(loaded.resolve))
     }
 
-    /// The configured provider: `console`, or `apns` (its key read now; its own libcurl transport with the
-    /// configured connections and streams). Problems are diagnostics that never show the key.
-    /// - Parameter now: the wall clock in UNIX seconds, for APNs provider tokens; tests simulate it.
+    /// The configured default provider (`provider`, or the first of `providers`); see
+    /// ``provider(_:loaded:write:now:)``.
+    /// - Parameter now: the wall clock in UNIX seconds, for provider tokens; tests simulate it.
     public static func provider(
         for loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void,
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
         tokenCache: (any ProviderTokenCache)? = nil
     ) throws(Diagnostics) -> any PushProvider {
-        let p = loaded.config.provider
-        func problem(_ message: String) -> Diagnostics {
-            Diagnostics([Diagnostic(file: loaded.path, location: nil, message: message)])
-        }
-        switch p.type {
-        case "console":
-            return ConsoleProvider(
-                encoder: APNsRequestEncoder(bundleID: p.bundleID, expirationSeconds: p.expiration), write: write)
-        case "apns":
-            guard let apns = p.apns else { throw problem("provider: apns needs key-id, team-id and key") }
-            let key: APNsSigningKey
-            do {
-                let pem = try apns.key.resolve(baseDirectory: loaded.directory)
-                key = try APNsSigningKey(pem: pem, keyID: apns.keyID, teamID: apns.teamID)
-            } catch let error as SecretError {
-                throw problem("provider.key: \(error)")
-            } catch {
-                throw problem("provider.key: \(error)")
-            }
-            var http = CurlTransport.Configuration()
-            http.caFile = loaded.config.http.caFile.map(loaded.resolve)
-            http.threads = apns.connections
-            http.maxConnectionsPerHost = 1
-            http.maxConcurrentStreams = apns.maxConcurrentStreams
-            let transport: CurlTransport
-            do {
-                transport = try CurlTransport(configuration: http)
-            } catch {
-                throw problem("provider: cannot start the HTTP/2 transport: \(error)")
-            }
-            let endpoint =
-                apns.endpoint.map { APNsEndpoint(url: $0, environment: apns.environment) }
-                ?? .apple(apns.environment)
-            return APNsProvider(
-                configuration: APNsProvider.Configuration(
-                    endpoint: endpoint, bundleID: p.bundleID, expirationSeconds: p.expiration,
-                    tokenRefreshInterval: apns.tokenRefresh, requestTimeout: .seconds(apns.timeout),
-                    inputPushToken: apns.inputPushToken),
-                key: key, transport: transport, now: now, tokenCache: tokenCache)
-        default:
-            throw problem("provider.type: \"\(p.type)\" is not available in this build")
-        }
+        try provider(loaded.config.provider, loaded: loaded, write: write, now: now, tokenCache: tokenCache)
     }
 
     /// The throttle settings of a config.
@@ -79,23 +38,19 @@ public enum WorkerFactory {
     /// - Parameter clock: what the sender's retry backoff waits on.
     public static func pipeline(
         for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger,
-        metrics: LiveRelayMetrics = .none, clock: any Clock<Duration> = ContinuousClock()
+        metrics: LiveRelayMetrics = .none, clock: any Clock<Duration> = ContinuousClock(), router: ProviderRouter? = nil
     ) async throws(SQLiteStore.Failure) -> Pipeline {
         let queue = try await PushQueue(
             store: store, configuration: throttle(for: loaded), providerRate: loaded.config.provider.rate,
             providerBurst: loaded.config.provider.burst)
-        let apns = provider as? APNsProvider
+        let options = deliveryOptions(for: provider)
         let sender = Sender(
             provider: provider, logger: logger,
-            pruning: RegistryPruner(store: store, now: { Int(Date().timeIntervalSince1970) }), clock: clock)
+            pruning: RegistryPruner(
+                store: store, addresses: options.addresses, now: { Int(Date().timeIntervalSince1970) }), clock: clock)
         return Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: rules.rules)), ledger: ActivityLedger(), queue: queue,
-            sender: sender,
-            // The console prints each request: one at a time, so its output follows the release order.
-            delivery: DeliveryOptions(
-                environment: apns?.configuration.endpoint.environment, placeholderWhenNoTokens: apns == nil,
-                maxConcurrentDeliveries: apns == nil ? 1 : 64),
-            logger: logger, metrics: metrics)
+            sender: sender, delivery: options, router: router, logger: logger, metrics: metrics)
     }
 
     /// The HTTP transport for feeds and providers.

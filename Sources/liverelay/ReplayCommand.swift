@@ -71,7 +71,10 @@ struct ReplayCommand: AsyncParsableCommand {
         let provider = try WorkerFactory.provider(
             for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
         let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"))
+            for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"),
+            router: try WorkerFactory.router(
+                for: loaded, rules: rules, store: store, logger: Logger(label: "liverelay.replay"),
+                write: standardOutput))
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path

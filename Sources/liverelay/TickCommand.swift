@@ -41,7 +41,9 @@ struct TickCommand: AsyncParsableCommand {
         defer { transport.shutdown() }
         let tick = Tick(
             pipeline: try await WorkerFactory.pipeline(
-                for: loaded, rules: rules, store: store, provider: provider, logger: logger),
+                for: loaded, rules: rules, store: store, provider: provider, logger: logger,
+                router: try WorkerFactory.router(
+                    for: loaded, rules: rules, store: store, logger: logger, write: standardOutput)),
             fetcher: FeedFetcher(transport: transport))
         let report = try await tick.run(feeds: loaded.feeds, now: clock)
         for feed in report.feeds { standardError(feed.description) }

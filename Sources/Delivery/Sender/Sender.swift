@@ -15,12 +15,12 @@ import Logging
 public struct Sender: Sendable {
     /// The provider behind this sender.
     public let provider: any PushProvider
-    private let pruning: (any TokenPruning)?
-    private let clock: any Clock<Duration>
-    private let retry: RetryPolicy
-    private let jitter: @Sendable () -> Double
-    private let health = ProviderHealth()
-    private let logger: Logger
+    let pruning: (any TokenPruning)?
+    let clock: any Clock<Duration>
+    let retry: RetryPolicy
+    let jitter: @Sendable () -> Double
+    let health = ProviderHealth()
+    let logger: Logger
 
     /// - Parameters:
     ///   - pruning: where dropped tokens go; `nil` forgets nothing (the console).
@@ -96,7 +96,7 @@ public struct Sender: Sendable {
         }
     }
 
-    private func finish(
+    func finish(
         _ outcome: DeliveryOutcome, _ message: Logger.Message, _ reason: String, _ attempts: Int, _ target: PushTarget,
         _ metadata: Logger.Metadata
     ) -> DeliveryReceipt {

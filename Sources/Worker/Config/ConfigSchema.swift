@@ -28,6 +28,27 @@ public enum ConfigSchema {
               "description": "The feeds to poll."
             },
             "provider": { "$ref": "#/$defs/provider" },
+            "providers": {
+              "type": "array",
+              "items": { "allOf": [{ "$ref": "#/$defs/provider" }], "required": ["id"] },
+              "description": "More providers, each with an id, that routes send to. Without provider, the first is the default."
+            },
+            "routes": {
+              "type": "array",
+              "description": "Which pushes go to which of providers: by attributes-type or by the rule file whose rules made them. The first matching route wins; other pushes go to the default provider.",
+              "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["provider"],
+                "minProperties": 2,
+                "maxProperties": 2,
+                "properties": {
+                  "attributes-type": { "type": "string", "minLength": 1, "description": "Pushes of this attributes type (the app's ActivityAttributes type name)." },
+                  "rule-file": { "type": "string", "minLength": 1, "description": "Pushes made by the rules of this file, relative to this file's folder." },
+                  "provider": { "type": "string", "minLength": 1, "description": "The id of an entry of providers." }
+                }
+              }
+            },
             "priority": {
               "type": "object",
               "additionalProperties": false,
@@ -189,11 +210,15 @@ public enum ConfigSchema {
             "provider": {
               "type": "object",
               "additionalProperties": false,
-              "description": "Which provider delivers pushes.",
-              "if": { "required": ["type"], "properties": { "type": { "const": "apns" } } },
-              "then": { "required": ["key-id", "team-id", "key"] },
+              "description": "A provider that delivers pushes: console, apns, fcm or pushwoosh; each type has its own keys beside the shared ones.",
+              "allOf": [
+                { "if": { "required": ["type"], "properties": { "type": { "const": "apns" } } }, "then": { "required": ["key-id", "team-id", "key"] } },
+                { "if": { "required": ["type"], "properties": { "type": { "const": "fcm" } } }, "then": { "required": ["service-account"] } },
+                { "if": { "required": ["type"], "properties": { "type": { "const": "pushwoosh" } } }, "then": { "required": ["application", "api-token"] } }
+              ],
               "properties": {
-                "type": { "enum": ["console", "apns"], "description": "console prints each push as the APNs request it stands for; apns sends it to Apple (token authentication over HTTP/2)." },
+                "id": { "type": "string", "minLength": 1, "description": "The name routes refer to (entries of providers). Default: the type." },
+                "type": { "enum": ["console", "apns", "fcm", "pushwoosh"], "description": "console prints each push as the APNs request it stands for; apns sends it to Apple (token authentication over HTTP/2); fcm through Firebase Cloud Messaging HTTP v1; pushwoosh through Pushwoosh's startLiveActivity and updateLiveActivity." },
                 "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
                 "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." },
                 "rate": { "type": "number", "exclusiveMinimum": 0, "description": "Requests per second the provider accepts. Default 1000." },
@@ -202,12 +227,17 @@ public enum ConfigSchema {
                 "team-id": { "type": "string", "pattern": "^[A-Z0-9]{10}$", "description": "apns: the 10-character team id of the developer account." },
                 "key": { "$ref": "#/$defs/secret", "description": "apns: where the .p8 key (PEM) is read from; never the key itself." },
                 "environment": { "enum": ["production", "sandbox"], "description": "apns: production (TestFlight and App Store builds) or sandbox (development builds). Only tokens registered for it are used. Default production." },
-                "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns: a custom server URL instead of Apple's (tests point it at a loopback fake)." },
+                "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns, fcm, pushwoosh: a custom server URL instead of the provider's own (tests point it at a loopback fake)." },
                 "connections": { "type": "integer", "minimum": 1, "maximum": 16, "description": "apns: HTTP/2 connections (each on its own libcurl thread). Default 1." },
                 "max-concurrent-streams": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "apns: the most requests in flight on one connection; the server's own limit applies too. Default 100." },
                 "token-refresh": { "type": "integer", "minimum": 1200, "maximum": 3300, "description": "apns: seconds between provider tokens (JWT), 20 to 55 minutes. Default 3000." },
-                "timeout": { "type": "integer", "minimum": 1, "description": "apns: seconds one request may take. Default 10." },
-                "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." }
+                "timeout": { "type": "integer", "minimum": 1, "description": "apns, fcm, pushwoosh: seconds one request may take. Default 10." },
+                "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." },
+                "service-account": { "$ref": "#/$defs/secret", "description": "fcm: where the Google service-account JSON key is read from; never the key itself." },
+                "project-id": { "type": "string", "minLength": 1, "description": "fcm: the Firebase project. Default: the key file's project_id." },
+                "token-endpoint": { "type": "string", "pattern": "^https?://", "description": "fcm: a custom OAuth 2.0 token endpoint instead of the key file's token_uri (tests)." },
+                "application": { "type": "string", "minLength": 1, "description": "pushwoosh: the Pushwoosh application code." },
+                "api-token": { "$ref": "#/$defs/secret", "description": "pushwoosh: where the API access token is read from; never the token itself." }
               }
             }
           }

@@ -9,14 +9,19 @@ public struct LiveRelayConfig: Sendable, Decodable {
     /// Rule files and folders, relative to the config file's folder.
     public var rules: [String]
     public var feeds: [FeedConfig]
+    /// The default provider.
     public var provider: ProviderConfig
+    /// More providers, each with an `id`, for `routes`.
+    public var providers: [ProviderConfig]
+    /// Which pushes go to which of `providers`.
+    public var routes: [RouteConfig]
     public var priority: PriorityConfig
     public var throttle: ThrottleConfig
     public var http: HTTPConfig
     public var api: APIConfig
 
     enum CodingKeys: String, CodingKey {
-        case state, rules, feeds, provider, priority, throttle, http, api
+        case state, rules, feeds, provider, providers, routes, priority, throttle, http, api
     }
 
     public init(from decoder: any Decoder) throws {
@@ -24,7 +29,10 @@ public struct LiveRelayConfig: Sendable, Decodable {
         state = try c.decodeIfPresent(String.self, forKey: .state) ?? "liverelay.sqlite"
         rules = try c.decodeIfPresent([String].self, forKey: .rules) ?? []
         feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? []
-        provider = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider) ?? ProviderConfig()
+        providers = try c.decodeIfPresent([ProviderConfig].self, forKey: .providers) ?? []
+        routes = try c.decodeIfPresent([RouteConfig].self, forKey: .routes) ?? []
+        // Without a `provider`, the first of `providers` is the default.
+        provider = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider) ?? providers.first ?? ProviderConfig()
         priority = try c.decodeIfPresent(PriorityConfig.self, forKey: .priority) ?? PriorityConfig()
         throttle = try c.decodeIfPresent(ThrottleConfig.self, forKey: .throttle) ?? ThrottleConfig()
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
@@ -82,8 +90,10 @@ public enum HeaderValue: Sendable, Hashable, Decodable {
     }
 }
 
-/// Which provider delivers pushes: `console` (needs nothing else) or `apns`.
+/// Which provider delivers pushes: `console` (needs nothing else), `apns`, `fcm` or `pushwoosh`.
 public struct ProviderConfig: Sendable, Decodable {
+    /// The name routes use (entries of `providers`); by default the type.
+    public var id: String
     public var type: String
     /// The app's bundle id; the APNs topic is `<bundle-id>.push-type.liveactivity`.
     public var bundleID: String
@@ -95,9 +105,13 @@ public struct ProviderConfig: Sendable, Decodable {
     public var burst: Double
     /// The APNs settings, when `type` is `apns`.
     public var apns: APNsProviderConfig?
+    /// The FCM settings, when `type` is `fcm`.
+    public var fcm: FCMProviderConfig?
+    /// The Pushwoosh settings, when `type` is `pushwoosh`.
+    public var pushwoosh: PushwooshProviderConfig?
 
     enum CodingKeys: String, CodingKey {
-        case type
+        case id, type
         case bundleID = "bundle-id"
         case expiration, rate, burst
     }
@@ -106,6 +120,7 @@ public struct ProviderConfig: Sendable, Decodable {
         type: String = "console", bundleID: String = "com.example.liverelay", expiration: Int = 3600,
         rate: Double = 1000, burst: Double? = nil
     ) {
+        self.id = type
         self.type = type
         self.bundleID = bundleID
         self.expiration = expiration
@@ -116,11 +131,14 @@ public struct ProviderConfig: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         type = try c.decodeIfPresent(String.self, forKey: .type) ?? "console"
+        id = try c.decodeIfPresent(String.self, forKey: .id) ?? type
         bundleID = try c.decodeIfPresent(String.self, forKey: .bundleID) ?? "com.example.liverelay"
         expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600
         rate = try c.decodeIfPresent(Double.self, forKey: .rate) ?? 1000
         burst = try c.decodeIfPresent(Double.self, forKey: .burst) ?? rate
         apns = type == "apns" ? try APNsProviderConfig(from: decoder) : nil
+        fcm = type == "fcm" ? try FCMProviderConfig(from: decoder) : nil
+        pushwoosh = type == "pushwoosh" ? try PushwooshProviderConfig(from: decoder) : nil
     }
 }
 

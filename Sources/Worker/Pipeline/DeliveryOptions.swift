@@ -11,6 +11,9 @@ public struct DeliveryOptions: Sendable {
     public var maxConcurrentDeliveries: Int
     /// Delivery rounds a push gets in the outbox (each after the sender's own retries) before it is given up.
     public var maxOutboxAttempts: Int
+    /// The provider type whose registry addresses the targets carry (`fcm`, `pushwoosh`, `getui`); `nil`
+    /// for APNs and the console, which need only the APNs tokens.
+    public var addresses: String?
 
     /// Creates options; the defaults suit the console.
     public init(

@@ -20,6 +20,8 @@ public struct Pipeline: Sendable {
     public let sender: Sender
     /// How pushes fan out to the registered tokens.
     public let delivery: DeliveryOptions
+    /// Pushes the config routes to another provider than `sender`'s.
+    public let router: ProviderRouter?
     private let logger: Logger
     public let metrics: LiveRelayMetrics
     /// Keeps delivery rounds from overlapping.
@@ -27,8 +29,10 @@ public struct Pipeline: Sendable {
 
     public init(
         store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
-        delivery: DeliveryOptions = DeliveryOptions(), logger: Logger, metrics: LiveRelayMetrics = .none
+        delivery: DeliveryOptions = DeliveryOptions(), router: ProviderRouter? = nil, logger: Logger,
+        metrics: LiveRelayMetrics = .none
     ) {
+        self.router = router
         self.store = store
         self.rules = rules
         self.metrics = metrics
@@ -102,7 +106,7 @@ public struct Pipeline: Sendable {
         encoder.outputFormatting = .sortedKeys
         var entries: [OutboxEntry] = []
         for case .send(let push, _) in decisions {
-            let targets = try await PushTargets(store: store, options: delivery).targets(for: push)
+            let targets = try await PushTargets(store: store, options: route(for: push).delivery).targets(for: push)
             if targets.isEmpty {
                 logger.info(
                     "no registered token for push",
@@ -112,9 +116,9 @@ public struct Pipeline: Sendable {
             for target in targets {
                 entries.append(
                     OutboxEntry(
-                        activity: push.activity, token: target.token ?? "", kind: target.kind.rawValue,
+                        activity: push.activity, token: target.outboxKey, kind: target.kind.rawValue,
                         device: target.device, environment: target.environment?.rawValue, push: json,
-                        timestamp: push.timestamp, nextAttempt: now))
+                        timestamp: push.timestamp, nextAttempt: now, address: ProviderAddressFields(target.address)))
             }
         }
         try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)
@@ -151,13 +155,14 @@ public struct Pipeline: Sendable {
                 continue
             }
             pushes[key] = push
-            let target = PushTarget(
+            var target = PushTarget(
                 kind: PushTarget.TokenKind(rawValue: entry.kind) ?? PushTarget.kind(for: push.event),
-                token: entry.token.isEmpty ? nil : entry.token,
+                token: entry.hasToken ? entry.token : nil,
                 environment: entry.environment.map(PushEnvironment.init(rawValue:)), device: entry.device)
+            target.address = ProviderAddress(entry.address)
             work.append((entry, push, target))
         }
-        let receipts = await sendConcurrently(work.map { ($0.push, $0.target) })
+        let receipts = await send(work.map { ($0.push, $0.target) })
         var done: [(activity: ActivityKey, token: String, timestamp: Int)] = []
         var later: [(activity: ActivityKey, token: String, timestamp: Int, attempts: Int, nextAttempt: Int)] = []
         var byPush: [String: PushDelivery] = [:]
@@ -195,8 +200,39 @@ public struct Pipeline: Sendable {
         return deliveries
     }
 
+    /// The provider route of a push: the config's `routes`, else the default provider.
+    func route(for push: LiveActivityPush) -> ProviderRoute {
+        router?.route(for: push) ?? ProviderRoute(sender: sender, delivery: delivery)
+    }
+
+    /// Sends each item through its push's route: batch providers (Pushwoosh) get one call per push with all
+    /// its targets; the others one send per target, a bounded number at a time. Receipts come back in order.
+    private func send(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
+        var receipts = [DeliveryReceipt?](repeating: nil, count: items.count)
+        var single: [Int] = []
+        var batches: [String: [Int]] = [:]
+        var batchOrder: [String] = []
+        for (i, (push, _)) in items.enumerated() {
+            if route(for: push).sender.provider is BatchPushProvider {
+                let key = "\(push.activity.rawValue) \(push.timestamp)"
+                if batches[key] == nil { batchOrder.append(key) }
+                batches[key, default: []].append(i)
+            } else {
+                single.append(i)
+            }
+        }
+        for key in batchOrder {
+            let indices = batches[key]!
+            let push = items[indices[0]].0
+            let got = await route(for: push).sender.send(push, to: indices.map { items[$0].1 })
+            for (i, receipt) in zip(indices, got) { receipts[i] = receipt }
+        }
+        let sent = await sendConcurrently(single.map { items[$0] })
+        for (i, receipt) in zip(single, sent) { receipts[i] = receipt }
+        return receipts.compactMap { $0 }
+    }
+
     private func sendConcurrently(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
-        let sender = self.sender
         let metrics = self.metrics
         let limit = max(1, delivery.maxConcurrentDeliveries)
         return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
@@ -207,8 +243,9 @@ public struct Pipeline: Sendable {
                     receipts[done] = receipt
                     inFlight -= 1
                 }
+                let (push, target) = items[index]
+                let sender = route(for: push).sender
                 group.addTask {
-                    let (push, target) = items[index]
                     let started = ContinuousClock.now
                     let receipt = await sender.send(push, to: target)
                     let elapsed = ContinuousClock.now - started

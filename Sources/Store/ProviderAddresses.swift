@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import LiveRelayCore
+
+/// A device's address at a provider other than APNs, as the registry holds it.
+public struct RegisteredAddress: Sendable, Hashable {
+    /// The device it belongs to.
+    public var device: String
+    /// `fcm`, `pushwoosh` or `getui`.
+    public var provider: String
+    /// The FCM registration token, the Getui `cid`, or the Pushwoosh push token or HWID.
+    public var address: String?
+    /// A Pushwoosh user id.
+    public var user: String?
+
+    /// Creates a record.
+    public init(device: String, provider: String, address: String?, user: String? = nil) {
+        self.device = device
+        self.provider = provider
+        self.address = address
+        self.user = user
+    }
+}
+
+/// What FCM, Pushwoosh and Getui need besides the APNs tokens:
+/// - per device and provider type: the provider's address of the install (FCM registration token, Getui
+///   `cid`, Pushwoosh push token or HWID) and a Pushwoosh user id;
+/// - per activity and provider type: the provider's id of the activity (Pushwoosh `live_activity_id`,
+///   Getui `laId`); without one, the activity key is used;
+/// - dropped addresses, never stored again (as dropped tokens are).
+extension SQLiteStore {
+    static func registerProviderAddressMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v4-provider-addresses") { db in
+            try db.create(table: "device_address") { t in
+                t.column("device", .text).notNull()
+                t.column("provider", .text).notNull()
+                t.column("address", .text)
+                t.column("user", .text)
+                t.column("updated_at", .integer).notNull()
+                t.primaryKey(["device", "provider"])
+            }
+            try db.create(table: "activity_address") { t in
+                t.column("activity", .text).notNull()
+                t.column("provider", .text).notNull()
+                t.column("address", .text).notNull()
+                t.primaryKey(["activity", "provider"])
+            }
+            try db.create(table: "dropped_address") { t in
+                t.column("provider", .text).notNull()
+                t.column("address", .text).notNull()
+                t.column("reason", .text).notNull()
+                t.column("dropped_at", .integer).notNull()
+                t.primaryKey(["provider", "address"])
+            }
+        }
+    }
+
+    /// Stores (or replaces) a device's address at a provider. Returns `false`, storing nothing, when the
+    /// address was dropped before.
+    @discardableResult
+    public func registerAddress(_ record: RegisteredAddress, now: Int) async throws(Failure) -> Bool {
+        try await run(
+            "registering a provider address",
+            { db in
+                if let address = record.address,
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM dropped_address WHERE provider = ? AND address = ?)",
+                        arguments: [record.provider, address]) == true
+                {
+                    return false
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO device_address (device, provider, address, user, updated_at) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(device, provider) DO UPDATE SET address = excluded.address, user = excluded.user,
+                        updated_at = excluded.updated_at
+                        """, arguments: [record.device, record.provider, record.address, record.user, now])
+                return true
+            }, write: true)
+    }
+
+    /// The addresses at `provider` of the given devices, by device.
+    public func addresses(provider: String, devices: [String]) async throws(Failure) -> [String: RegisteredAddress] {
+        try await run(
+            "reading provider addresses",
+            { db in
+                var out: [String: RegisteredAddress] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT device, address, user FROM device_address WHERE provider = ?",
+                    arguments: [provider])
+                {
+                    let device: String = row["device"]
+                    guard devices.contains(device) else { continue }
+                    out[device] = RegisteredAddress(
+                        device: device, provider: provider, address: row["address"], user: row["user"])
+                }
+                return out
+            }, write: false)
+    }
+
+    /// Every device with an address at `provider`, in device order.
+    public func addresses(provider: String) async throws(Failure) -> [RegisteredAddress] {
+        try await run(
+            "reading provider addresses",
+            { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT device, address, user FROM device_address WHERE provider = ? ORDER BY device",
+                    arguments: [provider]
+                ).map {
+                    RegisteredAddress(
+                        device: $0["device"], provider: provider, address: $0["address"], user: $0["user"])
+                }
+            }, write: false)
+    }
+
+    /// The devices subscribed to an entity, in order.
+    public func subscribedDevices(entity: EntityKey) async throws(Failure) -> [String] {
+        try await run(
+            "reading subscriptions",
+            { db in
+                try String.fetchAll(
+                    db, sql: "SELECT device FROM subscription WHERE feed = ? AND entity = ? ORDER BY device",
+                    arguments: [entity.feed, entity.id])
+            }, write: false)
+    }
+
+    /// Sets the provider's id of an activity (Pushwoosh `live_activity_id`, Getui `laId`).
+    public func registerActivityAddress(activity: ActivityKey, provider: String, address: String) async throws(Failure)
+    {
+        try await run(
+            "registering an activity address",
+            { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO activity_address (activity, provider, address) VALUES (?, ?, ?)
+                        ON CONFLICT(activity, provider) DO UPDATE SET address = excluded.address
+                        """, arguments: [activity.rawValue, provider, address])
+            }, write: true)
+    }
+
+    /// The provider's id of an activity, if one was registered.
+    public func activityAddress(activity: ActivityKey, provider: String) async throws(Failure) -> String? {
+        try await run(
+            "reading an activity address",
+            { db in
+                try String.fetchOne(
+                    db, sql: "SELECT address FROM activity_address WHERE activity = ? AND provider = ?",
+                    arguments: [activity.rawValue, provider])
+            }, write: false)
+    }
+
+    /// Removes an address wherever it is registered at `provider` and remembers it, so it is never stored
+    /// or used again (FCM `UNREGISTERED`, Getui invalid target).
+    public func dropAddress(_ address: String, provider: String, reason: String, now: Int) async throws(Failure) {
+        try await run(
+            "dropping a provider address",
+            { db in
+                try db.execute(
+                    sql: "DELETE FROM device_address WHERE provider = ? AND address = ?",
+                    arguments: [provider, address])
+                try db.execute(
+                    sql:
+                        "INSERT OR IGNORE INTO dropped_address (provider, address, reason, dropped_at) VALUES (?, ?, ?, ?)",
+                    arguments: [provider, address, reason, now])
+            }, write: true)
+    }
+}

@@ -1,0 +1,35 @@
+import LiveRelayCore
+
+/// The FCM part of a provider section (`"type": "fcm"`):
+///
+/// ```json
+/// {"type": "fcm", "service-account": {"file": "firebase-adminsdk.json"}}
+/// ```
+public struct FCMProviderConfig: Sendable, Decodable {
+    /// Where the Google service-account JSON key is read from.
+    public var serviceAccount: SecretReference
+    /// The Firebase project; by default the key file's `project_id`.
+    public var projectID: String?
+    /// A custom FCM server instead of `https://fcm.googleapis.com` (tests).
+    public var endpoint: String?
+    /// A custom OAuth 2.0 token endpoint instead of the key file's `token_uri` (tests).
+    public var tokenEndpoint: String?
+    /// Seconds one request may take.
+    public var timeout: Int
+
+    enum CodingKeys: String, CodingKey {
+        case endpoint, timeout
+        case serviceAccount = "service-account"
+        case projectID = "project-id"
+        case tokenEndpoint = "token-endpoint"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        serviceAccount = try c.decode(SecretReference.self, forKey: .serviceAccount)
+        projectID = try c.decodeIfPresent(String.self, forKey: .projectID)
+        endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
+        tokenEndpoint = try c.decodeIfPresent(String.self, forKey: .tokenEndpoint)
+        timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+    }
+}

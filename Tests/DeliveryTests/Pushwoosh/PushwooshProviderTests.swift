@@ -1,0 +1,107 @@
+import Delivery
+import Foundation
+import HTTP
+import LiveRelayCore
+import LiveRelayTesting
+import Logging
+import Testing
+
+/// The real Pushwoosh provider over the real `CurlTransport` against the fake Pushwoosh, through the `Sender`.
+@Suite("Pushwoosh provider against the fake Pushwoosh")
+struct PushwooshProviderTests {
+    static let authority = try! TestCertificateAuthority()
+    static let apiToken = "pw-api-token-do-not-log"
+
+    static func with(_ body: (FakePushwoosh, Sender, CapturingLogHandler.Store) async throws -> Void) async throws {
+        let fake = try await FakePushwoosh.start(authority: authority, application: "ABCDE-12345", apiToken: apiToken)
+        let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: authority.caFile))
+        let provider = PushwooshProvider(
+            configuration: PushwooshProvider.Configuration(endpoint: fake.url, application: "ABCDE-12345"),
+            apiToken: Secret(apiToken), transport: transport)
+        let logs = CapturingLogHandler.Store()
+        let sender = Sender(provider: provider, logger: CapturingLogHandler.logger(logs), clock: ImmediateClock())
+        defer { transport.shutdown() }
+        do {
+            try await body(fake, sender, logs)
+        } catch {
+            try? await fake.stop()
+            throw error
+        }
+        try await fake.stop()
+    }
+
+    static let start = LiveActivityPush(
+        activity: "match-1", attributesType: "MatchAttributes", event: .start, timestamp: 1_783_101_700,
+        contentState: ["homeScore": 0], attributes: ["home": "AUS"],
+        alert: LiveActivityAlert(title: "Kick-off", body: "AUS 0–0 EGY"),
+        priority: .high)
+    static let update = LiveActivityPush(
+        activity: "match-1", attributesType: "MatchAttributes", event: .update, timestamp: 1_783_101_800,
+        contentState: ["homeScore": 1], relevanceScore: RelevanceScore(50), staleDate: 1_783_102_000, priority: .high)
+
+    @Test func startDeviceListsLongerThan1000AreSplit() async throws {
+        try await Self.with { fake, sender, _ in
+            let targets = (0..<2500).map {
+                PushTarget(
+                    kind: .pushToStart, token: nil, device: "d\($0)", address: ProviderAddress(device: "AB\($0)"))
+            }
+            let receipts = await sender.send(Self.start, to: targets)
+            #expect(receipts.count == 2500)
+            #expect(receipts.allSatisfy { $0.delivered })
+            let lists = fake.accepted.flatMap { request in
+                ((request.json["request"] as? [String: Any])?["notifications"] as? [[String: Any]] ?? []).map {
+                    $0["devices"] as? [String] ?? []
+                }
+            }
+            #expect(lists.map(\.count) == [1000, 1000, 500])
+            #expect(lists.joined().allSatisfy { $0 == $0.lowercased() })
+            #expect(fake.accepted.allSatisfy { $0.path == "/json/1.3/startLiveActivity" })
+        }
+    }
+
+    @Test func usersAndDevicesGoInSeparateNotifications() {
+        let notifications = PushwooshRequest.startNotifications(
+            Self.start, liveActivityID: "match-1", devices: ["a"], users: ["u1", "u2"])
+        #expect(notifications.map(\.users) == [["u1", "u2"], nil])
+        #expect(notifications.map(\.devices) == [nil, ["a"]])
+        #expect(notifications.allSatisfy { $0.content == "AUS 0–0 EGY" && $0.title == "Kick-off" })
+    }
+
+    @Test func anUpdateGoesOnceToTheLiveActivityID() async throws {
+        try await Self.with { fake, sender, _ in
+            let target = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
+            #expect(await sender.send(Self.update, to: [target]).allSatisfy { $0.delivered })
+            #expect(fake.accepted.map(\.path) == ["/json/1.3/updateLiveActivity"])
+            #expect(
+                fake.accepted.first?.body
+                    == #"{"request":{"application":"ABCDE-12345","auth":"<auth>","notifications":[{"live_activity":{"content-state":{"homeScore":1},"event":"update","relevance-score":50,"stale-date":1783102000},"live_activity_id":"la-1"}]}}"#
+            )
+        }
+    }
+
+    @Test func serverErrorsAreRetried() async throws {
+        try await Self.with { fake, sender, _ in
+            fake.script([FakePushwoosh.Fault(status: 503, statusCode: 503, retryAfter: 1)])
+            let target = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
+            let receipt = try #require(await sender.send(Self.update, to: [target]).first)
+            #expect(receipt.delivered)
+            #expect(receipt.attempts == 2)
+        }
+    }
+
+    @Test func aWrongTokenIsAConfigurationErrorAndAnArgumentErrorRejectsThePush() async throws {
+        try await Self.with { fake, sender, logs in
+            let target = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
+            fake.script([FakePushwoosh.Fault(status: 200, statusCode: 210)])
+            #expect(
+                await sender.send(Self.update, to: [target]).first?.outcome
+                    == .rejected(reason: "Pushwoosh answered 200, status_code 210"))
+            fake.script([FakePushwoosh.Fault(status: 401, statusCode: 401)])
+            #expect(
+                await sender.send(Self.update, to: [target]).first?.outcome
+                    == .configurationError(reason: "Pushwoosh answered 401, status_code 401"))
+            #expect(sender.stoppedReason != nil)
+            #expect(!logs.all.joined().contains(Self.apiToken))
+        }
+    }
+}

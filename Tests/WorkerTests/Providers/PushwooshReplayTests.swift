@@ -1,0 +1,92 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Logging
+import Store
+import Testing
+import Worker
+
+/// The recorded match through the real pipeline, the real `CurlTransport` and the fake Pushwoosh, and
+/// routing between providers.
+@Suite("Recorded match into the fake Pushwoosh")
+struct PushwooshReplayTests {
+    typealias Setup = ProviderWorkerSetup
+    static let apiToken = "pushwoosh-api-token-secret"
+
+    static func with(
+        provider: (FakePushwoosh) -> JSONValue = Self.pushwoosh, extra: [String: JSONValue] = [:],
+        _ body: (Setup, FakePushwoosh) async throws -> Void
+    ) async throws {
+        let fake = try await FakePushwoosh.start(
+            authority: Setup.authority, application: "ABCDE-12345", apiToken: apiToken)
+        do {
+            try await Setup.with(provider: provider(fake), extra: extra, files: ["pushwoosh.token": apiToken]) {
+                setup in
+                try await body(setup, fake)
+            }
+        } catch {
+            try? await fake.stop()
+            throw error
+        }
+        try await fake.stop()
+    }
+
+    static func pushwoosh(_ fake: FakePushwoosh) -> JSONValue {
+        [
+            "type": "pushwoosh", "id": "pw", "application": "ABCDE-12345", "api-token": ["file": "pushwoosh.token"],
+            "endpoint": .string(fake.url),
+        ]
+    }
+
+    static func register(_ store: SQLiteStore) async throws {
+        try await store.subscribe(device: "iphone-a", to: Setup.match)
+        try await store.registerAddress(
+            RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: Setup.startToken), now: 0)
+    }
+
+    /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
+    @Test func theFakeRecordsExactlyTheGoldenRequests() async throws {
+        try await Self.with { setup, fake in
+            _ = try await setup.replay(registering: Self.register)
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            let (actual, expected) = try Setup.golden(
+                "expected-pushwoosh.json", try FakeProviderRequest.goldenJSON(fake.accepted))
+            #expect(actual == expected)
+            #expect(!actual.contains(Self.apiToken))
+            let events = try fake.accepted.flatMap { request in
+                let notifications = (request.json["request"] as! [String: Any])["notifications"] as! [[String: Any]]
+                return try notifications.map { n in
+                    let la = n["live_activity"] as! [String: Any]
+                    return try Setup.eventLine(la["event"] as? String ?? "start", la["content-state"])
+                }
+            }
+            #expect(events == (try Setup.apnsEvents()))
+        }
+    }
+
+    @Test func routesSendAnAttributesTypeToAnotherProvider() async throws {
+        let fake = try await FakePushwoosh.start(
+            authority: Setup.authority, application: "ABCDE-12345", apiToken: Self.apiToken)
+        defer { Task { try? await fake.stop() } }
+        try await Setup.with(
+            provider: ["type": "console", "bundle-id": "com.example.scores"],
+            extra: [
+                "providers": [Self.pushwoosh(fake)],
+                "routes": [["attributes-type": "MatchAttributes", "provider": "pw"]],
+            ],
+            files: ["pushwoosh.token": Self.apiToken]
+        ) { setup in
+            _ = try await setup.replay(registering: Self.register)
+            #expect(fake.accepted.count == 7, "every push of MatchAttributes went to Pushwoosh")
+        }
+    }
+
+    @Test func aRouteToAnUnknownProviderIsAConfigError() async throws {
+        try await Setup.with(
+            provider: ["type": "console"],
+            extra: ["routes": [["attributes-type": "MatchAttributes", "provider": "nope"]]]
+        ) { setup in
+            await #expect(throws: Diagnostics.self) { _ = try await setup.replay(registering: { _ in }) }
+        }
+    }
+}
