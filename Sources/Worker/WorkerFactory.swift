@@ -42,7 +42,9 @@ public enum WorkerFactory {
     ) async throws(SQLiteStore.Failure) -> Pipeline {
         let queue = try await PushQueue(
             store: store, configuration: throttle(for: loaded), providerRate: loaded.config.provider.rate,
-            providerBurst: loaded.config.provider.burst)
+            providerBurst: loaded.config.provider.burst,
+            pushToStart: PushToStartPacer(
+                limit: loaded.config.throttle.pushToStartLimit, window: loaded.config.throttle.pushToStartWindow))
         let options = deliveryOptions(for: provider)
         let sender = Sender(
             provider: provider, logger: logger,

@@ -114,11 +114,17 @@ public struct Pipeline: Sendable {
             }
             guard let json = try? encoder.encode(push) else { continue }
             for target in targets {
+                // Push-to-start is paced per device and attributes type; a start over the limit waits in the
+                // outbox until the device's window allows it.
+                var due = now
+                if target.kind == .pushToStart, !target.outboxKey.isEmpty {
+                    due = await queue.admitStart(token: target.outboxKey, attributesType: push.attributesType, now: now)
+                }
                 entries.append(
                     OutboxEntry(
                         activity: push.activity, token: target.outboxKey, kind: target.kind.rawValue,
                         device: target.device, environment: target.environment?.rawValue, push: json,
-                        timestamp: push.timestamp, nextAttempt: now, address: ProviderAddressFields(target.address)))
+                        timestamp: push.timestamp, nextAttempt: due, address: ProviderAddressFields(target.address)))
             }
         }
         try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)

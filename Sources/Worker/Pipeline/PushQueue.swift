@@ -10,13 +10,17 @@ public actor PushQueue {
     /// The throttle's settings.
     public nonisolated let configuration: ThrottleConfiguration
     private var bucket: TokenBucket
+    /// Push-to-start pacing per device token and attributes type (kept in memory: a new process starts afresh).
+    private var pacer: PushToStartPacer
     private let store: SQLiteStore
     private var dirty = Set<ActivityKey>()
 
     /// Loads the saved throttle states from the store.
-    public init(store: SQLiteStore, configuration: ThrottleConfiguration, providerRate: Double, providerBurst: Double)
-        async throws(SQLiteStore.Failure)
-    {
+    public init(
+        store: SQLiteStore, configuration: ThrottleConfiguration, providerRate: Double, providerBurst: Double,
+        pushToStart: PushToStartPacer = PushToStartPacer()
+    ) async throws(SQLiteStore.Failure) {
+        pacer = pushToStart
         self.store = store
         self.configuration = configuration
         throttle = Throttle(configuration: configuration)
@@ -55,6 +59,14 @@ public actor PushQueue {
         }
         bucket.take(sent, now: Double(now))
         return decisions
+    }
+
+    /// When a start may go to this device: now, or once its push-to-start window allows another.
+    public func admitStart(token: String, attributesType: String, now: Int) -> Int {
+        switch pacer.admit(token: token, attributesType: attributesType, now: now) {
+        case .allow: return now
+        case .deferUntil(let t): return t
+        }
     }
 
     /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).

@@ -67,7 +67,17 @@ struct RunIntegrationTests {
             let events = try accepted.map { try JSONParser.parse($0.body)["aps"]?["event"] }
             #expect(events == ["start", "update", "update", "update", "update", "update", "end"])
 
-            let metrics = try await run.request("GET", "/metrics", bearer: nil).body
+            // The fake records a push when it arrives, the worker counts it when the answer is back: let the
+            // last count land before reading.
+            var metrics = ""
+            let settled = ContinuousClock.now + .seconds(20)
+            repeat {
+                metrics = try await run.request("GET", "/metrics", bearer: nil).body
+                if metrics.contains(#"liverelay_pushes_total{provider="apns",priority="10",outcome="delivered"} 4"#) {
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            } while ContinuousClock.now < settled
             #expect(metrics.contains(#"liverelay_pushes_total{provider="apns",priority="10",outcome="delivered"} 4"#))
             #expect(metrics.contains(#"liverelay_pushes_total{provider="apns",priority="5",outcome="delivered"} 3"#))
             #expect(metrics.contains(#"liverelay_rule_fires_total{rule="goal"} 2"#))
