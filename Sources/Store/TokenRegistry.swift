@@ -114,6 +114,31 @@ extension SQLiteStore {
         }
     }
 
+    /// Imports many activity tokens in one transaction (a migration from another system, a benchmark);
+    /// dropped tokens are skipped. Returns how many were stored.
+    @discardableResult
+    public func importActivityTokens(
+        _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
+    ) async throws(Failure) -> Int {
+        try await write("importing activity tokens") { db in
+            var stored = 0
+            let statement = try db.makeStatement(
+                sql: """
+                    INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
+                    environment = excluded.environment, updated_at = excluded.updated_at
+                    WHERE NOT EXISTS (SELECT 1 FROM dropped_token WHERE token = excluded.token)
+                    """)
+            for t in tokens {
+                try statement.execute(arguments: [
+                    t.activity.rawValue, t.device, t.token.lowercased(), t.environment.rawValue, now,
+                ])
+                stored += 1
+            }
+            return stored
+        }
+    }
+
     /// Makes a device follow an entity: starts for it go to the device's push-to-start tokens.
     public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
         try await write("subscribing a device") { db in
