@@ -18,7 +18,7 @@ trap 'scripts/bench/fanout-server.sh stop "$dir"' EXIT
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
 head -1 "$dir/payloads.jsonl" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); open('$dir/one.json','w').write(json.dumps(d['payload'],separators=(',',':')))"
 token=$(head -1 "$dir/payloads.jsonl" | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['token'])")
-swift build -c release --product liverelay-bench >/dev/null
+swift build -c release --product liverelay-bench >/dev/null 2>&1
 
 results="$dir/results.jsonl"
 : > "$results"
