@@ -19,11 +19,11 @@ public struct OutboxEntry: Sendable, Hashable {
     /// UNIX seconds before which it is not sent again.
     public var nextAttempt: Int
     /// Where FCM, Pushwoosh or Getui address it (their device, user or activity ids).
-    public var address: ProviderAddressFields
+    public var address: ProviderAddress
 
     public init(
         activity: ActivityKey, token: String, kind: String, device: String?, environment: String?, push: Data,
-        timestamp: Int, attempts: Int = 0, nextAttempt: Int, address: ProviderAddressFields = ProviderAddressFields()
+        timestamp: Int, attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress()
     ) {
         self.address = address
         self.activity = activity
@@ -117,7 +117,7 @@ extension SQLiteStore {
                         activity: ActivityKey(row["activity"]), token: row["token"], kind: row["kind"],
                         device: row["device"], environment: row["environment"], push: Data(push.utf8),
                         timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
-                        address: ProviderAddressFields(
+                        address: ProviderAddress(
                             device: row["address_device"], user: row["address_user"], activity: row["address_activity"])
                     )
                 }
@@ -161,19 +161,6 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(next_attempt) AS t FROM outbox")
                 return (row?["n"] ?? 0, row?["t"])
             }, write: false)
-    }
-}
-
-/// A provider's own address of a target (Store does not depend on Delivery, so this mirrors its fields).
-public struct ProviderAddressFields: Sendable, Hashable {
-    public var device: String?
-    public var user: String?
-    public var activity: String?
-
-    public init(device: String? = nil, user: String? = nil, activity: String? = nil) {
-        self.device = device
-        self.user = user
-        self.activity = activity
     }
 }
 

@@ -124,7 +124,7 @@ public struct Pipeline: Sendable {
                     OutboxEntry(
                         activity: push.activity, token: target.outboxKey, kind: target.kind.rawValue,
                         device: target.device, environment: target.environment?.rawValue, push: json,
-                        timestamp: push.timestamp, nextAttempt: due, address: ProviderAddressFields(target.address)))
+                        timestamp: push.timestamp, nextAttempt: due, address: target.address))
             }
         }
         try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)
@@ -165,7 +165,7 @@ public struct Pipeline: Sendable {
                 kind: PushTarget.TokenKind(rawValue: entry.kind) ?? PushTarget.kind(for: push.event),
                 token: entry.hasToken ? entry.token : nil,
                 environment: entry.environment.map(PushEnvironment.init(rawValue:)), device: entry.device)
-            target.address = ProviderAddress(entry.address)
+            target.address = entry.address
             work.append((entry, push, target))
         }
         let receipts = await send(work.map { ($0.push, $0.target) })

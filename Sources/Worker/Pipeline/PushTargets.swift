@@ -88,15 +88,3 @@ extension PushTarget {
         return ""
     }
 }
-
-extension ProviderAddressFields {
-    init(_ address: ProviderAddress) {
-        self.init(device: address.device, user: address.user, activity: address.activity)
-    }
-}
-
-extension ProviderAddress {
-    init(_ fields: ProviderAddressFields) {
-        self.init(device: fields.device, user: fields.user, activity: fields.activity)
-    }
-}
