@@ -134,7 +134,8 @@ public final class LoopbackHTTPServer: Sendable {
             streamConfiguration.streamResetFrameRateLimit.maximumCount = 10_000
             streamConfiguration.streamResetFrameRateLimit.windowLength = .seconds(1)
             return channel.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+                mode: .server, connectionConfiguration: connectionConfiguration,
+                streamConfiguration: streamConfiguration
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandler(HTTP2EndStreamCoalescer())

@@ -6,7 +6,9 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liverelay-bench",
         abstract: "LiveRelay's benchmarks. Build in release mode: swift run -c release liverelay-bench <name>.",
-        subcommands: [ThrottleBench.self, RulesBench.self, PipelineBench.self, TickBench.self, FanoutBench.self, MemoryBench.self])
+        subcommands: [
+            ThrottleBench.self, RulesBench.self, PipelineBench.self, TickBench.self, FanoutBench.self, MemoryBench.self,
+        ])
 }
 
 /// Prints rows as an aligned table.
