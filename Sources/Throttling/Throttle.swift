@@ -60,12 +60,18 @@ public struct Throttle: Sendable {
     public var pendingCount: Int { pendingIndex.count }
 
     private mutating func reindex(_ key: ActivityKey) {
-        guard let state = states[key], let pending = state.pending, let at = readyAt(state) else {
-            pendingIndex[key] = nil
-            return
-        }
-        pendingIndex[key] = PendingEntry(
-            relevance: pending.push.relevanceScore?.value ?? 0, enqueuedAt: pending.enqueuedAt, readyAt: at)
+        pendingIndex[key] = states[key].flatMap { Throttle.entry($0, minimumInterval: configuration.minimumInterval) }
+    }
+
+    /// The index entry of a state (read in place: no copy of the pending push).
+    private static func entry(_ state: borrowing ActivityThrottleState, minimumInterval: Int) -> PendingEntry? {
+        guard let relevance = state.pending.map({ $0.push.relevanceScore?.value ?? 0 }),
+            let enqueuedAt = state.pending?.enqueuedAt
+        else { return nil }
+        var t = enqueuedAt
+        if let last = state.lastSentAt { t = max(t, last + minimumInterval) }
+        if let held = state.heldUntil { t = max(t, held) }
+        return PendingEntry(relevance: relevance, enqueuedAt: enqueuedAt, readyAt: t)
     }
 
     /// Records that an activity's app reported frequent updates on or off (a larger budget).
@@ -77,41 +83,37 @@ public struct Throttle: Sendable {
     @discardableResult
     public mutating func submit(_ pending: PendingPush, now: Int) -> SubmitOutcome {
         let key = pending.push.activity
-        // Mutated in place: no copy of the state, one hash.
-        let outcome = Throttle.enqueue(
-            pending, now: now,
+        // Mutated in place, and indexed from the same access: no copy of the state, one hash.
+        let minimumInterval = configuration.minimumInterval
+        let (outcome, entry) = Throttle.enqueue(
+            pending, now: now, minimumInterval: minimumInterval,
             into: &states[key, default: ActivityThrottleState(attributesType: pending.push.attributesType)])
-        reindex(key)
+        pendingIndex[key] = entry
         return outcome
     }
 
-    private static func enqueue(_ pending: PendingPush, now: Int, into state: inout ActivityThrottleState)
-        -> SubmitOutcome
-    {
+    private static func enqueue(
+        _ pending: PendingPush, now: Int, minimumInterval: Int, into state: inout ActivityThrottleState
+    ) -> (SubmitOutcome, PendingEntry?) {
         // A state made before the first push (frequent updates reported early) learns its type now.
         if state.attributesType.isEmpty { state.attributesType = pending.push.attributesType }
-        if let existing = state.pending {
+        let outcome: SubmitOutcome
+        if let existing = state.pending.take() {
             state.pending = existing.merged(with: pending)
             state.stats.coalesced += 1
-            return .coalesced(into: existing.push.ruleIDs)
+            outcome = .coalesced(into: existing.push.ruleIDs)
+        } else {
+            var queued = pending
+            queued.enqueuedAt = min(pending.enqueuedAt, now)
+            state.pending = queued
+            outcome = .queued
         }
-        var queued = pending
-        queued.enqueuedAt = min(pending.enqueuedAt, now)
-        state.pending = queued
-        return .queued
+        return (outcome, entry(state, minimumInterval: minimumInterval))
     }
 
     /// When the earliest pending push can next be released, if any is pending.
     public func nextWakeup() -> Int? {
         pendingIndex.values.lazy.map(\.readyAt).min()
-    }
-
-    private func readyAt(_ state: ActivityThrottleState) -> Int? {
-        guard let pending = state.pending else { return nil }
-        var t = pending.enqueuedAt
-        if let last = state.lastSentAt { t = max(t, last + configuration.minimumInterval) }
-        if let held = state.heldUntil { t = max(t, held) }
-        return t
     }
 
     /// Releases up to `limit` ready pushes (the provider's allowance now), most relevant first, then oldest.
