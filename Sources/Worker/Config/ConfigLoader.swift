@@ -37,18 +37,7 @@ public enum ConfigLoader {
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(Diagnostics) -> LoadedConfig
     {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the config file")])
-        }
-        let document: JSONValue
-        let map: SourceMap
-        do {
-            (document, map) = try JSONParser.parseWithSourceMap(data)
-        } catch {
-            throw Diagnostics([
-                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
-            ])
-        }
+        let (document, map) = try SourceDocument.read(path: path, what: "config file")
         func diagnostic(_ pointer: String, atKey: Bool = false, _ message: String) -> Diagnostic {
             let location = keyPath(pointer)
             return Diagnostic(

@@ -24,36 +24,23 @@ public struct ReplaySequence: Sendable, Decodable {
 
     /// Reads a sequence file. Errors name the file, line and column.
     public static func load(path: String) throws(Diagnostics) -> ReplaySequence {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the sequence file")])
-        }
+        let (document, map) = try SourceDocument.read(path: path, what: "sequence file")
+        let sequence: ReplaySequence
         do {
-            let (document, map) = try JSONParser.parseWithSourceMap(data)
-            do {
-                let sequence = try JSONValueDecoder().decode(ReplaySequence.self, from: document)
-                for (i, step) in sequence.steps.enumerated() where ISO8601Time.seconds(step.at) == nil {
-                    throw Diagnostics([
-                        Diagnostic(
-                            file: path, location: map.location("/steps/\(i)/at", preferKey: false),
-                            message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
-                    ])
-                }
-                return sequence
-            } catch let failure as JSONValueDecoder.Failure {
-                throw Diagnostics([
-                    Diagnostic(
-                        file: path, location: map.location(failure.pointer.description), message: failure.message)
-                ])
-            }
-        } catch let error as JSONParseError {
-            throw Diagnostics([
-                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
-            ])
-        } catch let d as Diagnostics {
-            throw d
+            sequence = try JSONValueDecoder().decode(ReplaySequence.self, from: document)
         } catch {
-            throw Diagnostics([Diagnostic(file: path, location: nil, message: "\(error)")])
+            throw Diagnostics([
+                Diagnostic(file: path, location: map.location(error.pointer.description), message: error.message)
+            ])
         }
+        for (i, step) in sequence.steps.enumerated() where ISO8601Time.seconds(step.at) == nil {
+            throw Diagnostics([
+                Diagnostic(
+                    file: path, location: map.location("/steps/\(i)/at", preferKey: false),
+                    message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
+            ])
+        }
+        return sequence
     }
 }
 

@@ -69,18 +69,7 @@ public struct TokenFile: Sendable, Decodable {
 
     /// Reads a token file; problems name the file and the place in it.
     public static func load(path: String) throws(Diagnostics) -> TokenFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the token file")])
-        }
-        let document: JSONValue
-        let map: SourceMap
-        do {
-            (document, map) = try JSONParser.parseWithSourceMap(data)
-        } catch {
-            throw Diagnostics([
-                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
-            ])
-        }
+        let (document, map) = try SourceDocument.read(path: path, what: "token file")
         let file: TokenFile
         do {
             file = try JSONValueDecoder().decode(TokenFile.self, from: document)
