@@ -63,14 +63,7 @@ public struct APNsRequestEncoder: Sendable {
                 throw refuse(.missingAlert, "a start needs an alert with a title or body (push-to-start requires one)")
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        do {
-            data = try encoder.encode(APNsPayload(push))
-        } catch {
-            throw refuse(.encoding, "the payload cannot be encoded: \(error)")
-        }
+        let data = Self.payloadBytes(push)
         if data.count > Self.maximumPayloadBytes {
             throw refuse(
                 .payloadTooLarge,
@@ -78,6 +71,84 @@ public struct APNsRequestEncoder: Sendable {
                     + "(shorten the content-state, attributes or alert)")
         }
         return data
+    }
+
+    /// The payload written straight to bytes (no encoder pass per push): the same canonical JSON as
+    /// `JSONEncoder` with sorted keys would give for ``APNsPayload``, which the tests hold it to.
+    static func payloadBytes(_ push: LiveActivityPush) -> Data {
+        let start = push.event == .start
+        var out = JSONBytes(capacity: 512)
+        out.raw("{\"aps\":{")
+        if let alert = push.alert {
+            out.key("alert")
+            writeAlert(alert, to: &out)
+            out.byte(UInt8(ascii: ","))
+        }
+        if start {
+            out.key("attributes")
+            out.write(push.attributes ?? .emptyObject)
+            out.byte(UInt8(ascii: ","))
+            out.key("attributes-type")
+            out.string(push.attributesType)
+            out.byte(UInt8(ascii: ","))
+        }
+        out.key("content-state")
+        out.write(push.contentState)
+        if let dismissal = push.dismissalDate {
+            out.raw(",")
+            out.key("dismissal-date")
+            out.int(dismissal)
+        }
+        out.raw(",")
+        out.key("event")
+        out.string(push.event.rawValue)
+        if start, push.inputPushToken == true {
+            out.raw(",")
+            out.key("input-push-token")
+            out.int(1)
+        }
+        if let relevance = push.relevanceScore {
+            out.raw(",")
+            out.key("relevance-score")
+            out.double(relevance.value)
+        }
+        if let stale = push.staleDate {
+            out.raw(",")
+            out.key("stale-date")
+            out.int(stale)
+        }
+        out.raw(",")
+        out.key("timestamp")
+        out.int(push.timestamp)
+        out.raw("}}")
+        return out.data
+    }
+
+    private static func writeAlert(_ alert: LiveActivityAlert, to out: inout JSONBytes) {
+        var first = true
+        func member(_ key: StaticString, _ value: String?, _ out: inout JSONBytes) {
+            guard let value else { return }
+            if !first { out.byte(UInt8(ascii: ",")) }
+            first = false
+            out.key(key)
+            out.string(value)
+        }
+        func member(_ key: StaticString, _ values: [String]?, _ out: inout JSONBytes) {
+            guard let values else { return }
+            if !first { out.byte(UInt8(ascii: ",")) }
+            first = false
+            out.key(key)
+            out.write(.array(values.map(JSONValue.string)))
+        }
+        out.byte(UInt8(ascii: "{"))
+        member("body", alert.body, &out)
+        member("loc-args", alert.locArgs, &out)
+        member("loc-key", alert.locKey, &out)
+        member("sound", alert.sound, &out)
+        member("title", alert.title, &out)
+        member("title-loc-args", alert.titleLocArgs, &out)
+        member("title-loc-key", alert.titleLocKey, &out)
+        out.byte(UInt8(ascii: "}"))
     }
 
     /// The whole request. `token` is the device or activity token in hex; the console shows a placeholder
@@ -100,20 +171,19 @@ public struct APNsRequestEncoder: Sendable {
     /// the same push gets the same `apns-id` on every run and every retry (APNs echoes it in its answer).
     public static func apnsID(for push: LiveActivityPush, token: String) -> String {
         let name = "\(push.activity.rawValue)\n\(push.event.rawValue)\n\(push.timestamp)\n\(token)"
-        var bytes = Array(SHA256.hash(data: Data(name.utf8)).prefix(16))
+        let digest = SHA256.hash(data: Data(name.utf8))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for (i, b) in digest.prefix(16).enumerated() { bytes[i] = b }
         bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: a name-based UUID of our own
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-        let parts = [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4),
-            hex.dropFirst(16).prefix(4), hex.dropFirst(20),
-        ]
-        return parts.joined(separator: "-")
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (i, b) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(b >> 4)])
+            text.append(hex[Int(b & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -62,19 +62,29 @@ final class CurlTransfer: @unchecked Sendable {
         return chunk.count
     }
 
-    /// Takes one raw header line (`HTTP/2 200`, `name: value`, or the empty line ending the block).
+    /// Takes one raw header line (`HTTP/2 200`, `name: value`, or the empty line ending the block). Parsed
+    /// as bytes: it runs for every header of every response.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        let line = bytes.bindMemory(to: UInt8.self)
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        func text(_ from: Int, _ to: Int) -> String {
+            var start = from
+            var end = to
+            while start < end, isSpace(line[start]) { start += 1 }
+            while end > start, isSpace(line[end - 1]) { end -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        }
+        guard let first = line.first else { return bytes.count }
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+        {
             // A new response starts (after a 1xx one): keep only the final response's fields.
             headers.removeAll(keepingCapacity: true)
-        } else if let first = line.unicodeScalars.first, first == " " || first == "\t", !headers.isEmpty {
+        } else if first == 0x20 || first == 0x09 {
             // An obsolete folded continuation line.
-            headers[headers.count - 1].value += " " + line.trimmingCharacters(in: .whitespacesAndNewlines)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            headers.append(HTTPHeader(name: name, value: value))
+            if !headers.isEmpty { headers[headers.count - 1].value += " " + text(0, line.count) }
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            headers.append(HTTPHeader(name: text(0, colon), value: text(colon + 1, line.count)))
         }
         return bytes.count
     }

@@ -23,7 +23,9 @@ final class CurlWorker: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
-    private let maxIdleHandles = 64
+    /// Enough easy handles are kept for every stream in flight, so a busy connection never pays for
+    /// `curl_easy_init` and `curl_easy_cleanup` per request.
+    private let maxIdleHandles: Int
     private let name: String
     private let logger: Logger
 
@@ -34,6 +36,7 @@ final class CurlWorker: @unchecked Sendable {
         }
         self.multi = multi
         self.name = name
+        maxIdleHandles = min(1024, max(64, configuration.maxConcurrentStreams * max(1, configuration.maxConnectionsPerHost)))
         self.logger = logger
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex())
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))

@@ -40,43 +40,16 @@ extension JSONValue {
     /// Canonical compact JSON text: object keys sorted, integral doubles written as integers, exact
     /// decimals written as they are. Used wherever output must be stable (golden files, console output).
     public func jsonString(sortedKeys: Bool = true) -> String {
-        var out = ""
-        out.reserveCapacity(64)
-        write(to: &out, sortedKeys: sortedKeys)
-        return out
+        var out = JSONBytes()
+        out.write(self, sortedKeys: sortedKeys)
+        return out.string
     }
 
     /// Canonical JSON as UTF-8 bytes.
     public func jsonData(sortedKeys: Bool = true) -> Data {
-        Data(jsonString(sortedKeys: sortedKeys).utf8)
-    }
-
-    private func write(to out: inout String, sortedKeys: Bool) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += JSONValue.format(d)
-        case .decimal(let d): out += d.description
-        case .string(let s): JSONValue.writeString(s, to: &out)
-        case .array(let a):
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                v.write(to: &out, sortedKeys: sortedKeys)
-            }
-            out += "]"
-        case .object(let o):
-            out += "{"
-            let keys = sortedKeys ? o.keys.sorted() : Array(o.keys)
-            for (i, k) in keys.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(k, to: &out)
-                out += ":"
-                o[k]!.write(to: &out, sortedKeys: sortedKeys)
-            }
-            out += "}"
-        }
+        var out = JSONBytes()
+        out.write(self, sortedKeys: sortedKeys)
+        return out.data
     }
 
     /// Formats a double the way JavaScript prints it for integral values (`2`, not `2.0`).
@@ -85,28 +58,113 @@ extension JSONValue {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
         return String(d)
     }
+}
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
+/// A compact JSON writer onto a byte buffer: the canonical form of ``JSONValue/jsonString(sortedKeys:)``,
+/// also for callers that write fixed keys around values (a push payload) without building a tree first.
+public struct JSONBytes: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    /// The bytes as `Data`.
+    public var data: Data { Data(bytes) }
+    /// The bytes as text.
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    /// How many bytes were written.
+    public var count: Int { bytes.count }
+
+    /// Writes text that needs no escaping (punctuation, a key known to be plain).
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    /// `"key":`, for keys known to need no escaping.
+    public mutating func key(_ name: StaticString) {
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    public mutating func int(_ i: Int) {
+        if i >= 0, i < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(i))
+        } else {
+            bytes.append(contentsOf: String(i).utf8)
+        }
+    }
+
+    public mutating func double(_ d: Double) { bytes.append(contentsOf: JSONValue.format(d).utf8) }
+
+    /// A JSON string: quotes, the two mandatory escapes, the short escapes and `\u00XX` for other control
+    /// characters; everything else (including non-ASCII) as its UTF-8 bytes.
+    public mutating func string(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(b)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
                 }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        out += "\""
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A whole value.
+    public mutating func write(_ value: JSONValue, sortedKeys: Bool = true) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let b): b ? raw("true") : raw("false")
+        case .int(let i): int(i)
+        case .double(let d): double(d)
+        case .decimal(let d): bytes.append(contentsOf: d.description.utf8)
+        case .string(let s): string(s)
+        case .array(let a):
+            byte(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { byte(UInt8(ascii: ",")) }
+                write(v, sortedKeys: sortedKeys)
+            }
+            byte(UInt8(ascii: "]"))
+        case .object(let o):
+            byte(UInt8(ascii: "{"))
+            if sortedKeys {
+                for (i, entry) in o.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if i > 0 { byte(UInt8(ascii: ",")) }
+                    member(entry.key, entry.value, sortedKeys: true)
+                }
+            } else {
+                for (i, entry) in o.enumerated() {
+                    if i > 0 { byte(UInt8(ascii: ",")) }
+                    member(entry.key, entry.value, sortedKeys: false)
+                }
+            }
+            byte(UInt8(ascii: "}"))
+        }
+    }
+
+    private mutating func member(_ key: String, _ value: JSONValue, sortedKeys: Bool) {
+        string(key)
+        byte(UInt8(ascii: ":"))
+        write(value, sortedKeys: sortedKeys)
     }
 }
 

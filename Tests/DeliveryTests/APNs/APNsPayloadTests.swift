@@ -89,4 +89,70 @@ import Testing
             APNsRequestEncoder.apnsID(for: Self.start, token: "aa")
                 != APNsRequestEncoder.apnsID(for: Self.start, token: "bb"))
     }
+
+    /// The payload is written straight to bytes; it must match what `JSONEncoder` (sorted keys) makes of
+    /// ``APNsPayload``, over pushes of every shape: alerts, starts, escapes, non-ASCII, numbers of each kind.
+    @Test func theDirectPayloadMatchesTheEncoderOverRandomPushes() throws {
+        var rng = SplitMix(seed: 42)
+        let strings = ["", "plain", "quote \" and \\ back", "tab\tnew\nline\r", "ctl \u{01}\u{1f}", "Ünïcödé ⚽️", "a/b"]
+        func value(_ depth: Int) -> JSONValue {
+            switch rng.next() % (depth > 2 ? 6 : 8) {
+            case 0: return .null
+            case 1: return .bool(rng.next() % 2 == 0)
+            case 2: return .int(Int(truncatingIfNeeded: rng.next()) >> Int(rng.next() % 60))
+            case 3: return .double([0.5, -2.25, 1e-7, 3.0, 1e21, 0.1 + 0.2][Int(rng.next() % 6)])
+            case 4: return .decimal(Decimal(string: ["67321.55", "0.0001", "-3"][Int(rng.next() % 3)])!)
+            case 5: return .string(strings[Int(rng.next() % UInt64(strings.count))])
+            case 6: return .array((0..<rng.next() % 4).map { _ in value(depth + 1) })
+            default:
+                var o: [String: JSONValue] = [:]
+                for _ in 0..<rng.next() % 5 { o[strings[Int(rng.next() % UInt64(strings.count))] + "k"] = value(depth + 1) }
+                return .object(o)
+            }
+        }
+        let reference = JSONEncoder()
+        reference.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for _ in 0..<500 {
+            let event: PushEvent = [.start, .update, .end][Int(rng.next() % 3)]
+            var push = LiveActivityPush(
+                activity: "match-1", attributesType: "Match\(rng.next() % 9)", event: event,
+                timestamp: Int(rng.next() % 2_000_000_000), contentState: value(0),
+                attributes: rng.next() % 3 == 0 ? nil : value(1), priority: .high)
+            if event == .start || rng.next() % 2 == 0 {
+                push.alert = LiveActivityAlert(
+                    title: strings[Int(rng.next() % 7)], body: rng.next() % 2 == 0 ? nil : strings[Int(rng.next() % 7)],
+                    sound: rng.next() % 2 == 0 ? nil : "default",
+                    titleLocKey: rng.next() % 3 == 0 ? "T" : nil, titleLocArgs: rng.next() % 3 == 0 ? ["1", "x\""] : nil,
+                    locKey: rng.next() % 3 == 0 ? "B" : nil, locArgs: rng.next() % 3 == 0 ? [] : nil)
+            }
+            if rng.next() % 2 == 0 { push.relevanceScore = RelevanceScore([0, 50, 99.5, 12.125][Int(rng.next() % 4)]) }
+            if rng.next() % 2 == 0 { push.staleDate = Int(rng.next() % 1_000_000) }
+            if rng.next() % 2 == 0 { push.dismissalDate = Int(rng.next() % 1_000_000) }
+            if rng.next() % 2 == 0 { push.inputPushToken = true }
+            if event == .start, push.attributes == nil { push.attributes = .emptyObject }
+            let expected = String(decoding: try reference.encode(APNsPayload(push)), as: UTF8.self)
+            let actual = String(decoding: try encoder.body(for: push), as: UTF8.self)
+            #expect(actual == expected)
+            if actual != expected { break }
+        }
+    }
+
+    @Test func theApnsIDOfAPushIsFixed() {
+        // Pinned: a change would give every retried or replayed push a new id.
+        #expect(
+            APNsRequestEncoder.apnsID(for: Self.start, token: "aa") == "b3869a3d-e57f-8c1b-99e9-9783cd8d560d")
+    }
+}
+
+/// A small deterministic generator, so a failure reproduces.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
