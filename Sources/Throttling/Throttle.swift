@@ -32,11 +32,16 @@ public struct ThrottleConfiguration: Sendable, Hashable {
 /// activity's budget. Pure: `now` is a parameter, the caller persists `states`.
 public struct Throttle: Sendable {
     public var configuration: ThrottleConfiguration
-    /// Every activity the throttle knows, with its budget window and pending push.
-    public private(set) var states: [ActivityKey: ActivityThrottleState] = [:]
-    /// The pending pushes' release order and earliest release time, kept beside `states` so a release scans
-    /// small values instead of copying whole states.
-    private var pendingIndex: [ActivityKey: PendingEntry] = [:]
+    /// Every activity's state, in the order the throttle first saw it; `slotOf` finds one by key. A slot is
+    /// never removed, so an index stays valid and a release never hashes a key.
+    private var slots: [ActivityThrottleState] = []
+    private var keys: [ActivityKey] = []
+    private var slotOf: [ActivityKey: Int] = [:]
+    /// The pending pushes' release order and earliest release time, by slot, kept beside the states so a
+    /// release scans small values instead of whole states; `pendingSlots` lists the slots that have one.
+    private var entries: [PendingEntry?] = []
+    private var pendingSlots: [Int] = []
+    private var pendingPosition: [Int] = []
 
     private struct PendingEntry {
         var relevance: Double
@@ -48,19 +53,60 @@ public struct Throttle: Sendable {
         self.configuration = configuration
     }
 
-    /// Puts back states saved earlier (by a previous cron tick).
+    /// Every activity the throttle knows, with its budget window and pending push (built on each call).
+    public var states: [ActivityKey: ActivityThrottleState] {
+        Dictionary(uniqueKeysWithValues: zip(keys, slots))
+    }
+
+    /// One activity's state, if the throttle knows the activity.
+    public func state(for key: ActivityKey) -> ActivityThrottleState? {
+        slotOf[key].map { slots[$0] }
+    }
+
+    /// Whether the throttle holds a state for the activity (restored or made by a push).
+    public func knows(_ key: ActivityKey) -> Bool { slotOf[key] != nil }
+
+    /// Number of activities the throttle holds.
+    public var count: Int { slots.count }
+
+    /// Puts back states saved earlier (by a previous cron tick); a state replaces the one held for its key.
     public mutating func restore(_ saved: [ActivityKey: ActivityThrottleState]) {
         for (key, state) in saved {
-            states[key] = state
-            reindex(key)
+            let slot = self.slot(key, attributesType: state.attributesType)
+            slots[slot] = state
+            setEntry(slot, Throttle.entry(slots[slot], minimumInterval: configuration.minimumInterval))
         }
     }
 
     /// Number of activities with a pending push.
-    public var pendingCount: Int { pendingIndex.count }
+    public var pendingCount: Int { pendingSlots.count }
 
-    private mutating func reindex(_ key: ActivityKey) {
-        pendingIndex[key] = states[key].flatMap { Throttle.entry($0, minimumInterval: configuration.minimumInterval) }
+    /// The slot of `key`, made (empty) when the throttle has not seen it.
+    private mutating func slot(_ key: ActivityKey, attributesType: String) -> Int {
+        if let slot = slotOf[key] { return slot }
+        let slot = slots.count
+        slots.append(ActivityThrottleState(attributesType: attributesType))
+        keys.append(key)
+        entries.append(nil)
+        pendingPosition.append(-1)
+        slotOf[key] = slot
+        return slot
+    }
+
+    private mutating func setEntry(_ slot: Int, _ entry: PendingEntry?) {
+        entries[slot] = entry
+        let position = pendingPosition[slot]
+        if entry != nil, position < 0 {
+            pendingPosition[slot] = pendingSlots.count
+            pendingSlots.append(slot)
+        } else if entry == nil, position >= 0 {
+            let last = pendingSlots.removeLast()
+            if last != slot {
+                pendingSlots[position] = last
+                pendingPosition[last] = position
+            }
+            pendingPosition[slot] = -1
+        }
     }
 
     /// The index entry of a state (read in place: no copy of the pending push).
@@ -76,24 +122,22 @@ public struct Throttle: Sendable {
 
     /// Records that an activity's app reported frequent updates on or off (a larger budget).
     public mutating func setFrequentUpdates(_ on: Bool, for activity: ActivityKey, attributesType: String) {
-        states[activity, default: ActivityThrottleState(attributesType: attributesType)].frequentUpdates = on
+        slots[slot(activity, attributesType: attributesType)].frequentUpdates = on
     }
 
     /// Hands a push to the throttle.
     @discardableResult
-    public mutating func submit(_ pending: PendingPush, now: Int) -> SubmitOutcome {
-        let key = pending.push.activity
-        // Mutated in place, and indexed from the same access: no copy of the state, one hash.
-        let minimumInterval = configuration.minimumInterval
+    public mutating func submit(_ pending: consuming PendingPush, now: Int) -> SubmitOutcome {
+        let slot = self.slot(pending.push.activity, attributesType: pending.push.attributesType)
+        // Mutated in place, and indexed from the same access: no copy of the state.
         let (outcome, entry) = Throttle.enqueue(
-            pending, now: now, minimumInterval: minimumInterval,
-            into: &states[key, default: ActivityThrottleState(attributesType: pending.push.attributesType)])
-        pendingIndex[key] = entry
+            pending, now: now, minimumInterval: configuration.minimumInterval, into: &slots[slot])
+        setEntry(slot, entry)
         return outcome
     }
 
     private static func enqueue(
-        _ pending: PendingPush, now: Int, minimumInterval: Int, into state: inout ActivityThrottleState
+        _ pending: consuming PendingPush, now: Int, minimumInterval: Int, into state: inout ActivityThrottleState
     ) -> (SubmitOutcome, PendingEntry?) {
         // A state made before the first push (frequent updates reported early) learns its type now.
         if state.attributesType.isEmpty { state.attributesType = pending.push.attributesType }
@@ -103,9 +147,8 @@ public struct Throttle: Sendable {
             state.stats.coalesced += 1
             outcome = .coalesced(into: existing.push.ruleIDs)
         } else {
-            var queued = pending
-            queued.enqueuedAt = min(pending.enqueuedAt, now)
-            state.pending = queued
+            pending.enqueuedAt = min(pending.enqueuedAt, now)
+            state.pending = pending
             outcome = .queued
         }
         return (outcome, entry(state, minimumInterval: minimumInterval))
@@ -113,33 +156,35 @@ public struct Throttle: Sendable {
 
     /// When the earliest pending push can next be released, if any is pending.
     public func nextWakeup() -> Int? {
-        pendingIndex.values.lazy.map(\.readyAt).min()
+        pendingSlots.lazy.compactMap { entries[$0]?.readyAt }.min()
     }
 
     /// Releases up to `limit` ready pushes (the provider's allowance now), most relevant first, then oldest.
     /// Pushes held for the budget are reported once when they start waiting.
     public mutating func release(now: Int, limit: Int = .max) -> [ThrottleDecision] {
-        var ready: [(key: ActivityKey, relevance: Double, enqueuedAt: Int)] = []
-        ready.reserveCapacity(pendingIndex.count)
-        for (key, entry) in pendingIndex where entry.readyAt <= now {
-            ready.append((key, entry.relevance, entry.enqueuedAt))
+        var ready: [(slot: Int, relevance: Double, enqueuedAt: Int)] = []
+        ready.reserveCapacity(pendingSlots.count)
+        for slot in pendingSlots {
+            if let entry = entries[slot], entry.readyAt <= now { ready.append((slot, entry.relevance, entry.enqueuedAt)) }
         }
+        let keys = self.keys
         ready.sort {
             $0.relevance != $1.relevance
                 ? $0.relevance > $1.relevance
-                : $0.enqueuedAt != $1.enqueuedAt ? $0.enqueuedAt < $1.enqueuedAt : $0.key < $1.key
+                : $0.enqueuedAt != $1.enqueuedAt ? $0.enqueuedAt < $1.enqueuedAt : keys[$0.slot] < keys[$1.slot]
         }
         var decisions: [ThrottleDecision] = []
+        decisions.reserveCapacity(min(ready.count, limit))
         var sent = 0
         for entry in ready {
             if sent >= limit { break }
             let decision = Throttle.decide(
-                entry.key, now: now, configuration: configuration, state: &states[entry.key]!)
+                keys[entry.slot], now: now, configuration: configuration, state: &slots[entry.slot])
             if case .send? = decision {
                 sent += 1
-                pendingIndex[entry.key] = nil
+                setEntry(entry.slot, nil)
             } else {
-                reindex(entry.key)
+                setEntry(entry.slot, Throttle.entry(slots[entry.slot], minimumInterval: configuration.minimumInterval))
             }
             if let decision { decisions.append(decision) }
         }
