@@ -73,15 +73,39 @@ public final class SQLiteStore: Sendable {
         return m
     }
 
-    /// Every saved throttle state, as the JSON the Worker wrote.
-    public func throttleStates() async throws(Failure) -> [ActivityKey: Data] {
-        try await run(
+    /// Saved throttle states, as the JSON the Worker wrote: every one, or only those with a pending push
+    /// (what a starting worker needs; the others are read when a push touches their activity).
+    public func throttleStates(pendingOnly: Bool = false) async throws(Failure) -> [ActivityKey: Data] {
+        let sql = "SELECT key, state FROM throttle_state" + (pendingOnly ? " WHERE pending" : "")
+        return try await run(
             "reading throttle states",
             { db in
                 var out: [ActivityKey: Data] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT key, state FROM throttle_state") {
+                for row in try Row.fetchAll(db, sql: sql) {
                     let text: String = row["state"]
                     out[ActivityKey(row["key"])] = Data(text.utf8)
+                }
+                return out
+            }, write: false)
+    }
+
+    /// The saved throttle states of these activities (those that have one).
+    public func throttleStates(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: Data] {
+        let keys = Array(keys)
+        return try await run(
+            "reading throttle states",
+            { db in
+                var out: [ActivityKey: Data] = [:]
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let chunk = keys[start..<min(start + 500, keys.count)]
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    for row in try Row.fetchAll(
+                        db, sql: "SELECT key, state FROM throttle_state WHERE key IN (\(marks))",
+                        arguments: StatementArguments(chunk.map(\.rawValue)))
+                    {
+                        let text: String = row["state"]
+                        out[ActivityKey(row["key"])] = Data(text.utf8)
+                    }
                 }
                 return out
             }, write: false)

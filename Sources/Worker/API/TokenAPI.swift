@@ -70,7 +70,7 @@ public struct TokenAPI: Sendable {
             else {
                 throw APIError(.gone, "token was dropped by the provider and is never stored again")
             }
-            if let frequent = body.frequentUpdates { await queue.setFrequentUpdates(frequent, for: activity) }
+            if let frequent = body.frequentUpdates { try await queue.setFrequentUpdates(frequent, for: activity) }
             return Response(status: .noContent)
         }
         api.delete("activities/:activity/tokens/:device") { _, context in

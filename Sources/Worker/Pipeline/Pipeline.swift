@@ -63,8 +63,11 @@ public struct Pipeline: Sendable {
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
         let engine = rules.engine
         let evaluations = changes.map { engine.evaluate($0, now: now) }
-        var records = try await store.activities(Set(evaluations.flatMap { $0.intents.map(\.activity) }))
+        let touched = Set(evaluations.flatMap { $0.intents.map(\.activity) })
+        var records = try await store.activities(touched)
         let before = records
+        // One read for the throttle states of every activity this poll may push to.
+        try await queue.load(touched)
         for (change, evaluation) in zip(changes, evaluations) {
             let decisions = ledger.apply(evaluation.intents, to: &records, now: now)
             var step = ChangeStep(
@@ -72,7 +75,7 @@ public struct Pipeline: Sendable {
                 decisions: decisions)
             for decision in decisions {
                 if case .push(let pending) = decision {
-                    let outcome = await queue.submit([pending], now: now)[0]
+                    let outcome = try await queue.submit([pending], now: now)[0]
                     step.queued[pending.push.activity] = outcome
                     if case .coalesced = outcome { metrics.coalesced() }
                 }

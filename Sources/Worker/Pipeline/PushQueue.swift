@@ -14,8 +14,10 @@ public actor PushQueue {
     private var pacer: PushToStartPacer
     private let store: SQLiteStore
     private var dirty = Set<ActivityKey>()
+    private let loading = AsyncGate()
 
-    /// Loads the saved throttle states from the store.
+    /// Loads the saved throttle states that have a pending push; the others are read when a push or a
+    /// frequent-updates report touches their activity, so a worker over many idle activities stays small.
     public init(
         store: SQLiteStore, configuration: ThrottleConfiguration, providerRate: Double, providerBurst: Double,
         pushToStart: PushToStartPacer = PushToStartPacer()
@@ -25,20 +27,44 @@ public actor PushQueue {
         self.configuration = configuration
         throttle = Throttle(configuration: configuration)
         bucket = TokenBucket(rate: providerRate, burst: providerBurst, now: 0)
+        throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
+    }
+
+    private static func decode(_ rows: [ActivityKey: Data], store: SQLiteStore) throws(SQLiteStore.Failure)
+        -> [ActivityKey: ActivityThrottleState]
+    {
         let decoder = JSONDecoder()
-        var saved: [ActivityKey: ActivityThrottleState] = [:]
-        for (key, json) in try await store.throttleStates() {
+        var states: [ActivityKey: ActivityThrottleState] = [:]
+        for (key, json) in rows {
             guard let state = try? decoder.decode(ActivityThrottleState.self, from: json) else {
                 throw SQLiteStore.Failure(path: store.path, message: "throttle state of \(key) is corrupt")
             }
-            saved[key] = state
+            states[key] = state
         }
-        throttle.restore(saved)
+        return states
+    }
+
+    /// Reads the saved states of the activities the throttle does not hold yet. Loads go one at a time, and
+    /// every path that makes a state loads first, so a state is never made while its saved row is on the way.
+    public func load(_ keys: some Collection<ActivityKey>) async throws(SQLiteStore.Failure) {
+        guard keys.contains(where: { !throttle.knows($0) }) else { return }
+        await loading.enter()
+        do {
+            let missing = Set(keys.lazy.filter { !self.throttle.knows($0) })
+            if !missing.isEmpty {
+                throttle.restore(try Self.decode(try await store.throttleStates(missing), store: store))
+            }
+        } catch {
+            await loading.leave()
+            throw error
+        }
+        await loading.leave()
     }
 
     /// Hands pushes to the throttle; a push for an activity with one pending merges into it.
-    public func submit(_ pushes: [PendingPush], now: Int) -> [SubmitOutcome] {
-        pushes.map { p in
+    public func submit(_ pushes: [PendingPush], now: Int) async throws(SQLiteStore.Failure) -> [SubmitOutcome] {
+        try await load(pushes.map(\.push.activity))
+        return pushes.map { p in
             dirty.insert(p.push.activity)
             return throttle.submit(p, now: now)
         }
@@ -70,8 +96,10 @@ public actor PushQueue {
     }
 
     /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).
-    public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) {
-        throttle.setFrequentUpdates(on, for: activity, attributesType: throttle.states[activity]?.attributesType ?? "")
+    public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) async throws(SQLiteStore.Failure) {
+        try await load([activity])
+        throttle.setFrequentUpdates(
+            on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
         dirty.insert(activity)
     }
 
@@ -81,8 +109,15 @@ public actor PushQueue {
     /// Number of pending pushes.
     public var pendingCount: Int { throttle.pendingCount }
 
-    /// Every activity's throttle state, by key.
+    /// The throttle states held in memory (those with a pending push at start, and every activity touched
+    /// since), by key.
     public var states: [ActivityKey: ActivityThrottleState] { throttle.states }
+
+    /// One activity's throttle state: held in memory, else saved.
+    public func state(for key: ActivityKey) async throws(SQLiteStore.Failure) -> ActivityThrottleState? {
+        try await load([key])
+        return throttle.state(for: key)
+    }
 
     /// Saves the states changed since the last save.
     public func save() async throws(SQLiteStore.Failure) {
@@ -95,7 +130,7 @@ public actor PushQueue {
         encoder.outputFormatting = .sortedKeys
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
         for key in dirty.sorted() {
-            guard let state = throttle.states[key], let json = try? encoder.encode(state) else { continue }
+            guard let state = throttle.state(for: key), let json = try? encoder.encode(state) else { continue }
             rows.append((key, json, state.pending != nil))
         }
         dirty.removeAll()

@@ -33,7 +33,7 @@ import Worker
                 activity: ActivityKey("match-\(id)"), attributesType: "MatchAttributes", event: .start, timestamp: 1000,
                 contentState: ["homeScore": 0], attributes: .emptyObject, alert: LiveActivityAlert(title: "KO"),
                 priority: .high, entity: EntityKey(feed: "espn-worldcup", id: id))
-            _ = await pipeline.queue.submit([PendingPush(push: push, policy: .high, enqueuedAt: 1000)], now: 1000)
+            _ = try await pipeline.queue.submit([PendingPush(push: push, policy: .high, enqueuedAt: 1000)], now: 1000)
         }
         _ = try await pipeline.release(now: 1000)
         #expect(try await pipeline.deliverDue(now: 1000).map(\.push.activity) == ["match-1"])

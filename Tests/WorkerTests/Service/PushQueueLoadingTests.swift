@@ -1,0 +1,51 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Store
+import Testing
+import Throttling
+import Worker
+
+/// A worker over many idle activities holds only the throttle states it needs: those with a pending push at
+/// start, and those a push touches later (read then, with their saved budget).
+@Suite struct PushQueueLoadingTests {
+    static func push(_ activity: String, at t: Int) -> PendingPush {
+        PendingPush(
+            push: LiveActivityPush(
+                activity: ActivityKey(activity), attributesType: "MatchAttributes", event: .update, timestamp: t,
+                contentState: ["homeScore": .int(t)], alert: LiveActivityAlert(title: "Goal"), priority: .high),
+            policy: .high, enqueuedAt: t)
+    }
+
+    @Test func onlyPendingStatesAreReadAtStartAndTheRestWhenTouched() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let configuration = ThrottleConfiguration(
+            defaultBudget: BudgetPolicy(size: 2, period: 3600, frequentUpdatesSize: 4), minimumInterval: 1)
+        // First process: spends match-spent's budget, leaves a push pending on match-waiting.
+        let first = try await PushQueue(store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
+        _ = try await first.submit([Self.push("match-spent", at: 100)], now: 100)
+        _ = await first.release(now: 100)
+        _ = try await first.submit([Self.push("match-spent", at: 110)], now: 110)
+        _ = await first.release(now: 110)
+        _ = try await first.submit([Self.push("match-waiting", at: 120)], now: 120)
+        try await first.save()
+
+        let second = try await PushQueue(
+            store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
+        #expect(await second.states.keys.sorted() == ["match-waiting"])
+        #expect(await second.pendingCount == 1)
+        // The spent budget comes back with the activity's next push: it goes out downgraded.
+        _ = try await second.submit([Self.push("match-spent", at: 130)], now: 130)
+        #expect(await second.states.keys.sorted() == ["match-spent", "match-waiting"])
+        let decisions = await second.release(now: 130)
+        let spent = decisions.compactMap { d -> Bool? in
+            if case .send(let p, let downgraded) = d, p.activity == "match-spent" { return downgraded }
+            return nil
+        }
+        #expect(spent == [true])
+        #expect(try await second.state(for: "match-spent")?.stats.sentHigh == 2)
+        #expect(try await second.state(for: "nobody") == nil)
+    }
+}
