@@ -78,4 +78,41 @@ import Testing
         #expect(Facts.changedPaths(from: a, to: b) == ["clock.seconds", "home.score"])
         #expect(Facts.changedPaths(from: nil, to: a) == ["home.score", "state"])
     }
+
+    /// Numbers are read from their digits without making text; `Decimal(string:)`, `Int(_:)` and
+    /// `Double(_:)` are the reference for value, kind and printed form.
+    @Test func numbersReadFromDigitsMatchTheTextConversions() throws {
+        var texts = [
+            "0", "-0", "7", "-12", "123456789012345678", "9223372036854775807", "-9223372036854775808",
+            "99999999999999999999", "0.5", "-0.0", "0.0001", "10.05", "1.50", "67321.55000000", "1e3", "1E-3",
+            "-2.5e+2", "0.000000000000000000001", "1234567890123456789.5", "12345678901234567890123.25",
+            "1e127", "1e-130", "3.14159265358979323846",
+        ]
+        var state: UInt64 = 3
+        for _ in 0..<500 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            let whole = String(state >> 40)
+            let fraction = String(state % 1_000_000)
+            texts.append((state & 1 == 0 ? "-" : "") + whole + (state & 2 == 0 ? "" : "." + fraction))
+        }
+        for text in texts {
+            let decimal = try JSONParser.parse(text, numbers: .decimal)
+            let double = try JSONParser.parse(text, numbers: .double)
+            if let i = Int(text) {
+                #expect(decimal == .int(i) && double == .int(i), "\(text)")
+                if case .int = decimal {} else { Issue.record("\(text) is not an int") }
+                continue
+            }
+            guard let expected = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                #expect(decimal == .double(Double(text)!), "\(text) is out of Decimal's range")
+                continue
+            }
+            guard case .decimal(let d) = decimal else {
+                Issue.record("\(text) is not a decimal: \(decimal)")
+                continue
+            }
+            #expect(d == expected && d.description == expected.description, "\(text): \(d) vs \(expected)")
+            #expect(double == .double(Double(text)!), "\(text)")
+        }
+    }
 }

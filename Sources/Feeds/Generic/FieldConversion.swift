@@ -54,10 +54,39 @@ enum FieldConversion {
     /// A strict decimal: optional sign, digits, optional fraction and exponent; nothing else.
     static func parseDecimal(_ text: String) -> Decimal? {
         let s = text.trimmingCharacters(in: .whitespaces)
-        guard !s.isEmpty,
-            s.range(of: #"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil
-        else { return nil }
-        return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))
+        guard isStrictDecimal(s.utf8) else { return nil }
+        return Decimal(string: s, locale: posix)
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// `[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?`, checked byte by byte (a price feed has one per
+    /// field per body).
+    static func isStrictDecimal(_ text: String.UTF8View) -> Bool {
+        var it = text.makeIterator()
+        var c = it.next()
+        func isDigit(_ c: UInt8?) -> Bool { c.map { $0 >= 48 && $0 <= 57 } ?? false }
+        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = it.next() }
+        var mantissaDigits = 0
+        while isDigit(c) {
+            mantissaDigits += 1
+            c = it.next()
+        }
+        if c == UInt8(ascii: ".") {
+            c = it.next()
+            while isDigit(c) {
+                mantissaDigits += 1
+                c = it.next()
+            }
+        }
+        guard mantissaDigits > 0 else { return false }
+        if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            c = it.next()
+            if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = it.next() }
+            guard isDigit(c) else { return false }
+            while isDigit(c) { c = it.next() }
+        }
+        return c == nil
     }
 
     static func describe(_ raw: JSONValue) -> String {

@@ -23,6 +23,9 @@ public struct GenericNormalizer: FeedNormalizer {
     private let entities: JSONPointer
     private let id: JSONPointer?
     private let fields: [Field]
+    /// What the mapping reads: the entity list, and in each entity its id and fields. Nothing else of a
+    /// body is built.
+    private let selection: JSONSelection
 
     public init(_ mapping: GenericMapping) throws(InvalidMapping) {
         do {
@@ -50,12 +53,19 @@ public struct GenericNormalizer: FeedNormalizer {
             }
         }
         self.fields = fields
+        var selection = JSONSelection()
+        let entity = entities.tokens.map(JSONSelection.Step.key) + [.any]
+        for pointer in [id].compactMap({ $0 }) + fields.map(\.pointer) {
+            selection.include(entity + pointer.tokens.map(JSONSelection.Step.key))
+        }
+        if fields.isEmpty && id == nil { selection.include(entity) }
+        self.selection = selection
     }
 
     /// Parses and normalises a body. Any problem fails the whole body: a half-read body must not look like
     /// facts that disappeared.
     public func normalize(_ body: Data) throws(Failure) -> [String: Facts] {
-        try normalize(document: try BodyNode.parse(body).value)
+        try normalize(document: try BodyNode.parse(body, selecting: selection).value)
     }
 
     /// Normalises an already parsed document.

@@ -14,9 +14,12 @@ struct BodyNode: Sendable {
 
     /// Parses a whole body, numbers as exact decimals. A body that is not JSON (an HTML error page, an empty
     /// or truncated body) fails with `invalid_json` and the start of the body.
-    static func parse(_ body: Data) throws(NormalizationFailure) -> BodyNode {
+    /// With a selection, only those parts are built (the rest is checked and skipped).
+    static func parse(_ body: Data, selecting selection: JSONSelection = .everything) throws(NormalizationFailure)
+        -> BodyNode
+    {
         do {
-            return BodyNode(try JSONParser.parse(body, numbers: .decimal))
+            return BodyNode(try JSONParser.parse(body, numbers: .decimal, selecting: selection))
         } catch {
             throw NormalizationFailure(
                 kind: .invalidJSON, message: "body is not valid JSON (\(error)); \(preview(body))")

@@ -23,9 +23,25 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
         ["soccer", "rugby", "rugby-league"].contains(sport.lowercased()) ? .up : .down
     }
 
+    /// What this normaliser reads of a scoreboard (a few hundred bytes of each event's several kilobytes of
+    /// logos, links and broadcasts); nothing else of a body is built.
+    static let selection: JSONSelection = {
+        var selection = JSONSelection()
+        selection.includeMemberNames(at: [])  // for "no events at the document root (it has …)"
+        let event: [JSONSelection.Step] = [.key("events"), .any]
+        for path in [["id"], ["date"], ["status"], ["competitions", "*", "status"]] {
+            selection.include(event + path.map { $0 == "*" ? .any : .key($0) })
+        }
+        let competitor = event + [.key("competitions"), .any, .key("competitors"), .any]
+        for path in [["homeAway"], ["team", "displayName"], ["team", "abbreviation"], ["score"], ["shootoutScore"], ["winner"]] {
+            selection.include(competitor + path.map(JSONSelection.Step.key))
+        }
+        return selection
+    }()
+
     /// The facts of every entity in `body`; any problem fails the whole body.
     public func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
-        let root = try BodyNode.parse(body)
+        let root = try BodyNode.parse(body, selecting: Self.selection)
         var out: [String: Facts] = [:]
         for event in try root.member("events", of: "an ESPN scoreboard").elements() {
             let id = try Self.id(of: event)

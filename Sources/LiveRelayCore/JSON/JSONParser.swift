@@ -41,6 +41,18 @@ public struct JSONParser: ~Copyable {
         return try result.get()
     }
 
+    /// Parses a whole JSON text but builds only the selected parts: everything else is checked and skipped.
+    /// Members outside the selection are absent from the result, as if the document did not have them.
+    public static func parse(
+        _ data: Data, numbers: NumberMode = .double, selecting selection: JSONSelection
+    ) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
+            return Result { () throws(JSONParseError) in try parser.parseDocument(selection) }
+        }
+        return try result.get()
+    }
+
     /// Parses a whole JSON text from a string.
     public static func parse(_ text: String, numbers: NumberMode = .double) throws(JSONParseError) -> JSONValue {
         try parse(Data(text.utf8), numbers: numbers)
@@ -67,12 +79,17 @@ public struct JSONParser: ~Copyable {
         self.map = map
     }
 
-    private mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    private mutating func parseDocument(_ selection: JSONSelection? = nil) throws(JSONParseError) -> JSONValue {
         // A UTF-8 byte order mark is tolerated at the start.
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
         skipWhitespace()
         if index >= bytes.count { throw error("empty document: expected a JSON value") }
-        let value = try parseValue()
+        let value: JSONValue
+        if let selection, !selection.keepsAll {
+            value = try parseSelected(selection)
+        } else {
+            value = try parseValue()
+        }
         skipWhitespace()
         if index < bytes.count { throw error("unexpected \(describeByte(index)) after the JSON value") }
         return value
@@ -172,6 +189,232 @@ public struct JSONParser: ~Copyable {
         }
     }
 
+    // MARK: Selective parsing
+
+    /// A value of which only `selection` is built.
+    private mutating func parseSelected(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseSelectedObject(selection)
+        case UInt8(ascii: "["): return try parseSelectedArray(selection)
+        default: return try parseValue()
+        }
+    }
+
+    private mutating func parseChild(_ child: JSONSelection) throws(JSONParseError) -> JSONValue {
+        child.keepsAll ? try parseValue() : try parseSelected(child)
+    }
+
+    private mutating func parseSelectedObject(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error(
+                    index < bytes.count
+                        ? "expected a string key, found \(describeByte(index))"
+                        : "unexpected end of input inside an object")
+            }
+            let keyStart = index
+            let plain = try skipString()
+            var key: String?
+            let child: JSONSelection?
+            if plain {
+                child = selection.member(bytes: UnsafeBufferPointer(rebasing: bytes[(keyStart + 1)..<(index - 1)]))
+            } else {
+                let end = index
+                index = keyStart
+                key = try parseString()
+                index = end
+                child = selection.member(key!)
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after an object key")
+            }
+            index += 1
+            skipWhitespace()
+            if let child {
+                object[key ?? Self.text(bytes, keyStart)] = try parseChild(child)
+            } else {
+                try skipValue()
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                depth -= 1
+                return .object(object)
+            }
+            throw error("expected ',' or '}' in an object, found \(describeByte(index))")
+        }
+    }
+
+    /// The text of the escape-free string whose opening quote is at `quote`.
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ quote: Int) -> String {
+        var end = quote + 1
+        while bytes[end] != UInt8(ascii: "\"") { end += 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<end]), as: UTF8.self)
+    }
+
+    private mutating func parseSelectedArray(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(array)
+        }
+        var position = 0
+        while true {
+            skipWhitespace()
+            // An element outside the selection becomes null, so the positions of the others stay.
+            let child = selection.hasNamedMembers ? selection.member(String(position)) : selection.member("")
+            if let child {
+                array.append(try parseChild(child))
+            } else {
+                try skipValue()
+                array.append(.null)
+            }
+            position += 1
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input inside an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                depth -= 1
+                return .array(array)
+            }
+            throw error("expected ',' or ']' in an array, found \(describeByte(index))")
+        }
+    }
+
+    /// Checks one value and moves past it without building anything.
+    private mutating func skipValue() throws(JSONParseError) {
+        guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            try enter()
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                depth -= 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw error(
+                        index < bytes.count
+                            ? "expected a string key, found \(describeByte(index))"
+                            : "unexpected end of input inside an object")
+                }
+                _ = try skipString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    throw error("expected ':' after an object key")
+                }
+                index += 1
+                skipWhitespace()
+                try skipValue()
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input inside an object") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    depth -= 1
+                    return
+                }
+                throw error("expected ',' or '}' in an object, found \(describeByte(index))")
+            }
+        case UInt8(ascii: "["):
+            try enter()
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                depth -= 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                try skipValue()
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input inside an array") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    depth -= 1
+                    return
+                }
+                throw error("expected ',' or ']' in an array, found \(describeByte(index))")
+            }
+        case UInt8(ascii: "\""): _ = try skipString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try parseNumber()
+        default: throw error("unexpected \(describeByte(index)): expected a value")
+        }
+    }
+
+    /// Checks a string and moves past it; true when it has no escapes (its bytes are its text).
+    private mutating func skipString() throws(JSONParseError) -> Bool {
+        let start = index
+        index += 1
+        var plain = true
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                return plain
+            }
+            if b == UInt8(ascii: "\\") {
+                plain = false
+                index += 1
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 1
+                case UInt8(ascii: "u"):
+                    index += 1
+                    _ = try readHex4()
+                default:
+                    throw error("invalid escape in a string", at: index - 1)
+                }
+                continue
+            }
+            if b < 0x20 { throw error("control character in a string (escape it)") }
+            index += 1
+        }
+        throw error("unterminated string", at: start)
+    }
+
     private mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
@@ -262,38 +505,80 @@ public struct JSONParser: ~Copyable {
 
     private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+        // The digits of the mantissa, read as they pass while they fit a UInt64 (19 digits always do).
+        var significand: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        func take(_ b: UInt8) {
+            if digits < 19 { significand = significand &* 10 &+ UInt64(b &- UInt8(ascii: "0")) }
+            digits += 1
+        }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number", at: start) }
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                take(bytes[index])
+                index += 1
+            }
         }
         var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected digits after '.'") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                // Leading zeros of a fraction (0.0001) are no significant digits.
+                if digits > 0 || bytes[index] != UInt8(ascii: "0") { take(bytes[index]) }
+                fractionDigits += 1
+                index += 1
+            }
         }
+        var exponent = 0
+        var exponentDigits = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
+            var negativeExponent = false
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                negativeExponent = bytes[index] == UInt8(ascii: "-")
                 index += 1
             }
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected digits in exponent") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if exponentDigits < 6 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
+                exponentDigits += 1
+                index += 1
+            }
+            if negativeExponent { exponent = -exponent }
+        }
+        // Fast paths, without making text: integers that fit, and exact decimals of up to 19 digits.
+        if isInteger, digits <= 18 {
+            let value = Int(significand)
+            return .int(negative ? -value : value)
+        }
+        if numberMode == .decimal, !isInteger, digits <= 19, exponentDigits <= 6 {
+            let scale = exponent - fractionDigits
+            if scale >= -127, scale <= 127 {
+                return .decimal(
+                    Decimal(
+                        sign: negative && significand != 0 ? .minus : .plus, exponent: scale,
+                        significand: Decimal(significand)))
+            }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let i = Int(text) { return .int(i) }
-        if numberMode == .decimal, let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+        if numberMode == .decimal, let d = Decimal(string: text, locale: JSONParser.posix) {
             return .decimal(d)
         }
         guard let d = Double(text) else { throw error("number out of range", at: start) }
         return .double(d)
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let start = index

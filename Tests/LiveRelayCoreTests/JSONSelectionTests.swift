@@ -1,0 +1,96 @@
+import Foundation
+import LiveRelayCore
+import Testing
+
+/// A selective parse builds exactly the selected parts of the full parse, and still refuses invalid JSON
+/// anywhere in the body.
+@Suite struct JSONSelectionTests {
+    /// The reference: the selected parts of a fully parsed value.
+    static func project(_ value: JSONValue, _ paths: [[JSONSelection.Step]]) -> JSONValue? {
+        if paths.contains(where: \.isEmpty) { return value }
+        switch value {
+        case .object(let o):
+            var out: [String: JSONValue] = [:]
+            for (k, v) in o {
+                let below = paths.compactMap { p -> [JSONSelection.Step]? in
+                    p.first == .any || p.first == .key(k) ? Array(p.dropFirst()) : nil
+                }
+                if !below.isEmpty, let kept = project(v, below) { out[k] = kept }
+            }
+            return .object(out)
+        case .array(let a):
+            return .array(
+                a.enumerated().map { i, v in
+                    let below = paths.compactMap { p -> [JSONSelection.Step]? in
+                        p.first == .any || p.first == .key(String(i)) ? Array(p.dropFirst()) : nil
+                    }
+                    return below.isEmpty ? .null : project(v, below) ?? .null
+                })
+        default:
+            return value
+        }
+    }
+
+    @Test func theSelectedPartsEqualTheFullParseOverRandomDocuments() throws {
+        var state: UInt64 = 11
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let names = ["a", "b", "c", "é\\u00e9", "0", "1"]
+        func value(_ depth: Int) -> String {
+            switch next(depth > 3 ? 5 : 7) {
+            case 0: return "null"
+            case 1: return ["true", "false"][next(2)]
+            case 2: return ["0", "-12", "3.25", "1e3", "67321.55000000"][next(5)]
+            case 3: return ["\"x\"", "\"q\\\"uote\"", "\"\\u00fc\"", "\"\""][next(4)]
+            case 4: return "[]"
+            case 5: return "[" + (0..<next(4)).map { _ in value(depth + 1) }.joined(separator: ", ") + "]"
+            default:
+                var keys = Set<String>()
+                for _ in 0..<next(5) { keys.insert(names[next(names.count)]) }
+                return "{" + keys.map { "\"\($0)\": \(value(depth + 1))" }.joined(separator: ",") + "}"
+            }
+        }
+        for _ in 0..<400 {
+            let text = value(0)
+            var paths: [[JSONSelection.Step]] = []
+            for _ in 0..<(1 + next(3)) {
+                paths.append(
+                    (0..<next(4)).map { _ in
+                        next(4) == 0 ? .any : .key(names[next(names.count)].replacingOccurrences(of: "\\u00e9", with: "é"))
+                    })
+            }
+            var selection = JSONSelection()
+            for p in paths { selection.include(p) }
+            let full = try JSONParser.parse(text, numbers: .decimal)
+            let selected = try JSONParser.parse(Data(text.utf8), numbers: .decimal, selecting: selection)
+            #expect(selected == Self.project(full, paths), "\(text) selecting \(paths)")
+        }
+    }
+
+    @Test func invalidJSONOutsideTheSelectionIsStillRefused() throws {
+        var selection = JSONSelection()
+        selection.include([.key("a")])
+        for text in [
+            #"{"a": 1, "b": [1, 2,]}"#, #"{"a": 1, "b": {"c" 1}}"#, #"{"a": 1, "b": "\x"}"#, #"{"a": 1, "b": tru}"#,
+            #"{"a": 1, "b": 01}"#, #"{"a": 1, "b": "unterminated}"#, #"{"a": 1} trailing"#,
+        ] {
+            #expect(throws: JSONParseError.self, "\(text)") {
+                try JSONParser.parse(Data(text.utf8), selecting: selection)
+            }
+        }
+        #expect(
+            try JSONParser.parse(Data(#"{"a": [1], "b": {"deep": [true, null, "s\n"]}}"#.utf8), selecting: selection)
+                == ["a": [1]])
+    }
+
+    @Test func memberNamesCanBeKeptWithoutTheirValues() throws {
+        var selection = JSONSelection()
+        selection.includeMemberNames(at: [])
+        selection.include([.key("a")])
+        let parsed = try JSONParser.parse(
+            Data(#"{"a": [1], "b": {"x": {"y": 1}}, "c": [1, {"z": 2}], "d": "s"}"#.utf8), selecting: selection)
+        #expect(parsed == ["a": [1], "b": [:], "c": [.null, .null], "d": "s"])
+    }
+}
