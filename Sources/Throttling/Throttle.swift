@@ -165,7 +165,9 @@ public struct Throttle: Sendable {
         var ready: [(slot: Int, relevance: Double, enqueuedAt: Int)] = []
         ready.reserveCapacity(pendingSlots.count)
         for slot in pendingSlots {
-            if let entry = entries[slot], entry.readyAt <= now { ready.append((slot, entry.relevance, entry.enqueuedAt)) }
+            if let entry = entries[slot], entry.readyAt <= now {
+                ready.append((slot, entry.relevance, entry.enqueuedAt))
+            }
         }
         let keys = self.keys
         ready.sort {

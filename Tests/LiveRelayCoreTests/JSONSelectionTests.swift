@@ -58,7 +58,8 @@ import Testing
             for _ in 0..<(1 + next(3)) {
                 paths.append(
                     (0..<next(4)).map { _ in
-                        next(4) == 0 ? .any : .key(names[next(names.count)].replacingOccurrences(of: "\\u00e9", with: "é"))
+                        next(4) == 0
+                            ? .any : .key(names[next(names.count)].replacingOccurrences(of: "\\u00e9", with: "é"))
                     })
             }
             var selection = JSONSelection()

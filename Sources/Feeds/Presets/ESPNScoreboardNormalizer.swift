@@ -33,7 +33,9 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
             selection.include(event + path.map { $0 == "*" ? .any : .key($0) })
         }
         let competitor = event + [.key("competitions"), .any, .key("competitors"), .any]
-        for path in [["homeAway"], ["team", "displayName"], ["team", "abbreviation"], ["score"], ["shootoutScore"], ["winner"]] {
+        for path in [
+            ["homeAway"], ["team", "displayName"], ["team", "abbreviation"], ["score"], ["shootoutScore"], ["winner"],
+        ] {
             selection.include(competitor + path.map(JSONSelection.Step.key))
         }
         return selection

@@ -36,7 +36,8 @@ final class CurlWorker: @unchecked Sendable {
         }
         self.multi = multi
         self.name = name
-        maxIdleHandles = min(1024, max(64, configuration.maxConcurrentStreams * max(1, configuration.maxConnectionsPerHost)))
+        maxIdleHandles = min(
+            1024, max(64, configuration.maxConcurrentStreams * max(1, configuration.maxConnectionsPerHost)))
         self.logger = logger
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex())
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))

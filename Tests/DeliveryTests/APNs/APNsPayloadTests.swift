@@ -106,7 +106,9 @@ import Testing
             case 6: return .array((0..<rng.next() % 4).map { _ in value(depth + 1) })
             default:
                 var o: [String: JSONValue] = [:]
-                for _ in 0..<rng.next() % 5 { o[strings[Int(rng.next() % UInt64(strings.count))] + "k"] = value(depth + 1) }
+                for _ in 0..<rng.next() % 5 {
+                    o[strings[Int(rng.next() % UInt64(strings.count))] + "k"] = value(depth + 1)
+                }
                 return .object(o)
             }
         }
@@ -122,7 +124,8 @@ import Testing
                 push.alert = LiveActivityAlert(
                     title: strings[Int(rng.next() % 7)], body: rng.next() % 2 == 0 ? nil : strings[Int(rng.next() % 7)],
                     sound: rng.next() % 2 == 0 ? nil : "default",
-                    titleLocKey: rng.next() % 3 == 0 ? "T" : nil, titleLocArgs: rng.next() % 3 == 0 ? ["1", "x\""] : nil,
+                    titleLocKey: rng.next() % 3 == 0 ? "T" : nil,
+                    titleLocArgs: rng.next() % 3 == 0 ? ["1", "x\""] : nil,
                     locKey: rng.next() % 3 == 0 ? "B" : nil, locArgs: rng.next() % 3 == 0 ? [] : nil)
             }
             if rng.next() % 2 == 0 { push.relevanceScore = RelevanceScore([0, 50, 99.5, 12.125][Int(rng.next() % 4)]) }

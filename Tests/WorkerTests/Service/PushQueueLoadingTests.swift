@@ -24,7 +24,8 @@ import Worker
         let configuration = ThrottleConfiguration(
             defaultBudget: BudgetPolicy(size: 2, period: 3600, frequentUpdatesSize: 4), minimumInterval: 1)
         // First process: spends match-spent's budget, leaves a push pending on match-waiting.
-        let first = try await PushQueue(store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
+        let first = try await PushQueue(
+            store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
         _ = try await first.submit([Self.push("match-spent", at: 100)], now: 100)
         _ = await first.release(now: 100)
         _ = try await first.submit([Self.push("match-spent", at: 110)], now: 110)
