@@ -8,8 +8,8 @@ import Store
 
 extension WorkerFactory {
     /// One provider of the config: `console`, `apns` (its key read now), `fcm` (its service account read
-    /// now) or `pushwoosh` (its API token read now), each real one with its own libcurl transport. Problems
-    /// are diagnostics that never show a secret.
+    /// now), `pushwoosh` (its API token read now) or `getui` (its master secret read now), each real one with
+    /// its own libcurl transport. Problems are diagnostics that never show a secret.
     public static func provider(
         _ p: ProviderConfig, loaded: LoadedConfig, write: @escaping @Sendable (String) -> Void,
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
@@ -88,13 +88,21 @@ extension WorkerFactory {
                     endpoint: pushwoosh.endpoint ?? "https://api.pushwoosh.com", application: pushwoosh.application,
                     requestTimeout: .seconds(pushwoosh.timeout)),
                 apiToken: try secret(pushwoosh.apiToken, "api-token"), transport: try transport())
+        case "getui":
+            guard let getui = p.getui else { throw problem("provider: getui needs app-id, app-key and master-secret") }
+            return GetuiProvider(
+                configuration: GetuiProvider.Configuration(
+                    endpoint: getui.endpoint ?? "https://restapi.getui.com", appID: getui.appID, appKey: getui.appKey,
+                    ttlSeconds: p.expiration, autoBadge: getui.autoBadge, requestTimeout: .seconds(getui.timeout)),
+                masterSecret: try secret(getui.masterSecret, "master-secret"), transport: try transport(),
+                now: { now() * 1000 })
         default:
             throw problem("provider.type: \"\(p.type)\" is not available in this build")
         }
     }
 
     /// How a provider's pushes find their targets: APNs' environment filter, the console's placeholder, the
-    /// registry addresses of FCM and Pushwoosh.
+    /// registry addresses of FCM, Pushwoosh and Getui.
     public static func deliveryOptions(for provider: any PushProvider) -> DeliveryOptions {
         let apns = provider as? APNsProvider
         let addresses = ["fcm", "pushwoosh", "getui"].contains(provider.name) ? provider.name : nil

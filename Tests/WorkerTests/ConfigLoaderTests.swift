@@ -71,6 +71,31 @@ import Worker
         #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])
     }
 
+    @Test func aGetuiProviderNeedsItsAppAndAMasterSecretReference() throws {
+        let feeds =
+            #"[{"id": "f", "url": "file:a.json", "mapping": {"entities": "/e", "fields": {"s": {"pointer": "/s", "type": "int"}}}}]"#
+        let good = """
+            {"feeds": \(feeds), "provider": {"type": "getui", "app-id": "app", "app-key": "key",
+              "master-secret": {"env": "GETUI_MASTER_SECRET"}, "auto-badge": "+1", "timeout": 5}}
+            """
+        guard case .success(let loaded) = try load(good) else { Issue.record("expected success"); return }
+        let getui = try #require(loaded.config.provider.getui)
+        #expect(getui.appID == "app")
+        #expect(getui.appKey == "key")
+        #expect(getui.masterSecret == .environment("GETUI_MASTER_SECRET"))
+        #expect(getui.autoBadge == "+1")
+        #expect(getui.timeout == 5)
+        #expect(getui.endpoint == nil)
+        let missing = """
+            {"feeds": \(feeds), "provider": {"type": "getui", "app-id": "app", "app-key": "key"}}
+            """
+        guard case .failure(let d) = try load(missing) else { Issue.record("expected an error"); return }
+        #expect(
+            d.items.map(\.message) == [
+                "provider: missing required key \"master-secret\" (required when \"type\" is \"getui\")"
+            ])
+    }
+
     @Test func theEmbeddedSchemaIsTheShippedFile() throws {
         let shipped = try String(contentsOfFile: Repository.path("docs/liverelay.schema.json"), encoding: .utf8)
         #expect(ConfigSchema.text + "\n" == shipped, "run scripts/embed-schemas.py")

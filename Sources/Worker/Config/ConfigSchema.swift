@@ -210,15 +210,16 @@ public enum ConfigSchema {
             "provider": {
               "type": "object",
               "additionalProperties": false,
-              "description": "A provider that delivers pushes: console, apns, fcm or pushwoosh; each type has its own keys beside the shared ones.",
+              "description": "A provider that delivers pushes: console, apns, fcm, pushwoosh or getui; each type has its own keys beside the shared ones.",
               "allOf": [
                 { "if": { "required": ["type"], "properties": { "type": { "const": "apns" } } }, "then": { "required": ["key-id", "team-id", "key"] } },
                 { "if": { "required": ["type"], "properties": { "type": { "const": "fcm" } } }, "then": { "required": ["service-account"] } },
-                { "if": { "required": ["type"], "properties": { "type": { "const": "pushwoosh" } } }, "then": { "required": ["application", "api-token"] } }
+                { "if": { "required": ["type"], "properties": { "type": { "const": "pushwoosh" } } }, "then": { "required": ["application", "api-token"] } },
+                { "if": { "required": ["type"], "properties": { "type": { "const": "getui" } } }, "then": { "required": ["app-id", "app-key", "master-secret"] } }
               ],
               "properties": {
                 "id": { "type": "string", "minLength": 1, "description": "The name routes refer to (entries of providers). Default: the type." },
-                "type": { "enum": ["console", "apns", "fcm", "pushwoosh"], "description": "console prints each push as the APNs request it stands for; apns sends it to Apple (token authentication over HTTP/2); fcm through Firebase Cloud Messaging HTTP v1; pushwoosh through Pushwoosh's startLiveActivity and updateLiveActivity." },
+                "type": { "enum": ["console", "apns", "fcm", "pushwoosh", "getui"], "description": "console prints each push as the APNs request it stands for; apns sends it to Apple (token authentication over HTTP/2); fcm through Firebase Cloud Messaging HTTP v1; pushwoosh through Pushwoosh's startLiveActivity and updateLiveActivity; getui through Getui RestAPI v2 (push to cid, push_channel.ios liveactivity)." },
                 "bundle-id": { "type": "string", "minLength": 1, "description": "The app's bundle id; the APNs topic is <bundle-id>.push-type.liveactivity." },
                 "expiration": { "type": "integer", "minimum": 0, "description": "Seconds after a push's timestamp during which APNs may store it for an offline device. Default 3600." },
                 "rate": { "type": "number", "exclusiveMinimum": 0, "description": "Requests per second the provider accepts. Default 1000." },
@@ -227,17 +228,21 @@ public enum ConfigSchema {
                 "team-id": { "type": "string", "pattern": "^[A-Z0-9]{10}$", "description": "apns: the 10-character team id of the developer account." },
                 "key": { "$ref": "#/$defs/secret", "description": "apns: where the .p8 key (PEM) is read from; never the key itself." },
                 "environment": { "enum": ["production", "sandbox"], "description": "apns: production (TestFlight and App Store builds) or sandbox (development builds). Only tokens registered for it are used. Default production." },
-                "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns, fcm, pushwoosh: a custom server URL instead of the provider's own (tests point it at a loopback fake)." },
+                "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns, fcm, pushwoosh, getui: a custom server URL instead of the provider's own (tests point it at a loopback fake). getui: the domain only, default https://restapi.getui.com." },
                 "connections": { "type": "integer", "minimum": 1, "maximum": 16, "description": "apns: HTTP/2 connections (each on its own libcurl thread). Default 1." },
                 "max-concurrent-streams": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "apns: the most requests in flight on one connection; the server's own limit applies too. Default 100." },
                 "token-refresh": { "type": "integer", "minimum": 1200, "maximum": 3300, "description": "apns: seconds between provider tokens (JWT), 20 to 55 minutes. Default 3000." },
-                "timeout": { "type": "integer", "minimum": 1, "description": "apns, fcm, pushwoosh: seconds one request may take. Default 10." },
+                "timeout": { "type": "integer", "minimum": 1, "description": "apns, fcm, pushwoosh, getui: seconds one request may take. Default 10." },
                 "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." },
                 "service-account": { "$ref": "#/$defs/secret", "description": "fcm: where the Google service-account JSON key is read from; never the key itself." },
                 "project-id": { "type": "string", "minLength": 1, "description": "fcm: the Firebase project. Default: the key file's project_id." },
                 "token-endpoint": { "type": "string", "pattern": "^https?://", "description": "fcm: a custom OAuth 2.0 token endpoint instead of the key file's token_uri (tests)." },
                 "application": { "type": "string", "minLength": 1, "description": "pushwoosh: the Pushwoosh application code." },
-                "api-token": { "$ref": "#/$defs/secret", "description": "pushwoosh: where the API access token is read from; never the token itself." }
+                "api-token": { "$ref": "#/$defs/secret", "description": "pushwoosh: where the API access token is read from; never the token itself." },
+                "app-id": { "type": "string", "minLength": 1, "description": "getui: the Getui app id (AppID)." },
+                "app-key": { "type": "string", "minLength": 1, "description": "getui: the Getui app key (AppKey), signed into the auth call." },
+                "master-secret": { "$ref": "#/$defs/secret", "description": "getui: where the app's MasterSecret is read from; never the secret itself." },
+                "auto-badge": { "type": "string", "minLength": 1, "description": "getui: push_channel.ios.auto_badge sent with every push (+1, 0, …). Default: none." }
               }
             }
           }

@@ -90,7 +90,7 @@ public enum HeaderValue: Sendable, Hashable, Decodable {
     }
 }
 
-/// Which provider delivers pushes: `console` (needs nothing else), `apns`, `fcm` or `pushwoosh`.
+/// Which provider delivers pushes: `console` (needs nothing else), `apns`, `fcm`, `pushwoosh` or `getui`.
 public struct ProviderConfig: Sendable, Decodable {
     /// The name routes use (entries of `providers`); by default the type.
     public var id: String
@@ -109,6 +109,8 @@ public struct ProviderConfig: Sendable, Decodable {
     public var fcm: FCMProviderConfig?
     /// The Pushwoosh settings, when `type` is `pushwoosh`.
     public var pushwoosh: PushwooshProviderConfig?
+    /// The Getui settings, when `type` is `getui`.
+    public var getui: GetuiProviderConfig?
 
     enum CodingKeys: String, CodingKey {
         case id, type
@@ -139,6 +141,7 @@ public struct ProviderConfig: Sendable, Decodable {
         apns = type == "apns" ? try APNsProviderConfig(from: decoder) : nil
         fcm = type == "fcm" ? try FCMProviderConfig(from: decoder) : nil
         pushwoosh = type == "pushwoosh" ? try PushwooshProviderConfig(from: decoder) : nil
+        getui = type == "getui" ? try GetuiProviderConfig(from: decoder) : nil
     }
 }
 
