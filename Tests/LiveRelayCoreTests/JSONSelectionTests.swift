@@ -94,4 +94,35 @@ import Testing
             Data(#"{"a": [1], "b": {"x": {"y": 1}}, "c": [1, {"z": 2}], "d": "s"}"#.utf8), selecting: selection)
         #expect(parsed == ["a": [1], "b": [:], "c": [.null, .null], "d": "s"])
     }
+
+    /// Strings are scanned eight bytes at a time; an escape, a quote or a control character at any position
+    /// of a long string must still be seen, skipped or built.
+    @Test func longStringsAreReadCorrectlyAtEveryPosition() throws {
+        var selection = JSONSelection()
+        selection.include([.key("keep")])
+        for length in 0..<40 {
+            for position in 0..<max(1, length) {
+                var chars: [String] = Array(repeating: "é", count: length)
+                var expected = chars
+                if length > 0 {
+                    chars[position] = "\\\""
+                    expected[position] = "\""
+                }
+                let text = chars.joined()
+                let doc = Data("{\"skip\": \"\(text)\", \"keep\": \"\(text)\"}".utf8)
+                let parsed = try JSONParser.parse(doc, selecting: selection)
+                #expect(parsed == ["keep": .string(expected.joined())])
+                #expect(
+                    try JSONParser.parse(doc) == [
+                        "skip": .string(expected.joined()), "keep": .string(expected.joined()),
+                    ])
+                if length > 0 {
+                    chars[position] = "\u{01}"
+                    let bad = Data("{\"skip\": \"\(chars.joined())\", \"keep\": 1}".utf8)
+                    #expect(throws: JSONParseError.self) { try JSONParser.parse(bad, selecting: selection) }
+                    #expect(throws: JSONParseError.self) { try JSONParser.parse(bad) }
+                }
+            }
+        }
+    }
 }

@@ -388,6 +388,8 @@ public struct JSONParser: ~Copyable {
         index += 1
         var plain = true
         while index < bytes.count {
+            skipPlainBytes()
+            guard index < bytes.count else { break }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
@@ -415,6 +417,25 @@ public struct JSONParser: ~Copyable {
         throw error("unterminated string", at: start)
     }
 
+    /// Moves over string bytes that need no attention (no quote, backslash or control character), eight at
+    /// a time: long strings (URLs, descriptions) are most of what a skipped subtree holds.
+    @inline(__always)
+    private mutating func skipPlainBytes() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if special & highs != 0 { return }
+            index += 8
+        }
+    }
+
     private mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
@@ -426,6 +447,8 @@ public struct JSONParser: ~Copyable {
         let contentStart = index
         // Fast path: no escapes.
         while index < bytes.count {
+            skipPlainBytes()
+            guard index < bytes.count else { break }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
