@@ -18,7 +18,7 @@ final class CurlTransfer: @unchecked Sendable {
     var cancelRequested = false
 
     /// The caller waiting for the result; resumed exactly once, by `complete(_:)`.
-    var continuation: CheckedContinuation<TransferResult, Never>?
+    var continuation: UnsafeContinuation<TransferResult, Never>?
     /// The easy handle while the transfer is in the multi handle.
     var easy: UnsafeMutableRawPointer?
     /// The request header list; libcurl reads it until the transfer ends.

@@ -54,7 +54,7 @@ final class CurlWorker: @unchecked Sendable {
 
     /// Hands `transfer` to the curl thread; `continuation` is resumed once, from that thread (or right here
     /// when the caller was already cancelled or the worker is stopping).
-    func submit(_ transfer: CurlTransfer, continuation: CheckedContinuation<TransferResult, Never>) {
+    func submit(_ transfer: CurlTransfer, continuation: UnsafeContinuation<TransferResult, Never>) {
         transfer.continuation = continuation
         let refusal: HTTPError? = lock.withLock {
             if stopping { return Self.shutdownError(transfer) }
