@@ -15,7 +15,9 @@ enum FieldConversion {
                 guard rounded == d else { return nil }
                 return Int(exactly: NSDecimalNumber(decimal: d).int64Value).map { JSONValue.int($0) }
             case .double(let d): return d == d.rounded() && abs(d) < 9e15 ? .int(Int(d)) : nil
-            case .string(let s): return Int(s.trimmingCharacters(in: .whitespaces)).map { .int($0) }
+            case .string(let s):
+                if let i = Int(s) { return .int(i) }  // the usual case: no spaces to trim
+                return Int(s.trimmingCharacters(in: .whitespaces)).map { .int($0) }
             default: return nil
             }
         case .decimal:
@@ -53,7 +55,9 @@ enum FieldConversion {
 
     /// A strict decimal: optional sign, digits, optional fraction and exponent; nothing else.
     static func parseDecimal(_ text: String) -> Decimal? {
-        let s = text.trimmingCharacters(in: .whitespaces)
+        let s =
+            text.first?.isWhitespace == true || text.last?.isWhitespace == true
+            ? text.trimmingCharacters(in: .whitespaces) : text
         guard isStrictDecimal(s.utf8) else { return nil }
         return Decimal(string: s, locale: posix)
     }

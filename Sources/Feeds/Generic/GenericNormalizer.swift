@@ -15,6 +15,8 @@ public struct GenericNormalizer: FeedNormalizer {
 
     private struct Field: Sendable {
         var name: String
+        /// `name` split at its dots.
+        var path: [String]
         var pointer: JSONPointer
         var type: FieldType
         var optional: Bool
@@ -46,7 +48,8 @@ public struct GenericNormalizer: FeedNormalizer {
             do {
                 fields.append(
                     Field(
-                        name: name, pointer: try JSONPointer(field.pointer), type: field.type, optional: field.optional)
+                        name: name, path: name.split(separator: ".").map(String.init),
+                        pointer: try JSONPointer(field.pointer), type: field.type, optional: field.optional)
                 )
             } catch {
                 throw InvalidMapping(field: "fields/\(name)/pointer", message: error.description)
@@ -85,7 +88,8 @@ public struct GenericNormalizer: FeedNormalizer {
         var out: [String: Facts] = [:]
         out.reserveCapacity(members.count)
         for (position, entity) in members {
-            let location = "entity \(GenericNormalizer.show(entities.appending(position)))"
+            // Only for messages: built when one is needed.
+            var location: String { "entity \(GenericNormalizer.show(entities.appending(position)))" }
             let entityID: String
             if let id {
                 guard let raw = id.resolve(in: entity) else {
@@ -125,7 +129,7 @@ public struct GenericNormalizer: FeedNormalizer {
                             "entity \"\(entityID)\": field \(field.name) at \(GenericNormalizer.show(field.pointer)) is \(FieldConversion.describe(raw!)), expected \(field.type.rawValue)"
                     )
                 }
-                facts.set(field.name, value)
+                facts.set(path: field.path, value)
             }
             out[entityID] = facts
         }

@@ -49,7 +49,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     /// Escapes one reference token (`~` → `~0`, `/` → `~1`).
     public static func escape(_ token: String) -> String {
-        guard token.contains("~") || token.contains("/") else { return token }
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 

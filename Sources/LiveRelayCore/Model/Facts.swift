@@ -23,7 +23,13 @@ public struct Facts: Sendable, Hashable, Codable {
 
     /// Sets the field at a dotted path, creating intermediate objects.
     public mutating func set(_ path: String, _ newValue: JSONValue) {
-        value = Facts.setting(value, path.split(separator: ".").map(String.init)[...], newValue)
+        set(path: path.split(separator: ".").map(String.init), newValue)
+    }
+
+    /// Sets the field at a path already split at its dots (callers that set the same fields for every
+    /// entity split once).
+    public mutating func set(path: [String], _ newValue: JSONValue) {
+        Facts.set(&value, path[...], newValue)
     }
 
     /// The field at a dotted path.
@@ -33,11 +39,19 @@ public struct Facts: Sendable, Hashable, Codable {
         return current
     }
 
-    private static func setting(_ base: JSONValue, _ path: ArraySlice<String>, _ newValue: JSONValue) -> JSONValue {
-        guard let head = path.first else { return newValue }
-        var object = base.objectValue ?? [:]
-        object[head] = setting(object[head] ?? .emptyObject, path.dropFirst(), newValue)
-        return .object(object)
+    /// Mutates in place: each level's dictionary is taken out of its parent first, so it is never copied.
+    private static func set(_ base: inout JSONValue, _ path: ArraySlice<String>, _ newValue: JSONValue) {
+        guard let head = path.first else {
+            base = newValue
+            return
+        }
+        var object: [String: JSONValue] = [:]
+        if case .object(let existing) = base { object = existing }
+        base = .null
+        var child = object.removeValue(forKey: head) ?? .emptyObject
+        set(&child, path.dropFirst(), newValue)
+        object[head] = child
+        base = .object(object)
     }
 
     /// The dotted paths of every leaf whose value differs between `old` and `new` (added, removed or changed),

@@ -27,8 +27,9 @@ public struct RuleEngine: Sendable {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         let data = RuleEngine.data(for: change, now: now)
-        for rule in rules where rule.when.evaluate(data).isTruthy {
-            switch RuleEngine.intent(rule, data: data, entity: change.entity) {
+        // By index: a condition is read in place, and only a rule that fires is copied out.
+        for i in rules.indices where rules[i].when.evaluate(data).isTruthy {
+            switch RuleEngine.intent(rules[i], data: data, entity: change.entity) {
             case .success(let intent): result.intents.append(intent)
             case .failure(let error): result.errors.append(error)
             }
