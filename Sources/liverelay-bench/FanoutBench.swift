@@ -18,6 +18,8 @@ struct FanoutBench: AsyncParsableCommand {
     @Option(help: "Pushes to send.") var count = 100_000
     @Option(help: "HTTP/2 connections (one libcurl thread each).") var connections = 1
     @Option(help: "Concurrent streams per connection.") var streams = 100
+    @Option(help: "Let the kernel merge small writes, as the push providers' transports do by default.")
+    var coalesceWrites = true
 
     func run() async throws {
         let pushes = try loadPushes()
@@ -26,6 +28,7 @@ struct FanoutBench: AsyncParsableCommand {
         http.threads = connections
         http.maxConnectionsPerHost = 1
         http.maxConcurrentStreams = streams
+        http.coalesceWrites = coalesceWrites
         let transport = try CurlTransport(configuration: http)
         defer { transport.shutdown() }
         let signing = try APNsSigningKey(

@@ -75,9 +75,11 @@ struct CurlTransportTLSTests {
         }
     }
 
-    @Test func oneConnectionCarriesAHundredStreamsAtOnce() async throws {
+    @Test(arguments: [false, true])
+    func oneConnectionCarriesAHundredStreamsAtOnce(coalesceWrites: Bool) async throws {
         var configuration = trusting
         configuration.maxConnectionsPerHost = 1
+        configuration.coalesceWrites = coalesceWrites
         // No response leaves the server before all 100 requests have arrived: only multiplexing gets there.
         let barrier = Barrier(count: 100)
         try await withServer(

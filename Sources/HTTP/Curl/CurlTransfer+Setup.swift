@@ -38,6 +38,7 @@ extension CurlTransfer {
         // "" offers every encoding this libcurl decodes (gzip, deflate, br, zstd) and decodes the body.
         try options.set(CURLOPT_ACCEPT_ENCODING, "")
         try options.set(CURLOPT_TCP_KEEPALIVE, 1)
+        try options.set(CURLOPT_TCP_NODELAY, configuration.coalesceWrites ? 0 : 1)
 
         let priorKnowledge = configuration.http2PriorKnowledge && request.url.lowercased().hasPrefix("http://")
         let version = priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
