@@ -86,7 +86,7 @@ extension WorkerFactory {
             return PushwooshProvider(
                 configuration: PushwooshProvider.Configuration(
                     endpoint: pushwoosh.endpoint ?? "https://api.pushwoosh.com", application: pushwoosh.application,
-                    requestTimeout: .seconds(pushwoosh.timeout)),
+                    requestTimeout: .seconds(pushwoosh.timeout), startFilterCode: pushwoosh.filterCode),
                 apiToken: try secret(pushwoosh.apiToken, "api-token"), transport: try transport())
         case "getui":
             guard let getui = p.getui else { throw problem("provider: getui needs app-id, app-key and master-secret") }
@@ -112,6 +112,7 @@ extension WorkerFactory {
             environment: apns?.configuration.endpoint.environment,
             placeholderWhenNoTokens: apns == nil && addresses == nil, maxConcurrentDeliveries: console ? 1 : 64)
         options.addresses = addresses
+        options.startsToSegment = (provider as? PushwooshProvider)?.configuration.startFilterCode != nil
         return options
     }
 

@@ -64,6 +64,28 @@ struct PushwooshReplayTests {
         }
     }
 
+    /// With `filter-code`, the start goes to the segment though no device is registered; updates and the end
+    /// still go to the activity's `live_activity_id`.
+    @Test func aFilterCodeSendsTheStartToASegment() async throws {
+        try await Self.with(provider: { fake in
+            guard case .object(var provider) = Self.pushwoosh(fake) else { fatalError() }
+            provider["filter-code"] = "WORLD_CUP_FANS"
+            return .object(provider)
+        }) { setup, fake in
+            _ = try await setup.replay(registering: { _ in })
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            let notifications = fake.accepted.flatMap { request in
+                (request.json["request"] as! [String: Any])["notifications"] as! [[String: Any]]
+            }
+            #expect(notifications.count == 7)
+            #expect(fake.accepted.first?.path == "/json/1.3/startLiveActivity")
+            #expect(notifications.first?["filter_code"] as? String == "WORLD_CUP_FANS")
+            #expect(notifications.first?["devices"] == nil && notifications.first?["users"] == nil)
+            #expect(notifications.dropFirst().allSatisfy { $0["filter_code"] == nil })
+            #expect(Set(notifications.compactMap { $0["live_activity_id"] as? String }) == ["match-760499"])
+        }
+    }
+
     @Test func routesSendAnAttributesTypeToAnotherProvider() async throws {
         let fake = try await FakePushwoosh.start(
             authority: Setup.authority, application: "ABCDE-12345", apiToken: Self.apiToken)
