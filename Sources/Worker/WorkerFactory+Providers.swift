@@ -130,6 +130,7 @@ extension WorkerFactory {
             let provider = try provider(p, loaded: loaded, write: write, now: now)
             let options = deliveryOptions(for: provider)
             routes[p.id] = ProviderRoute(
+                id: p.id,
                 sender: Sender(
                     provider: provider, logger: logger,
                     pruning: RegistryPruner(store: store, addresses: options.addresses, now: now), clock: clock),
