@@ -118,16 +118,22 @@ extension WorkerFactory {
 
     /// The routes of a config (`providers` and `routes`), each provider with its own sender; `nil` when the
     /// config has no routes. Rule-file routes match the rules loaded from that file.
+    /// - Parameter defaultProvider: the default provider, built by ``provider(for:write:now:tokenCache:)``.
+    ///   When the config has no `provider`, the first of `providers` is that same provider: it is used, not
+    ///   built again (one transport, one provider token, one health).
     public static func router(
         for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, logger: Logger,
-        clock: any Clock<Duration> = ContinuousClock(), write: @escaping @Sendable (String) -> Void = { print($0) },
+        defaultProvider: any PushProvider, clock: any Clock<Duration> = ContinuousClock(),
+        write: @escaping @Sendable (String) -> Void = { print($0) },
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) throws(Diagnostics) -> ProviderRouter? {
         let config = loaded.config
         guard !config.routes.isEmpty else { return nil }
         var routes: [String: ProviderRoute] = [:]
-        for p in config.providers {
-            let provider = try provider(p, loaded: loaded, write: write, now: now)
+        for (i, p) in config.providers.enumerated() {
+            let provider =
+                i == 0 && config.defaultIsFirstOfProviders
+                ? defaultProvider : try provider(p, loaded: loaded, write: write, now: now)
             let options = deliveryOptions(for: provider)
             routes[p.id] = ProviderRoute(
                 id: p.id,
@@ -137,6 +143,7 @@ extension WorkerFactory {
                 delivery: options)
         }
         var router = ProviderRouter()
+        router.byProvider = routes
         for (i, route) in config.routes.enumerated() {
             guard let target = routes[route.provider] else {
                 throw Diagnostics([

@@ -60,10 +60,16 @@ public enum WorkerFactory {
                 providerBurst: config.provider.burst, pushToStart: pacer)
         }
         let options = deliveryOptions(for: provider)
-        let sender = Sender(
-            provider: provider, logger: logger,
-            pruning: RegistryPruner(
-                store: store, addresses: options.addresses, now: { Int(Date().timeIntervalSince1970) }), clock: clock)
+        // Without `provider`, the router's first entry is the default provider: share its sender too, so a
+        // configuration error stops it for both.
+        let shared = config.defaultIsFirstOfProviders ? router?.byProvider[config.provider.id]?.sender : nil
+        let sender =
+            shared
+            ?? Sender(
+                provider: provider, logger: logger,
+                pruning: RegistryPruner(
+                    store: store, addresses: options.addresses, now: { Int(Date().timeIntervalSince1970) }),
+                clock: clock)
         return Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: rules.rules)), ledger: ActivityLedger(), queue: queue,
             sender: sender, delivery: options, router: router, logger: logger, metrics: metrics)

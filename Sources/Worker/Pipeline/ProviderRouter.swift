@@ -26,6 +26,8 @@ public struct ProviderRouter: Sendable {
     public var byAttributesType: [String: ProviderRoute] = [:]
     /// Routes by rule id (from `rule-file` routes).
     public var byRule: [String: ProviderRoute] = [:]
+    /// Every entry of `providers`, by id.
+    public var byProvider: [String: ProviderRoute] = [:]
 
     /// An empty router: everything goes to the default provider.
     public init() {}

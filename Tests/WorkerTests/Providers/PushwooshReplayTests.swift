@@ -103,6 +103,41 @@ struct PushwooshReplayTests {
         }
     }
 
+    /// Without `provider`, the first of `providers` is the default: one provider (one transport, one
+    /// provider token) and one sender serve both the default and the route to it.
+    @Test func withoutProviderTheFirstOfProvidersIsBuiltOnce() async throws {
+        let fake = try await FakePushwoosh.start(
+            authority: Setup.authority, application: "ABCDE-12345", apiToken: Self.apiToken)
+        defer { Task { try? await fake.stop() } }
+        try await Setup.with(
+            provider: nil,
+            extra: [
+                "providers": [Self.pushwoosh(fake)], "routes": [["attributes-type": "PriceAttributes", "provider": "pw"]],
+            ],
+            files: ["pushwoosh.token": Self.apiToken]
+        ) { setup in
+            let loaded = try ConfigLoader.load(path: setup.configPath)
+            let store = try SQLiteStore(path: setup.directory.appendingPathComponent("built.sqlite").path)
+            let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            let provider = try WorkerFactory.provider(for: loaded, write: { _ in })
+            let router = try #require(
+                try WorkerFactory.router(
+                    for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, logger: logger,
+                    defaultProvider: provider))
+            let pipeline = try await WorkerFactory.pipeline(
+                for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider, logger: logger,
+                router: router)
+            let routed = try #require(router.byProvider["pw"])
+            #expect(routed.sender.provider as AnyObject === provider as AnyObject)
+            #expect(pipeline.sender.provider as AnyObject === provider as AnyObject)
+
+            // And the match goes through it (MatchAttributes are not routed: the default is the same provider).
+            _ = try await setup.replay(registering: Self.register)
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            #expect(fake.accepted.count == 7)
+        }
+    }
+
     @Test func aRouteToAnUnknownProviderIsAConfigError() async throws {
         try await Setup.with(
             provider: ["type": "console"],
