@@ -200,7 +200,8 @@ public struct Throttle: Sendable {
         var decisions: [ThrottleDecision] = []
         // Every lane's allowance below `ready.count` keeps the sum from overflowing.
         decisions.reserveCapacity(
-            remaining.contains { $0 >= ready.count } ? ready.count : min(ready.count, remaining.reduce(0) { $0 + max($1, 0) }))
+            remaining.contains { $0 >= ready.count }
+                ? ready.count : min(ready.count, remaining.reduce(0) { $0 + max($1, 0) }))
         for entry in ready {
             if remaining.allSatisfy({ $0 <= 0 }) { break }
             let l = lane(slots[entry.slot])

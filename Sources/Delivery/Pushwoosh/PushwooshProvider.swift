@@ -22,7 +22,8 @@ public final class PushwooshProvider: BatchPushProvider {
 
         /// Creates a configuration.
         public init(
-            endpoint: String = "https://api.pushwoosh.com", application: String, requestTimeout: Duration = .seconds(10),
+            endpoint: String = "https://api.pushwoosh.com", application: String,
+            requestTimeout: Duration = .seconds(10),
             startFilterCode: String? = nil
         ) {
             var endpoint = endpoint

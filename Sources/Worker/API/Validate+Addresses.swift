@@ -50,7 +50,9 @@ extension Validate {
     {
         switch provider {
         case .fcm:
-            guard let token = body.token else { throw APIError(.badRequest, "token: required (the FCM registration token)") }
+            guard let token = body.token else {
+                throw APIError(.badRequest, "token: required (the FCM registration token)")
+            }
             return RegisteredAddress(device: device, provider: provider.name, address: try fcmToken(token))
         case .pushwoosh:
             if body.hwid != nil, body.pushToken != nil {
@@ -70,7 +72,8 @@ extension Validate {
 
     /// An FCM registration token: letters, digits, `-`, `_` and `:` (Firebase's alphabet), 32 to 1024 of them.
     static func fcmToken(_ raw: String) throws -> String {
-        guard (32...1024).contains(raw.utf8.count), raw.utf8.allSatisfy({ isAlphanumeric($0) || "-_:".utf8.contains($0) })
+        guard (32...1024).contains(raw.utf8.count),
+            raw.utf8.allSatisfy({ isAlphanumeric($0) || "-_:".utf8.contains($0) })
         else {
             throw APIError(
                 .badRequest,
@@ -82,17 +85,20 @@ extension Validate {
 
     /// A Pushwoosh HWID: 1 to 128 letters, digits, `.`, `_`, `:` or `-` (iOS uses the vendor UUID).
     static func hwid(_ raw: String) throws -> String {
-        guard (1...128).contains(raw.utf8.count), raw.utf8.allSatisfy({ isAlphanumeric($0) || "._:-".utf8.contains($0) })
+        guard (1...128).contains(raw.utf8.count),
+            raw.utf8.allSatisfy({ isAlphanumeric($0) || "._:-".utf8.contains($0) })
         else {
             throw APIError(
-                .badRequest, "hwid: expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got \(raw.count) characters")
+                .badRequest,
+                "hwid: expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got \(raw.count) characters")
         }
         return raw
     }
 
     /// A Pushwoosh user id (set with `/registerUser`): 1 to 256 characters, no control characters.
     static func pushwooshUser(_ raw: String) throws -> String {
-        guard (1...256).contains(raw.count), !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        guard (1...256).contains(raw.count),
+            !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw APIError(
                 .badRequest, "user: expected 1 to 256 characters without control characters; got \(raw.count)")
@@ -110,10 +116,12 @@ extension Validate {
 
     /// A provider's id of an activity (Pushwoosh `live_activity_id`, Getui `laId`).
     static func activityAddress(_ raw: String, field: String) throws -> String {
-        guard (1...128).contains(raw.utf8.count), raw.utf8.allSatisfy({ isAlphanumeric($0) || "._:-".utf8.contains($0) })
+        guard (1...128).contains(raw.utf8.count),
+            raw.utf8.allSatisfy({ isAlphanumeric($0) || "._:-".utf8.contains($0) })
         else {
             throw APIError(
-                .badRequest, "\(field): expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got \(raw.count) characters")
+                .badRequest,
+                "\(field): expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got \(raw.count) characters")
         }
         return raw
     }

@@ -144,7 +144,8 @@ struct PushwooshProviderTests {
         try await Self.with { fake, _, _ in
             let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: Self.authority.caFile))
             defer { transport.shutdown() }
-            let body = #"{"request":{"application":"ABCDE-12345","auth":"\#(Self.apiToken)","notifications":[{"content":"Kick-off","live_activity":{"attributes":{},"attributes-type":"MatchAttributes","content-state":{}},"live_activity_id":"la-1",\#(audience)}]}}"#
+            let body =
+                #"{"request":{"application":"ABCDE-12345","auth":"\#(Self.apiToken)","notifications":[{"content":"Kick-off","live_activity":{"attributes":{},"attributes-type":"MatchAttributes","content-state":{}},"live_activity_id":"la-1",\#(audience)}]}}"#
             let response = try await transport.send(
                 HTTPRequest(
                     method: "POST", url: fake.url + "/json/1.3/startLiveActivity",

@@ -31,7 +31,8 @@ struct AddressAPITests {
             try await api.store.dropAddress(Self.fcmToken, provider: "fcm", reason: "UNREGISTERED", now: 0)
             try await api.store.dropAddress(Self.cid, provider: "getui", reason: "target user is invalid", now: 0)
             #expect(
-                try await api.request("PUT", "/v1/devices/iphone-a/providers/fcm", body: #"{"token": "\#(Self.fcmToken)"}"#)
+                try await api.request(
+                    "PUT", "/v1/devices/iphone-a/providers/fcm", body: #"{"token": "\#(Self.fcmToken)"}"#)
                     == (410, #"{"error":"token: was dropped by fcm and is never stored again"}"#))
             #expect(
                 try await api.request("PUT", "/v1/devices/iphone-a/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#)
@@ -45,8 +46,10 @@ struct AddressAPITests {
         try await APITestServer.with { api async throws in
             let path = "/v1/devices/iphone-a/providers/pushwoosh"
             #expect(
-                try await api.request("PUT", path, body: #"{"hwid": "6F1D2C3B-AAAA-4BBB-8CCC-0123456789AB", "user": "fan@example.com"}"#)
-                    .status == 204)
+                try await api.request(
+                    "PUT", path, body: #"{"hwid": "6F1D2C3B-AAAA-4BBB-8CCC-0123456789AB", "user": "fan@example.com"}"#
+                )
+                .status == 204)
             #expect(
                 try await api.store.addresses(provider: "pushwoosh") == [
                     RegisteredAddress(
@@ -70,29 +73,47 @@ struct AddressAPITests {
     /// Each refusal names the field, says what was expected, and stores nothing.
     @Test(arguments: [
         ("fcm", #"{}"#, 400, "token: required (the FCM registration token)"),
-        ("fcm", #"{"token": "short"}"#, 400,
-            "token: expected an FCM registration token (32 to 1024 letters, digits, '-', '_' or ':'); got 5 characters"),
-        ("fcm", #"{"token": "\#(String(repeating: "a", count: 40)) "}"#, 400,
-            "token: expected an FCM registration token (32 to 1024 letters, digits, '-', '_' or ':'); got 41 characters"),
+        (
+            "fcm", #"{"token": "short"}"#, 400,
+            "token: expected an FCM registration token (32 to 1024 letters, digits, '-', '_' or ':'); got 5 characters"
+        ),
+        (
+            "fcm", #"{"token": "\#(String(repeating: "a", count: 40)) "}"#, 400,
+            "token: expected an FCM registration token (32 to 1024 letters, digits, '-', '_' or ':'); got 41 characters"
+        ),
         ("fcm", #"{"token": 42}"#, 400, "token: expected a string, found integer"),
         ("fcm", #"{"cid": "\#(AddressAPITests.cid)"}"#, 400, "cid: not a field of fcm addresses (expected token)"),
         ("fcm", #"["token"]"#, 400, "body: expected an object with token"),
         ("pushwoosh", #"{}"#, 400, "hwid, push-token or user: required (give at least one)"),
-        ("pushwoosh", #"{"hwid": "abc", "push-token": "\#(AddressAPITests.pushToken)"}"#, 400,
-            "hwid, push-token: give one of them, not both"),
-        ("pushwoosh", #"{"push-token": "\#(AddressAPITests.pushToken.uppercased())"}"#, 400,
-            "push-token: expected lower-case hex digits only"),
-        ("pushwoosh", #"{"hwid": "has space"}"#, 400,
-            "hwid: expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got 9 characters"),
+        (
+            "pushwoosh", #"{"hwid": "abc", "push-token": "\#(AddressAPITests.pushToken)"}"#, 400,
+            "hwid, push-token: give one of them, not both"
+        ),
+        (
+            "pushwoosh", #"{"push-token": "\#(AddressAPITests.pushToken.uppercased())"}"#, 400,
+            "push-token: expected lower-case hex digits only"
+        ),
+        (
+            "pushwoosh", #"{"hwid": "has space"}"#, 400,
+            "hwid: expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got 9 characters"
+        ),
         ("pushwoosh", #"{"user": ""}"#, 400, "user: expected 1 to 256 characters without control characters; got 0"),
-        ("pushwoosh", #"{"token": "\#(AddressAPITests.pushToken)"}"#, 400,
-            "token: not a field of pushwoosh addresses (expected hwid, push-token, user)"),
-        ("getui", #"{"cid": "3f9a0c2b7d1e4f5a6b8c9d0e1f2a3b4"}"#, 400,
-            "cid: expected the 32 hex digits of a Getui cid; got 31 characters"),
-        ("getui", #"{"cid": "3f9a0c2b7d1e4f5a6b8c9d0e1f2a3b4g"}"#, 400,
-            "cid: expected the 32 hex digits of a Getui cid; got 32 characters"),
-        ("apns", #"{"token": "\#(AddressAPITests.pushToken)"}"#, 404,
-            "provider: \"apns\" has no addresses: expected fcm, pushwoosh or getui (APNs tokens go to /push-to-start/ and /tokens/)"),
+        (
+            "pushwoosh", #"{"token": "\#(AddressAPITests.pushToken)"}"#, 400,
+            "token: not a field of pushwoosh addresses (expected hwid, push-token, user)"
+        ),
+        (
+            "getui", #"{"cid": "3f9a0c2b7d1e4f5a6b8c9d0e1f2a3b4"}"#, 400,
+            "cid: expected the 32 hex digits of a Getui cid; got 31 characters"
+        ),
+        (
+            "getui", #"{"cid": "3f9a0c2b7d1e4f5a6b8c9d0e1f2a3b4g"}"#, 400,
+            "cid: expected the 32 hex digits of a Getui cid; got 32 characters"
+        ),
+        (
+            "apns", #"{"token": "\#(AddressAPITests.pushToken)"}"#, 404,
+            "provider: \"apns\" has no addresses: expected fcm, pushwoosh or getui (APNs tokens go to /push-to-start/ and /tokens/)"
+        ),
     ])
     func refusedDeviceAddresses(provider: String, body: String, status: Int, error: String) async throws {
         try await APITestServer.with { api async throws in
@@ -143,7 +164,8 @@ struct AddressAPITests {
             #expect(
                 try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: nil)
                     == (401, #"{"error":"missing or wrong bearer token"}"#))
-            #expect(try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: "guess").status == 401)
+            #expect(
+                try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: "guess").status == 401)
             #expect(try await api.store.addresses(provider: "getui").isEmpty)
 
             let almost = String(Self.fcmToken.dropLast()) + "!"
@@ -153,8 +175,10 @@ struct AddressAPITests {
             #expect(!refused.body.contains(String(almost.prefix(12))))
             #expect(try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#).status == 204)
             #expect(
-                try await api.request("PUT", "/v1/devices/bad%20device/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#)
-                    .status == 400)
+                try await api.request(
+                    "PUT", "/v1/devices/bad%20device/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#
+                )
+                .status == 400)
             let logged = api.logs.all.joined(separator: "\n")
             for secret in [Self.cid, String(almost.prefix(12)), APITestServer.bearer] {
                 #expect(!logged.contains(secret))

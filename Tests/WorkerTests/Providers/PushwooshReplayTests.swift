@@ -112,7 +112,8 @@ struct PushwooshReplayTests {
         try await Setup.with(
             provider: nil,
             extra: [
-                "providers": [Self.pushwoosh(fake)], "routes": [["attributes-type": "PriceAttributes", "provider": "pw"]],
+                "providers": [Self.pushwoosh(fake)],
+                "routes": [["attributes-type": "PriceAttributes", "provider": "pw"]],
             ],
             files: ["pushwoosh.token": Self.apiToken]
         ) { setup in
