@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
     ],

@@ -7,7 +7,10 @@ import Synchronization
 /// A request must be `{"request": {"application", "auth", "notifications": [...]}}` with the configured
 /// application code and API token (else 401 with `status_code` 401). A start notification needs `content`,
 /// `live_activity` with `content-state`, `attributes-type` and `attributes`, and `live_activity_id`;
-/// `devices` and `users` hold at most 1000 entries, iOS tokens in lower case. An update notification needs
+/// `devices` and `users` hold at most 1000 entries, iOS tokens in lower case. Its audience is a segment
+/// (`filter_code`, a non-empty string) or `devices`/`users` (users win over devices, as documented), never
+/// both: the reference does not say which would win. A start with none of the three is refused too: Pushwoosh
+/// would send it to every device of the application, which LiveRelay must never do. An update notification needs
 /// `live_activity` with `event` (`update` or `end`) and `content-state`, and `live_activity_id`. A wrong
 /// argument is answered 200 with `status_code` 210, as Pushwoosh does. Accepted requests are recorded with
 /// `auth` masked.
@@ -109,6 +112,18 @@ public final class FakePushwoosh: Sendable {
             la["attributes-type"] is String, la["attributes"] is [String: Any]
         else { return "live_activity needs content-state, attributes-type and attributes" }
         guard n["live_activity_id"] is String else { return "live_activity_id is required" }
+        let audiences = ["filter_code", "devices", "users"].filter { n[$0] != nil }
+        if n["filter_code"] != nil {
+            guard let code = n["filter_code"] as? String, !code.isEmpty else {
+                return "filter_code: a non-empty segment code"
+            }
+            guard audiences == ["filter_code"] else {
+                return "filter_code with devices or users: give one audience, a segment or a list"
+            }
+        }
+        guard !audiences.isEmpty else {
+            return "filter_code, devices or users is required (a start to everyone is refused)"
+        }
         for key in ["devices", "users"] {
             guard let list = n[key] else { continue }
             guard let strings = list as? [String], strings.count <= 1000 else { return "\(key): at most 1000 strings" }

@@ -79,6 +79,16 @@ extension SQLiteStore {
             }, write: true)
     }
 
+    /// Removes a device's address at a provider (the app signed out or uninstalled the provider's SDK).
+    public func removeAddress(device: String, provider: String) async throws(Failure) {
+        try await run(
+            "removing a provider address",
+            { db in
+                try db.execute(
+                    sql: "DELETE FROM device_address WHERE device = ? AND provider = ?", arguments: [device, provider])
+            }, write: true)
+    }
+
     /// The addresses at `provider` of the given devices, by device.
     public func addresses(provider: String, devices: [String]) async throws(Failure) -> [String: RegisteredAddress] {
         try await run(
@@ -135,6 +145,17 @@ extension SQLiteStore {
                         INSERT INTO activity_address (activity, provider, address) VALUES (?, ?, ?)
                         ON CONFLICT(activity, provider) DO UPDATE SET address = excluded.address
                         """, arguments: [activity.rawValue, provider, address])
+            }, write: true)
+    }
+
+    /// Removes the provider's id of an activity; its pushes go to the activity key again.
+    public func removeActivityAddress(activity: ActivityKey, provider: String) async throws(Failure) {
+        try await run(
+            "removing an activity address",
+            { db in
+                try db.execute(
+                    sql: "DELETE FROM activity_address WHERE activity = ? AND provider = ?",
+                    arguments: [activity.rawValue, provider])
             }, write: true)
     }
 

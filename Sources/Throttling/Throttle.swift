@@ -162,6 +162,28 @@ public struct Throttle: Sendable {
     /// Releases up to `limit` ready pushes (the provider's allowance now), most relevant first, then oldest.
     /// Pushes held for the budget are reported once when they start waiting.
     public mutating func release(now: Int, limit: Int = .max) -> [ThrottleDecision] {
+        var remaining = [limit]
+        return release(now: now, remaining: &remaining, lane: { _ in 0 })
+    }
+
+    /// Releases ready pushes most relevant first, then oldest, each within the allowance of its lane (the
+    /// provider it goes to): `lane` names a pending push's lane, `limits` what each lane may release now. A
+    /// lane that has spent its allowance skips its pushes and the others go on; a lane not in `limits` has
+    /// no limit.
+    public mutating func release(now: Int, limits: [String: Int], lane: (LiveActivityPush) -> String)
+        -> [ThrottleDecision]
+    {
+        let names = Array(limits.keys)
+        var remaining = names.map { limits[$0]! } + [.max]
+        return release(now: now, remaining: &remaining) { state in
+            state.pending.map { names.firstIndex(of: lane($0.push)) ?? names.count } ?? names.count
+        }
+    }
+
+    /// The release: `remaining` is each lane's allowance, `lane` the lane index of a state's pending push.
+    private mutating func release(
+        now: Int, remaining: inout [Int], lane: (borrowing ActivityThrottleState) -> Int
+    ) -> [ThrottleDecision] {
         var ready: [(slot: Int, relevance: Double, enqueuedAt: Int)] = []
         ready.reserveCapacity(pendingSlots.count)
         for slot in pendingSlots {
@@ -176,14 +198,18 @@ public struct Throttle: Sendable {
                 : $0.enqueuedAt != $1.enqueuedAt ? $0.enqueuedAt < $1.enqueuedAt : keys[$0.slot] < keys[$1.slot]
         }
         var decisions: [ThrottleDecision] = []
-        decisions.reserveCapacity(min(ready.count, limit))
-        var sent = 0
+        // Every lane's allowance below `ready.count` keeps the sum from overflowing.
+        decisions.reserveCapacity(
+            remaining.contains { $0 >= ready.count }
+                ? ready.count : min(ready.count, remaining.reduce(0) { $0 + max($1, 0) }))
         for entry in ready {
-            if sent >= limit { break }
+            if remaining.allSatisfy({ $0 <= 0 }) { break }
+            let l = lane(slots[entry.slot])
+            if remaining[l] <= 0 { continue }
             let decision = Throttle.decide(
                 keys[entry.slot], now: now, configuration: configuration, state: &slots[entry.slot])
             if case .send? = decision {
-                sent += 1
+                remaining[l] -= 1
                 setEntry(entry.slot, nil)
             } else {
                 setEntry(entry.slot, Throttle.entry(slots[entry.slot], minimumInterval: configuration.minimumInterval))

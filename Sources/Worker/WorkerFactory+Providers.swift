@@ -86,7 +86,7 @@ extension WorkerFactory {
             return PushwooshProvider(
                 configuration: PushwooshProvider.Configuration(
                     endpoint: pushwoosh.endpoint ?? "https://api.pushwoosh.com", application: pushwoosh.application,
-                    requestTimeout: .seconds(pushwoosh.timeout)),
+                    requestTimeout: .seconds(pushwoosh.timeout), startFilterCode: pushwoosh.filterCode),
                 apiToken: try secret(pushwoosh.apiToken, "api-token"), transport: try transport())
         case "getui":
             guard let getui = p.getui else { throw problem("provider: getui needs app-id, app-key and master-secret") }
@@ -112,29 +112,38 @@ extension WorkerFactory {
             environment: apns?.configuration.endpoint.environment,
             placeholderWhenNoTokens: apns == nil && addresses == nil, maxConcurrentDeliveries: console ? 1 : 64)
         options.addresses = addresses
+        options.startsToSegment = (provider as? PushwooshProvider)?.configuration.startFilterCode != nil
         return options
     }
 
     /// The routes of a config (`providers` and `routes`), each provider with its own sender; `nil` when the
     /// config has no routes. Rule-file routes match the rules loaded from that file.
+    /// - Parameter defaultProvider: the default provider, built by ``provider(for:write:now:tokenCache:)``.
+    ///   When the config has no `provider`, the first of `providers` is that same provider: it is used, not
+    ///   built again (one transport, one provider token, one health).
     public static func router(
         for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, logger: Logger,
-        clock: any Clock<Duration> = ContinuousClock(), write: @escaping @Sendable (String) -> Void = { print($0) },
+        defaultProvider: any PushProvider, clock: any Clock<Duration> = ContinuousClock(),
+        write: @escaping @Sendable (String) -> Void = { print($0) },
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) throws(Diagnostics) -> ProviderRouter? {
         let config = loaded.config
         guard !config.routes.isEmpty else { return nil }
         var routes: [String: ProviderRoute] = [:]
-        for p in config.providers {
-            let provider = try provider(p, loaded: loaded, write: write, now: now)
+        for (i, p) in config.providers.enumerated() {
+            let provider =
+                i == 0 && config.defaultIsFirstOfProviders
+                ? defaultProvider : try provider(p, loaded: loaded, write: write, now: now)
             let options = deliveryOptions(for: provider)
             routes[p.id] = ProviderRoute(
+                id: p.id,
                 sender: Sender(
                     provider: provider, logger: logger,
                     pruning: RegistryPruner(store: store, addresses: options.addresses, now: now), clock: clock),
                 delivery: options)
         }
         var router = ProviderRouter()
+        router.byProvider = routes
         for (i, route) in config.routes.enumerated() {
             guard let target = routes[route.provider] else {
                 throw Diagnostics([

@@ -40,16 +40,36 @@ public enum WorkerFactory {
         for loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, provider: any PushProvider, logger: Logger,
         metrics: LiveRelayMetrics = .none, clock: any Clock<Duration> = ContinuousClock(), router: ProviderRouter? = nil
     ) async throws(SQLiteStore.Failure) -> Pipeline {
-        let queue = try await PushQueue(
-            store: store, configuration: throttle(for: loaded), providerRate: loaded.config.provider.rate,
-            providerBurst: loaded.config.provider.burst,
-            pushToStart: PushToStartPacer(
-                limit: loaded.config.throttle.pushToStartLimit, window: loaded.config.throttle.pushToStartWindow))
+        let config = loaded.config
+        let pacer = PushToStartPacer(limit: config.throttle.pushToStartLimit, window: config.throttle.pushToStartWindow)
+        let queue: PushQueue
+        if let router {
+            // Each provider draws from its own rate: the default one for unrouted pushes, and each entry of
+            // `providers` for the pushes routed to it.
+            let defaultID = config.provider.id
+            var rates = [defaultID: PushQueue.ProviderRate(rate: config.provider.rate, burst: config.provider.burst)]
+            for p in config.providers where rates[p.id] == nil {
+                rates[p.id] = PushQueue.ProviderRate(rate: p.rate, burst: p.burst)
+            }
+            queue = try await PushQueue(
+                store: store, configuration: throttle(for: loaded), providerRates: rates,
+                providerOf: { router.route(for: $0)?.id ?? defaultID }, pushToStart: pacer)
+        } else {
+            queue = try await PushQueue(
+                store: store, configuration: throttle(for: loaded), providerRate: config.provider.rate,
+                providerBurst: config.provider.burst, pushToStart: pacer)
+        }
         let options = deliveryOptions(for: provider)
-        let sender = Sender(
-            provider: provider, logger: logger,
-            pruning: RegistryPruner(
-                store: store, addresses: options.addresses, now: { Int(Date().timeIntervalSince1970) }), clock: clock)
+        // Without `provider`, the router's first entry is the default provider: share its sender too, so a
+        // configuration error stops it for both.
+        let shared = config.defaultIsFirstOfProviders ? router?.byProvider[config.provider.id]?.sender : nil
+        let sender =
+            shared
+            ?? Sender(
+                provider: provider, logger: logger,
+                pruning: RegistryPruner(
+                    store: store, addresses: options.addresses, now: { Int(Date().timeIntervalSince1970) }),
+                clock: clock)
         return Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: rules.rules)), ledger: ActivityLedger(), queue: queue,
             sender: sender, delivery: options, router: router, logger: logger, metrics: metrics)

@@ -74,7 +74,7 @@ struct ReplayCommand: AsyncParsableCommand {
             for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"),
             router: try WorkerFactory.router(
                 for: loaded, rules: rules, store: store, logger: Logger(label: "liverelay.replay"),
-                write: standardOutput))
+                defaultProvider: provider, write: standardOutput))
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path

@@ -43,7 +43,8 @@ struct RunCommand: AsyncParsableCommand {
         let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: logger, metrics: metrics,
             router: try WorkerFactory.router(
-                for: loaded, rules: rules, store: store, logger: logger, write: standardOutput))
+                for: loaded, rules: rules, store: store, logger: logger, defaultProvider: provider,
+                write: standardOutput))
         let health = HealthBoard(feeds: loaded.feeds.map(\.id), provider: provider.name)
         let worker = WorkerService(
             tick: Tick(pipeline: pipeline, fetcher: FeedFetcher(transport: transport)), feeds: loaded.feeds,

@@ -43,7 +43,8 @@ struct TickCommand: AsyncParsableCommand {
             pipeline: try await WorkerFactory.pipeline(
                 for: loaded, rules: rules, store: store, provider: provider, logger: logger,
                 router: try WorkerFactory.router(
-                    for: loaded, rules: rules, store: store, logger: logger, write: standardOutput)),
+                    for: loaded, rules: rules, store: store, logger: logger, defaultProvider: provider,
+                    write: standardOutput)),
             fetcher: FeedFetcher(transport: transport))
         let report = try await tick.run(feeds: loaded.feeds, now: clock)
         for feed in report.feeds { standardError(feed.description) }

@@ -133,6 +133,26 @@ import Throttling
         #expect(Self.sent(t.release(now: 11, limit: 2)).map(\.version) == [1])
     }
 
+    /// Two providers, each with its allowance: the order stays highest relevance then oldest, and a provider
+    /// that has spent its allowance skips its pushes without holding back the other's.
+    @Test func eachLaneReleasesWithinItsOwnAllowanceInReleaseOrder() {
+        var t = throttle(size: 10)
+        t.submit(Self.pending("m-90", version: 1, at: 0, relevance: 90, type: "Match"), now: 0)
+        t.submit(Self.pending("m-80", version: 2, at: 0, relevance: 80, type: "Match"), now: 0)
+        t.submit(Self.pending("p-20", version: 3, at: 1, relevance: 20, type: "Price"), now: 1)
+        t.submit(Self.pending("p-10", version: 4, at: 0, relevance: 10, type: "Price"), now: 0)
+        t.submit(Self.pending("p-5", version: 5, at: 0, relevance: 5, type: "Price"), now: 0)
+        let lane = { (push: LiveActivityPush) in push.attributesType == "Match" ? "apns" : "pw" }
+        func sent(_ decisions: [ThrottleDecision]) -> [ActivityKey] {
+            decisions.compactMap { if case .send(let p, _) = $0 { return p.activity } else { return nil } }
+        }
+        #expect(sent(t.release(now: 10, limits: ["apns": 1, "pw": 2], lane: lane)) == ["m-90", "p-20", "p-10"])
+        #expect(sent(t.release(now: 11, limits: ["apns": 1, "pw": 0], lane: lane)) == ["m-80"])
+        #expect(sent(t.release(now: 12, limits: ["apns": 0, "pw": 0], lane: lane)).isEmpty)
+        #expect(t.pendingCount == 1)
+        #expect(sent(t.release(now: 12, limits: ["apns": 0], lane: lane)) == ["p-5"], "a lane without a limit")
+    }
+
     @Test func frequentUpdatesGetTheLargerBudget() {
         var t = Throttle(
             configuration: ThrottleConfiguration(

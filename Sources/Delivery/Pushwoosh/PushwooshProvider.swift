@@ -4,7 +4,8 @@ import LiveRelayCore
 
 /// Delivers Live Activity pushes through Pushwoosh's `startLiveActivity` and `updateLiveActivity` methods.
 ///
-/// A start goes to the devices and users its targets name, up to 1000 of each per notification; an update
+/// A start goes to the devices and users its targets name, up to 1000 of each per notification, or, with a
+/// ``Configuration/startFilterCode``, to that segment (one notification whatever the targets); an update
 /// or an end goes to the activity's `live_activity_id` (one notification per distinct id), so one request
 /// serves every target of a push. Every target of a request gets the request's outcome.
 public final class PushwooshProvider: BatchPushProvider {
@@ -16,16 +17,21 @@ public final class PushwooshProvider: BatchPushProvider {
         public var application: String
         /// The limit for one request.
         public var requestTimeout: Duration
+        /// A segment (`filter_code`) every start goes to, instead of the devices and users of its targets.
+        public var startFilterCode: String?
 
         /// Creates a configuration.
         public init(
-            endpoint: String = "https://api.pushwoosh.com", application: String, requestTimeout: Duration = .seconds(10)
+            endpoint: String = "https://api.pushwoosh.com", application: String,
+            requestTimeout: Duration = .seconds(10),
+            startFilterCode: String? = nil
         ) {
             var endpoint = endpoint
             while endpoint.hasSuffix("/") { endpoint.removeLast() }
             self.endpoint = endpoint
             self.application = application
             self.requestTimeout = requestTimeout
+            self.startFilterCode = startFilterCode
         }
     }
 
@@ -55,7 +61,13 @@ public final class PushwooshProvider: BatchPushProvider {
         let liveActivityID = { (target: PushTarget) in target.address.activity ?? push.activity.rawValue }
         var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
         let notifications: [PushwooshRequest.Notification]
-        if push.event == .start {
+        if push.event == .start, let filterCode = configuration.startFilterCode {
+            notifications = [
+                PushwooshRequest.segmentStartNotification(
+                    push, liveActivityID: targets.first.map(liveActivityID) ?? push.activity.rawValue,
+                    filterCode: filterCode)
+            ]
+        } else if push.event == .start {
             var devices: [String] = []
             var users: [String] = []
             for (index, target) in targets.enumerated() {

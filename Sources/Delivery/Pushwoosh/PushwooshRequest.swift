@@ -30,7 +30,7 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
         public var liveActivity: LiveActivity
         /// The activity's id, chosen by LiveRelay at start and reused for its updates.
         public var liveActivityID: String
-        /// Start: a segment.
+        /// Start: a segment (filter) code, instead of `devices` and `users`.
         public var filterCode: String?
         /// Start: push tokens (iOS tokens in lower case) or HWIDs, at most 1000.
         public var devices: [String]?
@@ -103,6 +103,16 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
         }
         return chunks(users).map { notification(devices: nil, users: $0) }
             + chunks(devices.map { $0.lowercased() }).map { notification(devices: $0, users: nil) }
+    }
+
+    /// The notification of a start to a segment: `filter_code`, and neither `devices` nor `users` (which
+    /// would leave it unclear which audience is meant).
+    public static func segmentStartNotification(_ push: LiveActivityPush, liveActivityID: String, filterCode: String)
+        -> Notification
+    {
+        Notification(
+            content: push.alert?.body ?? push.alert?.title ?? push.attributesType, title: push.alert?.title,
+            liveActivity: liveActivity(push), liveActivityID: liveActivityID, filterCode: filterCode)
     }
 
     /// The notification of an update or an end of one activity.

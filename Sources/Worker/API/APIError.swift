@@ -68,13 +68,13 @@ enum Validate {
 
     /// Lower-case hex, an even number of digits between 64 (device tokens) and 512; Live Activity tokens are
     /// longer than device tokens, so no single length is assumed.
-    static func token(_ raw: String) throws -> String {
+    static func token(_ raw: String, field: String = "token") throws -> String {
         guard raw.count % 2 == 0, (64...512).contains(raw.count) else {
             throw APIError(
-                .badRequest, "token: expected 64 to 512 hex digits, an even number; got \(raw.count) characters")
+                .badRequest, "\(field): expected 64 to 512 hex digits, an even number; got \(raw.count) characters")
         }
         guard raw.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            throw APIError(.badRequest, "token: expected lower-case hex digits only")
+            throw APIError(.badRequest, "\(field): expected lower-case hex digits only")
         }
         return raw
     }

@@ -13,6 +13,8 @@ import Store
 /// | `DELETE /v1/activities/{activity}/tokens/{device}` | | removes it |
 /// | `PUT /v1/devices/{device}/subscriptions/{feed}/{entity}` | | the device follows the entity (starts reach it) |
 /// | `DELETE /v1/devices/{device}/subscriptions/{feed}/{entity}` | | it stops |
+/// | `PUT`/`DELETE /v1/devices/{device}/providers/{provider}` | the install's address at FCM, Pushwoosh or Getui | see `TokenAPI+Addresses.swift` |
+/// | `PUT`/`DELETE /v1/activities/{activity}/providers/{provider}` | the activity's Pushwoosh or Getui id | |
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
@@ -21,7 +23,7 @@ public struct TokenAPI: Sendable {
     public let feeds: Set<String>
     public let bearerToken: Secret?
     public let maxBodyBytes: Int
-    private let now: @Sendable () -> Int
+    let now: @Sendable () -> Int
 
     public init(
         store: SQLiteStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
@@ -89,6 +91,7 @@ public struct TokenAPI: Sendable {
                 device: try Validate.device(context.parameters.get("device")), from: try entity(context))
             return Response(status: .noContent)
         }
+        registerAddressRoutes(on: api)
     }
 
     private func entity(_ context: BasicRequestContext) throws -> EntityKey {
@@ -97,7 +100,12 @@ public struct TokenAPI: Sendable {
         return EntityKey(feed: feed, id: try Validate.entity(context.parameters.get("entity")))
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        try decode(type, from: try await json(request))
+    }
+
+    /// The body as JSON, refused when it is too large or not JSON.
+    func json(_ request: Request) async throws -> JSONValue {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
             throw APIError(.contentTooLarge, "body is larger than \(maxBodyBytes) bytes")
         }
@@ -108,12 +116,14 @@ public struct TokenAPI: Sendable {
             throw APIError(.contentTooLarge, "body is larger than \(maxBodyBytes) bytes")
         }
         let data = Data(buffer.readableBytesView)
-        let value: JSONValue
         do {
-            value = try JSONParser.parse(data)
+            return try JSONParser.parse(data)
         } catch {
             throw APIError(.badRequest, "body is not valid JSON: \(error)")
         }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         do {
             return try JSONValueDecoder().decode(T.self, from: value)
         } catch {

@@ -239,6 +239,7 @@ public enum ConfigSchema {
                 "token-endpoint": { "type": "string", "pattern": "^https?://", "description": "fcm: a custom OAuth 2.0 token endpoint instead of the key file's token_uri (tests)." },
                 "application": { "type": "string", "minLength": 1, "description": "pushwoosh: the Pushwoosh application code." },
                 "api-token": { "$ref": "#/$defs/secret", "description": "pushwoosh: where the API access token is read from; never the token itself." },
+                "filter-code": { "type": "string", "minLength": 1, "description": "pushwoosh: a segment (filter) code of the Pushwoosh application; every start through this provider goes to that segment (startLiveActivity filter_code) instead of the registered devices and users. Updates and ends still go to the activity's live_activity_id. Default: none." },
                 "app-id": { "type": "string", "minLength": 1, "description": "getui: the Getui app id (AppID)." },
                 "app-key": { "type": "string", "minLength": 1, "description": "getui: the Getui app key (AppKey), signed into the auth call." },
                 "master-secret": { "$ref": "#/$defs/secret", "description": "getui: where the app's MasterSecret is read from; never the secret itself." },

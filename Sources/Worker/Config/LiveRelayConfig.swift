@@ -11,6 +11,8 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var feeds: [FeedConfig]
     /// The default provider.
     public var provider: ProviderConfig
+    /// The config has no `provider`: the default is the first of `providers`, one provider under both names.
+    public var defaultIsFirstOfProviders: Bool
     /// More providers, each with an `id`, for `routes`.
     public var providers: [ProviderConfig]
     /// Which pushes go to which of `providers`.
@@ -32,7 +34,9 @@ public struct LiveRelayConfig: Sendable, Decodable {
         providers = try c.decodeIfPresent([ProviderConfig].self, forKey: .providers) ?? []
         routes = try c.decodeIfPresent([RouteConfig].self, forKey: .routes) ?? []
         // Without a `provider`, the first of `providers` is the default.
-        provider = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider) ?? providers.first ?? ProviderConfig()
+        let explicit = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider)
+        defaultIsFirstOfProviders = explicit == nil && !providers.isEmpty
+        provider = explicit ?? providers.first ?? ProviderConfig()
         priority = try c.decodeIfPresent(PriorityConfig.self, forKey: .priority) ?? PriorityConfig()
         throttle = try c.decodeIfPresent(ThrottleConfig.self, forKey: .throttle) ?? ThrottleConfig()
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()

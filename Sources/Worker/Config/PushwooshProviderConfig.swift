@@ -5,6 +5,9 @@ import LiveRelayCore
 /// ```json
 /// {"type": "pushwoosh", "application": "XXXXX-XXXXX", "api-token": {"env": "PUSHWOOSH_API_TOKEN"}}
 /// ```
+///
+/// With `"filter-code": "FOOTBALL_FANS"` its starts go to that segment; give several entries of `providers`
+/// their own filter codes and route attributes types or rule files to them for several segments.
 public struct PushwooshProviderConfig: Sendable, Decodable {
     /// The Pushwoosh application code.
     public var application: String
@@ -14,10 +17,14 @@ public struct PushwooshProviderConfig: Sendable, Decodable {
     public var endpoint: String?
     /// Seconds one request may take.
     public var timeout: Int
+    /// A Pushwoosh segment (filter) code: starts go to the segment instead of the devices and users the
+    /// registry knows. Updates and ends still go to the activity's `live_activity_id`.
+    public var filterCode: String?
 
     enum CodingKeys: String, CodingKey {
         case application, endpoint, timeout
         case apiToken = "api-token"
+        case filterCode = "filter-code"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -26,5 +33,6 @@ public struct PushwooshProviderConfig: Sendable, Decodable {
         apiToken = try c.decode(SecretReference.self, forKey: .apiToken)
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+        filterCode = try c.decodeIfPresent(String.self, forKey: .filterCode)
     }
 }

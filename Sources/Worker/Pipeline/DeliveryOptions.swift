@@ -14,6 +14,9 @@ public struct DeliveryOptions: Sendable {
     /// The provider type whose registry addresses the targets carry (`fcm`, `pushwoosh`, `getui`); `nil`
     /// for APNs and the console, which need only the APNs tokens.
     public var addresses: String?
+    /// Starts go to a segment the provider knows (a Pushwoosh `filter_code`): one target per start, the
+    /// activity, instead of the subscribed devices.
+    public var startsToSegment = false
 
     /// Creates options; the defaults suit the console.
     public init(

@@ -3,13 +3,16 @@ import LiveRelayCore
 
 /// A provider's sender and how its pushes find their targets.
 public struct ProviderRoute: Sendable {
+    /// The provider's `id` in the config: the request-rate bucket its pushes draw from.
+    public var id: String
     /// The sender in front of the provider (its own retries and health).
     public var sender: Sender
     /// How targets are resolved for it.
     public var delivery: DeliveryOptions
 
     /// Creates a route.
-    public init(sender: Sender, delivery: DeliveryOptions) {
+    public init(id: String = "", sender: Sender, delivery: DeliveryOptions) {
+        self.id = id
         self.sender = sender
         self.delivery = delivery
     }
@@ -23,6 +26,8 @@ public struct ProviderRouter: Sendable {
     public var byAttributesType: [String: ProviderRoute] = [:]
     /// Routes by rule id (from `rule-file` routes).
     public var byRule: [String: ProviderRoute] = [:]
+    /// Every entry of `providers`, by id.
+    public var byProvider: [String: ProviderRoute] = [:]
 
     /// An empty router: everything goes to the default provider.
     public init() {}

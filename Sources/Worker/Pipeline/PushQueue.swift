@@ -3,13 +3,29 @@ import LiveRelayCore
 import Store
 import Throttling
 
-/// The throttle between the ledger and the sender, with the provider's request rate, kept in SQLite so a
+/// The throttle between the ledger and the sender, with each provider's request rate, kept in SQLite so a
 /// cron tick continues the budget and the held pushes of the previous one.
 public actor PushQueue {
+    /// A provider's request rate: `rate` per second, bursts up to `burst`.
+    public struct ProviderRate: Sendable, Hashable {
+        public var rate: Double
+        public var burst: Double
+
+        /// Creates a rate.
+        public init(rate: Double, burst: Double) {
+            self.rate = rate
+            self.burst = burst
+        }
+    }
+
     private var throttle: Throttle
     /// The throttle's settings.
     public nonisolated let configuration: ThrottleConfiguration
-    private var bucket: TokenBucket
+    /// One bucket per provider id.
+    private var buckets: [String: TokenBucket]
+    /// The provider id a push goes to (its route), whose bucket it draws from; `nil` for a queue in front of
+    /// one provider, whose bucket every push draws from.
+    private let providerOf: (@Sendable (LiveActivityPush) -> String)?
     /// Push-to-start pacing per device token and attributes type (kept in memory: a new process starts afresh).
     private var pacer: PushToStartPacer
     private let store: SQLiteStore
@@ -18,6 +34,24 @@ public actor PushQueue {
 
     /// Loads the saved throttle states that have a pending push; the others are read when a push or a
     /// frequent-updates report touches their activity, so a worker over many idle activities stays small.
+    ///
+    /// - Parameters:
+    ///   - providerRates: each provider's request rate, by provider id.
+    ///   - providerOf: the provider id of a push (its route); a push whose id has no rate is not limited.
+    public init(
+        store: SQLiteStore, configuration: ThrottleConfiguration, providerRates: [String: ProviderRate],
+        providerOf: @escaping @Sendable (LiveActivityPush) -> String, pushToStart: PushToStartPacer = PushToStartPacer()
+    ) async throws(SQLiteStore.Failure) {
+        pacer = pushToStart
+        self.store = store
+        self.configuration = configuration
+        throttle = Throttle(configuration: configuration)
+        buckets = providerRates.mapValues { TokenBucket(rate: $0.rate, burst: $0.burst, now: 0) }
+        self.providerOf = providerOf
+        throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
+    }
+
+    /// A queue in front of one provider.
     public init(
         store: SQLiteStore, configuration: ThrottleConfiguration, providerRate: Double, providerBurst: Double,
         pushToStart: PushToStartPacer = PushToStartPacer()
@@ -26,7 +60,8 @@ public actor PushQueue {
         self.store = store
         self.configuration = configuration
         throttle = Throttle(configuration: configuration)
-        bucket = TokenBucket(rate: providerRate, burst: providerBurst, now: 0)
+        buckets = ["": TokenBucket(rate: providerRate, burst: providerBurst, now: 0)]
+        providerOf = nil
         throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
     }
 
@@ -70,20 +105,26 @@ public actor PushQueue {
         }
     }
 
-    /// Releases what may go now, within the provider's rate.
+    /// Releases what may go now, most relevant first, each push within the rate of the provider it goes to.
     public func release(now: Int) -> [ThrottleDecision] {
-        let allowed = bucket.available(now: Double(now))
-        let decisions = throttle.release(now: now, limit: allowed)
-        var sent = 0
+        var limits: [String: Int] = [:]
+        for id in buckets.keys { limits[id] = buckets[id]!.available(now: Double(now)) }
+        let decisions: [ThrottleDecision]
+        if let providerOf {
+            decisions = throttle.release(now: now, limits: limits, lane: providerOf)
+        } else {
+            decisions = throttle.release(now: now, limit: limits[""]!)
+        }
+        var sent: [String: Int] = [:]
         for d in decisions {
             switch d {
             case .send(let push, _):
-                sent += 1
+                sent[providerOf?(push) ?? "", default: 0] += 1
                 dirty.insert(push.activity)
             case .held(let key, _, _): dirty.insert(key)
             }
         }
-        bucket.take(sent, now: Double(now))
+        for (id, count) in sent where buckets[id] != nil { buckets[id]!.take(count, now: Double(now)) }
         return decisions
     }
 

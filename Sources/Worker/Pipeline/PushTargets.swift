@@ -8,7 +8,8 @@ import Store
 ///
 /// For a provider with its own addresses (``DeliveryOptions/addresses``):
 /// - `fcm`: the same tokens, each with the device's FCM registration token; devices without one are left out;
-/// - `pushwoosh`: a start goes to the subscribed devices with a Pushwoosh device or user; an update or an
+/// - `pushwoosh`: a start goes to the subscribed devices with a Pushwoosh device or user, or, when starts
+///   go to a segment (``DeliveryOptions/startsToSegment``), is one target like an update; an update or an
 ///   end is one target, the activity's `live_activity_id`;
 /// - `getui`: the subscribed devices (and those with an update token) with a Getui `cid`, with the
 ///   activity's `laId`.
@@ -56,7 +57,7 @@ struct PushTargets {
     {
         let activityID =
             try await store.activityAddress(activity: push.activity, provider: provider) ?? push.activity.rawValue
-        if provider == "pushwoosh", kind == .activity {
+        if provider == "pushwoosh", kind == .activity || options.startsToSegment {
             return [PushTarget(kind: kind, token: nil, address: ProviderAddress(activity: activityID))]
         }
         var devices: [String] = []

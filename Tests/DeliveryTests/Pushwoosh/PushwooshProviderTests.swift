@@ -12,11 +12,14 @@ struct PushwooshProviderTests {
     static let authority = try! TestCertificateAuthority()
     static let apiToken = "pw-api-token-do-not-log"
 
-    static func with(_ body: (FakePushwoosh, Sender, CapturingLogHandler.Store) async throws -> Void) async throws {
+    static func with(
+        filterCode: String? = nil, _ body: (FakePushwoosh, Sender, CapturingLogHandler.Store) async throws -> Void
+    ) async throws {
         let fake = try await FakePushwoosh.start(authority: authority, application: "ABCDE-12345", apiToken: apiToken)
         let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: authority.caFile))
         let provider = PushwooshProvider(
-            configuration: PushwooshProvider.Configuration(endpoint: fake.url, application: "ABCDE-12345"),
+            configuration: PushwooshProvider.Configuration(
+                endpoint: fake.url, application: "ABCDE-12345", startFilterCode: filterCode),
             apiToken: Secret(apiToken), transport: transport)
         let logs = CapturingLogHandler.Store()
         let sender = Sender(provider: provider, logger: CapturingLogHandler.logger(logs), clock: ImmediateClock())
@@ -102,6 +105,54 @@ struct PushwooshProviderTests {
                     == .configurationError(reason: "Pushwoosh answered 401, status_code 401"))
             #expect(sender.stoppedReason != nil)
             #expect(!logs.all.joined().contains(Self.apiToken))
+        }
+    }
+
+    @Test func withAFilterCodeAStartGoesToTheSegmentAlone() async throws {
+        try await Self.with(filterCode: "FOOTBALL_FANS") { fake, sender, _ in
+            let targets = [
+                PushTarget(kind: .pushToStart, token: nil, address: ProviderAddress(activity: "la-1")),
+                PushTarget(kind: .pushToStart, token: nil, address: ProviderAddress(device: "ab12", activity: "la-1")),
+            ]
+            #expect(await sender.send(Self.start, to: targets).allSatisfy { $0.delivered })
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            #expect(fake.accepted.map(\.path) == ["/json/1.3/startLiveActivity"])
+            #expect(
+                fake.accepted.first?.body
+                    == #"{"request":{"application":"ABCDE-12345","auth":"<auth>","notifications":[{"content":"AUS 0–0 EGY","filter_code":"FOOTBALL_FANS","live_activity":{"attributes":{"home":"AUS"},"attributes-type":"MatchAttributes","content-state":{"homeScore":0}},"live_activity_id":"la-1","title":"Kick-off"}]}}"#
+            )
+            // Updates are not affected: they go to the live_activity_id.
+            let update = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
+            #expect(await sender.send(Self.update, to: [update]).allSatisfy { $0.delivered })
+            #expect(fake.accepted.last?.body.contains("filter_code") == false)
+        }
+    }
+
+    /// The fake refuses a start whose audience is unclear (a segment and a list) or missing (everyone), as
+    /// Pushwoosh's argument errors are answered: 200 with `status_code` 210.
+    @Test(arguments: [
+        (#""filter_code":"FANS""#, 200),
+        (#""devices":["ab12"]"#, 200),
+        (#""users":["u1"],"devices":["ab12"]"#, 200),
+        (#""filter_code":"FANS","devices":["ab12"]"#, 210),
+        (#""filter_code":"FANS","users":["u1"]"#, 210),
+        (#""filter_code":"""#, 210),
+        (#""filter_code":7"#, 210),
+        (#""title":"no audience""#, 210),
+    ])
+    func theFakeChecksAStartsAudience(audience: String, statusCode: Int) async throws {
+        try await Self.with { fake, _, _ in
+            let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: Self.authority.caFile))
+            defer { transport.shutdown() }
+            let body =
+                #"{"request":{"application":"ABCDE-12345","auth":"\#(Self.apiToken)","notifications":[{"content":"Kick-off","live_activity":{"attributes":{},"attributes-type":"MatchAttributes","content-state":{}},"live_activity_id":"la-1",\#(audience)}]}}"#
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "POST", url: fake.url + "/json/1.3/startLiveActivity",
+                    headers: [HTTPHeader("content-type", "application/json")], body: Data(body.utf8)))
+            let answer = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            #expect(answer?["status_code"] as? Int == statusCode, "\(fake.rejections)")
+            #expect(fake.accepted.count == (statusCode == 200 ? 1 : 0))
         }
     }
 }

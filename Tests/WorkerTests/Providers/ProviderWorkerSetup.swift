@@ -17,9 +17,10 @@ struct ProviderWorkerSetup {
     let directory: URL
     let configPath: String
 
-    /// Writes the config with `provider` (and optional `providers`/`routes`), runs `body`, removes the folder.
+    /// Writes the config with `provider` (none when `nil`; and optional `providers`/`routes`), runs `body`,
+    /// removes the folder.
     static func with(
-        provider: JSONValue, extra: [String: JSONValue] = [:], files: [String: String] = [:],
+        provider: JSONValue?, extra: [String: JSONValue] = [:], files: [String: String] = [:],
         _ body: (ProviderWorkerSetup) async throws -> Void
     ) async throws {
         let directory = try Repository.temporaryDirectory()
@@ -55,7 +56,8 @@ struct ProviderWorkerSetup {
         try await registering(store)
         let provider = try WorkerFactory.provider(for: loaded, write: { _ in })
         let router = try WorkerFactory.router(
-            for: loaded, rules: rules, store: store, logger: logger, clock: ImmediateClock(), write: { _ in })
+            for: loaded, rules: rules, store: store, logger: logger, defaultProvider: provider, clock: ImmediateClock(),
+            write: { _ in })
         let pipeline = try await WorkerFactory.pipeline(
             for: loaded, rules: rules, store: store, provider: provider, logger: logger, clock: ImmediateClock(),
             router: router)

@@ -64,6 +64,28 @@ struct PushwooshReplayTests {
         }
     }
 
+    /// With `filter-code`, the start goes to the segment though no device is registered; updates and the end
+    /// still go to the activity's `live_activity_id`.
+    @Test func aFilterCodeSendsTheStartToASegment() async throws {
+        try await Self.with(provider: { fake in
+            guard case .object(var provider) = Self.pushwoosh(fake) else { fatalError() }
+            provider["filter-code"] = "WORLD_CUP_FANS"
+            return .object(provider)
+        }) { setup, fake in
+            _ = try await setup.replay(registering: { _ in })
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            let notifications = fake.accepted.flatMap { request in
+                (request.json["request"] as! [String: Any])["notifications"] as! [[String: Any]]
+            }
+            #expect(notifications.count == 7)
+            #expect(fake.accepted.first?.path == "/json/1.3/startLiveActivity")
+            #expect(notifications.first?["filter_code"] as? String == "WORLD_CUP_FANS")
+            #expect(notifications.first?["devices"] == nil && notifications.first?["users"] == nil)
+            #expect(notifications.dropFirst().allSatisfy { $0["filter_code"] == nil })
+            #expect(Set(notifications.compactMap { $0["live_activity_id"] as? String }) == ["match-760499"])
+        }
+    }
+
     @Test func routesSendAnAttributesTypeToAnotherProvider() async throws {
         let fake = try await FakePushwoosh.start(
             authority: Setup.authority, application: "ABCDE-12345", apiToken: Self.apiToken)
@@ -78,6 +100,42 @@ struct PushwooshReplayTests {
         ) { setup in
             _ = try await setup.replay(registering: Self.register)
             #expect(fake.accepted.count == 7, "every push of MatchAttributes went to Pushwoosh")
+        }
+    }
+
+    /// Without `provider`, the first of `providers` is the default: one provider (one transport, one
+    /// provider token) and one sender serve both the default and the route to it.
+    @Test func withoutProviderTheFirstOfProvidersIsBuiltOnce() async throws {
+        let fake = try await FakePushwoosh.start(
+            authority: Setup.authority, application: "ABCDE-12345", apiToken: Self.apiToken)
+        defer { Task { try? await fake.stop() } }
+        try await Setup.with(
+            provider: nil,
+            extra: [
+                "providers": [Self.pushwoosh(fake)],
+                "routes": [["attributes-type": "PriceAttributes", "provider": "pw"]],
+            ],
+            files: ["pushwoosh.token": Self.apiToken]
+        ) { setup in
+            let loaded = try ConfigLoader.load(path: setup.configPath)
+            let store = try SQLiteStore(path: setup.directory.appendingPathComponent("built.sqlite").path)
+            let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            let provider = try WorkerFactory.provider(for: loaded, write: { _ in })
+            let router = try #require(
+                try WorkerFactory.router(
+                    for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, logger: logger,
+                    defaultProvider: provider))
+            let pipeline = try await WorkerFactory.pipeline(
+                for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider, logger: logger,
+                router: router)
+            let routed = try #require(router.byProvider["pw"])
+            #expect(routed.sender.provider as AnyObject === provider as AnyObject)
+            #expect(pipeline.sender.provider as AnyObject === provider as AnyObject)
+
+            // And the match goes through it (MatchAttributes are not routed: the default is the same provider).
+            _ = try await setup.replay(registering: Self.register)
+            #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            #expect(fake.accepted.count == 7)
         }
     }
 
