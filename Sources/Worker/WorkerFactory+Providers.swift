@@ -31,6 +31,7 @@ extension WorkerFactory {
             http.threads = connections
             http.maxConnectionsPerHost = 1
             http.maxConcurrentStreams = streams
+            http.coalesceWrites = loaded.config.http.coalesceWrites
             do {
                 return try CurlTransport(configuration: http)
             } catch {

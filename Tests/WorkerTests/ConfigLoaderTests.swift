@@ -25,6 +25,22 @@ import Worker
         #expect(loaded.feeds[0].url.hasPrefix("file:///"))
         #expect(loaded.feeds[0].url.hasSuffix("/Samples/recordings/espn-soccer-scoreboard-1-first-half.json"))
         #expect(loaded.config.provider.bundleID == "com.example.scores")
+        #expect(loaded.config.http.coalesceWrites)
+    }
+
+    @Test func pushWritesAreMergedUnlessTheConfigSaysNo() throws {
+        let text = """
+            { "feeds": [], "provider": { "type": "console" }, "http": { "coalesce-writes": false } }
+            """
+        #expect(try load(text).get().config.http.coalesceWrites == false)
+        let wrong = """
+            { "feeds": [], "provider": { "type": "console" }, "http": { "coalesce-writes": "no" } }
+            """
+        guard case .failure(let diagnostics) = try load(wrong) else {
+            Issue.record("a string for coalesce-writes was accepted")
+            return
+        }
+        #expect(diagnostics.description.contains("coalesce-writes"))
     }
 
     @Test func errorsNameFileLineColumnAndKeyPath() throws {

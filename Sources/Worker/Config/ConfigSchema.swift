@@ -96,7 +96,8 @@ public enum ConfigSchema {
               "additionalProperties": false,
               "description": "HTTP client settings shared by feeds and providers.",
               "properties": {
-                "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." }
+                "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." },
+                "coalesce-writes": { "type": "boolean", "description": "Let the kernel merge the small writes of push requests (Nagle) on the providers' connections: about a third less CPU per push in a fan-out, for up to one round trip of delay on a lone request. Default true; feeds never use it." }
               }
             }
           },
