@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${BENCH_OUT:-/tmp/liverelay-bench}
 mkdir -p "$out"
-swift build -c release --product liverelay --product liverelay-bench >/dev/null 2>&1 || swift build -c release >/dev/null
+# Both binaries: the tick and memory cases run `liverelay` itself.
+swift build -c release --product liverelay >/dev/null && swift build -c release --product liverelay-bench >/dev/null
 bench=.build/release/liverelay-bench
 section() { echo "## $1"; shift; "$@" | tee "$out/$name.txt"; echo; }
 name=throttle section "Throttle (target ≥ 1,000,000 decisions/s on one core)" taskset -c 1 $bench throttle
