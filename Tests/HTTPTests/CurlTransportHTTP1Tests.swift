@@ -62,6 +62,34 @@ struct CurlTransportHTTP1Tests {
         }
     }
 
+    /// Easy handles keep their shared options between transfers and are never reset: nothing of one request
+    /// (method, body, headers, a HEAD's no-body) may leak into the next on the same handle.
+    @Test func oneHandleCarriesRequestsOfEveryKindInTurn() async throws {
+        try await withServer(handler: { request in
+            ServerResponse(status: 200, headers: [("x-method", request.method)], body: Data("body".utf8))
+        }) { server, transport in
+            let requests = [
+                HTTPRequest(method: "HEAD", url: server.url("/1")),
+                HTTPRequest(url: server.url("/2"), headers: [HTTPHeader("x-only", "two")]),
+                HTTPRequest(method: "POST", url: server.url("/3"), body: Data("three".utf8)),
+                HTTPRequest(method: "PUT", url: server.url("/4"), body: Data("four".utf8)),
+                HTTPRequest(method: "DELETE", url: server.url("/5")),
+                HTTPRequest(url: server.url("/6")),
+                HTTPRequest(method: "POST", url: server.url("/7")),
+            ]
+            for request in requests {
+                let response = try await transport.send(request)
+                #expect(response.header("x-method") == request.method)
+                #expect(response.body == (request.method == "HEAD" ? Data() : Data("body".utf8)))
+            }
+            let received = server.requests
+            #expect(received.map(\.method) == requests.map(\.method))
+            #expect(received.map(\.path) == ["/1", "/2", "/3", "/4", "/5", "/6", "/7"])
+            #expect(received.map(\.bodyText) == ["", "", "three", "four", "", "", ""])
+            #expect(received.map { $0.header("x-only") } == [nil, "two", nil, nil, nil, nil, nil])
+        }
+    }
+
     @Test func acceptEncodingIsSentAndGzipBodiesAreDecoded() async throws {
         let text = String(repeating: "score 2-1, minute 77; ", count: 5_000)
         try await withServer(handler: { _ in ServerResponse(body: Data(text.utf8), gzip: true) }) { server, transport in
