@@ -431,7 +431,12 @@ public struct JSONParser: ~Copyable {
             let backslash = word ^ (ones &* 0x5C)
             let special =
                 ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if special & highs != 0 { return }
+            let found = special & highs
+            if found != 0 {
+                // The lowest flagged byte is exact (a borrow only carries upwards): stop right at it.
+                index += found.trailingZeroBitCount >> 3
+                return
+            }
             index += 8
         }
     }
