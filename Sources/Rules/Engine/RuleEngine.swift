@@ -27,9 +27,10 @@ public struct RuleEngine: Sendable {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         let data = RuleEngine.data(for: change, now: now)
+        let memo = JsonLogicMemo()
         // By index: a condition is read in place, and only a rule that fires is copied out.
-        for i in rules.indices where rules[i].when.evaluate(data).isTruthy {
-            switch RuleEngine.intent(rules[i], data: data, entity: change.entity) {
+        for i in rules.indices where rules[i].when.evaluate(data, memo: memo).isTruthy {
+            switch RuleEngine.intent(rules[i], data: data, memo: memo, entity: change.entity) {
             case .success(let intent): result.intents.append(intent)
             case .failure(let error): result.errors.append(error)
             }
@@ -37,12 +38,14 @@ public struct RuleEngine: Sendable {
         return result
     }
 
-    static func intent(_ rule: Rule, data: JSONValue, entity: EntityKey) -> Result<ActivityIntent, RuleError> {
+    static func intent(_ rule: Rule, data: JSONValue, memo: JsonLogicMemo, entity: EntityKey) -> Result<
+        ActivityIntent, RuleError
+    > {
         func fail(_ message: String) -> Result<ActivityIntent, RuleError> {
             .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
         }
         let key: String
-        switch rule.activityKey.evaluate(data) {
+        switch rule.activityKey.evaluate(data, memo: memo) {
         case .string(let s) where !s.isEmpty: key = s
         case let v where v.isNumber: key = v.jsonString()
         case let v:
@@ -51,7 +54,7 @@ public struct RuleEngine: Sendable {
         }
         var relevance: RelevanceScore?
         if let expression = rule.relevance {
-            let value = expression.evaluate(data)
+            let value = expression.evaluate(data, memo: memo)
             guard let d = value.doubleValue, d.isFinite, d >= 0 else {
                 return fail("relevance-score evaluated to \(value.jsonString().prefix(40)), expected a number ≥ 0")
             }
@@ -60,24 +63,27 @@ public struct RuleEngine: Sendable {
         var alert: LiveActivityAlert?
         if let template = rule.alert {
             alert = LiveActivityAlert(
-                title: RuleEngine.text(template.title.evaluate(data)),
-                body: RuleEngine.text(template.body.evaluate(data)),
+                title: RuleEngine.text(template.title.evaluate(data, memo: memo)),
+                body: RuleEngine.text(template.body.evaluate(data, memo: memo)),
                 sound: template.sound)
         }
         return .success(
             ActivityIntent(
                 activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
-                patch: RuleEngine.object(rule.contentState, data: data),
-                attributes: rule.event == .start ? .object(RuleEngine.object(rule.attributes, data: data)) : nil,
+                patch: RuleEngine.object(rule.contentState, data: data, memo: memo),
+                attributes: rule.event == .start
+                    ? .object(RuleEngine.object(rule.attributes, data: data, memo: memo)) : nil,
                 alert: alert, relevance: relevance, priority: rule.priority, whenBudgetSpent: rule.whenBudgetSpent,
                 staleAfter: rule.staleAfter,
                 dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
     }
 
     /// Evaluates dotted fields into one nested object.
-    static func object(_ fields: [FieldExpression], data: JSONValue) -> [String: JSONValue] {
+    static func object(_ fields: [FieldExpression], data: JSONValue, memo: JsonLogicMemo) -> [String: JSONValue] {
         var facts = Facts()
-        for field in fields { facts.set(field.path.joined(separator: "."), field.expression.evaluate(data)) }
+        for field in fields {
+            facts.set(path: field.path, field.expression.evaluate(data, memo: memo))
+        }
         return facts.value.objectValue ?? [:]
     }
 

@@ -27,6 +27,12 @@ public struct JsonLogicExpression: Sendable {
         root.evaluate(data)
     }
 
+    /// The value of the rule for `data`, sharing `var` lookups with other expressions evaluated against the
+    /// same `data` through `memo`.
+    public func evaluate(_ data: JSONValue, memo: JsonLogicMemo) -> JSONValue {
+        root.evaluate(data, memo: memo)
+    }
+
     /// True when the expression reads no data, so every evaluation gives the same value.
     public var isConstant: Bool {
         if case .literal = root { return true }

@@ -36,16 +36,17 @@ indirect enum JsonLogicNode: Sendable {
     /// Any other operator call: its arguments are evaluated, then the operator applied to their values.
     case operation(JsonLogicOperator, [JsonLogicNode])
 
-    /// The value of the expression for `data`.
-    func evaluate(_ data: JSONValue) -> JSONValue {
+    /// The value of the expression for `data`; `memo`, when given, holds the `var` lookups already made in
+    /// this same `data`.
+    func evaluate(_ data: JSONValue, memo: JsonLogicMemo? = nil) -> JSONValue {
         switch self {
         case .literal(let value):
             return value
         case .array(let items):
-            return .array(JsonLogicNode.evaluateAll(items, data))
+            return .array(JsonLogicNode.evaluateAll(items, data, memo))
         case .variable(let path, let fallback):
-            if let found = path.lookup(in: data) { return found }
-            return fallback?.evaluate(data) ?? .null
+            if let found = memo?.lookup(path, in: data) ?? path.lookup(in: data) { return found }
+            return fallback?.evaluate(data, memo: memo) ?? .null
         case .missing(let check):
             return .array(check.missing(in: data))
         case .missingSome(let needed, let optionCount, let check):
@@ -53,41 +54,43 @@ indirect enum JsonLogicNode: Sendable {
         case .and(let items):
             var current = JSONValue.null
             for item in items {
-                current = item.evaluate(data)
+                current = item.evaluate(data, memo: memo)
                 if !current.isTruthy { return current }
             }
             return current
         case .or(let items):
             var current = JSONValue.null
             for item in items {
-                current = item.evaluate(data)
+                current = item.evaluate(data, memo: memo)
                 if current.isTruthy { return current }
             }
             return current
         case .condition(let items):
             var i = 0
             while i + 1 < items.count {
-                if items[i].evaluate(data).isTruthy { return items[i + 1].evaluate(data) }
+                if items[i].evaluate(data, memo: memo).isTruthy { return items[i + 1].evaluate(data, memo: memo) }
                 i += 2
             }
-            return i < items.count ? items[i].evaluate(data) : .null
+            return i < items.count ? items[i].evaluate(data, memo: memo) : .null
         case .truthiness(let operand, let negated):
-            return .bool(operand.evaluate(data).isTruthy != negated)
+            return .bool(operand.evaluate(data, memo: memo).isTruthy != negated)
         case .equality(let kind, let lhs, let rhs):
-            return .bool(kind.test(lhs.evaluate(data), rhs.evaluate(data)))
+            return .bool(kind.test(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo)))
         case .comparison(let kind, let lhs, let rhs):
-            return .bool(kind.test(lhs.evaluate(data), rhs.evaluate(data)))
+            return .bool(kind.test(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo)))
         case .between(let kind, let low, let middle, let high):
-            let value = middle.evaluate(data)
-            return .bool(kind.test(low.evaluate(data), value) && kind.test(value, high.evaluate(data)))
+            let value = middle.evaluate(data, memo: memo)
+            return .bool(
+                kind.test(low.evaluate(data, memo: memo), value) && kind.test(value, high.evaluate(data, memo: memo)))
         case .arithmetic(let kind, let lhs, let rhs):
-            return kind.apply(lhs.evaluate(data), rhs.evaluate(data))
+            return kind.apply(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo))
         case .iteration(let kind, let source, let body):
-            return kind.apply(body, over: source.evaluate(data))
+            return kind.apply(body, over: source.evaluate(data, memo: memo))
         case .reduce(let source, let body, let initial):
-            return JsonLogicNode.reduce(source.evaluate(data), body, initial: initial?.evaluate(data) ?? .null)
+            return JsonLogicNode.reduce(
+                source.evaluate(data, memo: memo), body, initial: initial?.evaluate(data, memo: memo) ?? .null)
         case .operation(let op, let arguments):
-            return JsonLogicNode.apply(op, JsonLogicNode.evaluateAll(arguments, data), data: data)
+            return JsonLogicNode.apply(op, JsonLogicNode.evaluateAll(arguments, data, memo), data: data)
         }
     }
 
@@ -121,10 +124,12 @@ indirect enum JsonLogicNode: Sendable {
         return false
     }
 
-    private static func evaluateAll(_ nodes: [JsonLogicNode], _ data: JSONValue) -> [JSONValue] {
+    private static func evaluateAll(_ nodes: [JsonLogicNode], _ data: JSONValue, _ memo: JsonLogicMemo?)
+        -> [JSONValue]
+    {
         var values: [JSONValue] = []
         values.reserveCapacity(nodes.count)
-        for node in nodes { values.append(node.evaluate(data)) }
+        for node in nodes { values.append(node.evaluate(data, memo: memo)) }
         return values
     }
 

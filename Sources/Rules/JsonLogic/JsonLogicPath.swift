@@ -20,22 +20,29 @@ struct JsonLogicPath: Sendable {
 
     /// Empty for the whole data.
     let steps: [Step]
+    /// The path's place in ``JsonLogicMemo``: equal paths share it, across every compiled expression; `-1`
+    /// for the whole data.
+    let slot: Int
 
     /// The path that designates the whole data.
     static let wholeData = JsonLogicPath(steps: [])
 
-    init(steps: [Step]) { self.steps = steps }
+    init(steps: [Step]) {
+        self.steps = steps
+        slot = steps.isEmpty ? -1 : JsonLogicMemo.slot(for: steps.map(\.key).joined(separator: "."))
+    }
 
     /// The path a `var` argument names: `null` and `""` are the whole data, anything else is converted to
     /// text as JavaScript does and split at dots.
     init(_ argument: JSONValue) {
         switch argument {
         case .null, .string(""):
-            steps = []
+            self.init(steps: [])
         default:
-            steps = argument.jsString.split(separator: ".", omittingEmptySubsequences: false).map {
-                Step(String($0))
-            }
+            self.init(
+                steps: argument.jsString.split(separator: ".", omittingEmptySubsequences: false).map {
+                    Step(String($0))
+                })
         }
     }
 
