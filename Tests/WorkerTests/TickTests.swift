@@ -48,6 +48,10 @@ import Worker
         #expect(!second.failed)
         #expect(second.feeds.map(\.changes) == [0])
         #expect(provider.count == 1, "nothing is sent the second time")
+        // One push released and one delivery attempted the first time; nothing to move the second (the
+        // service sleeps instead of looping on such a round).
+        #expect(first.delivery.progress == 2)
+        #expect(second.delivery.progress == 0)
     }
 
     @Test func aMissingFileIsAFeedErrorAndTheOtherFeedsGoOn() async throws {

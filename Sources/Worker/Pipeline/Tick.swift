@@ -42,6 +42,9 @@ public struct Tick: Sendable {
         public var failed = 0
         /// Pushes still waiting (held for the budget or the provider's rate) for a later tick.
         public var pending = 0
+        /// Pushes the throttle released and deliveries attempted in this round: none means the round found
+        /// nothing it could do yet (a provider's rate spent, a retry not due).
+        public var progress = 0
 
         public var description: String {
             "provider \(provider): \(sentHigh + sentLow) sent (\(sentHigh) at priority 10, \(sentLow) at 5, \(downgraded) downgraded), "
@@ -87,12 +90,14 @@ public struct Tick: Sendable {
     public func deliver(now: Int) async throws(SQLiteStore.Failure) -> DeliveryReport {
         var delivery = DeliveryReport(provider: pipeline.sender.provider.name)
         for decision in try await pipeline.release(now: now) {
+            delivery.progress += 1
             switch decision {
             case .held: delivery.held += 1
             case .send(_, let downgraded): if downgraded { delivery.downgraded += 1 }
             }
         }
         for result in try await pipeline.deliverDue(now: now) {
+            delivery.progress += 1
             if result.failed {
                 delivery.failed += 1
             } else if result.delivered {

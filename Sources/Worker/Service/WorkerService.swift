@@ -63,8 +63,11 @@ public struct WorkerService: Service {
             let held = await tick.pipeline.queue.nextWakeup()
             let outbox = try await tick.pipeline.store.outboxStatus().nextAttempt
             if let next = [held, outbox].compactMap({ $0 }).min(), next <= t {
-                health.record(try await tick.deliver(now: t))
-                continue
+                let report = try await tick.deliver(now: t)
+                health.record(report)
+                // Due work that could not move (the provider's rate spent) waits for the next look instead
+                // of spinning until the rate allows it.
+                if report.progress > 0 { continue }
             }
             await sleepUnlessShuttingDown(.seconds(1))
         }
