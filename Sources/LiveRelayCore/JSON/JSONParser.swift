@@ -25,11 +25,11 @@ public struct JSONParser: ~Copyable {
         case decimal
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private let numberMode: NumberMode
-    private var depth = 0
-    private var map: SourceMapBuilder?
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    let numberMode: NumberMode
+    var depth = 0
+    var map: SourceMapBuilder?
     private static let maxDepth = 512
 
     /// Parses a whole JSON text.
@@ -37,18 +37,6 @@ public struct JSONParser: ~Copyable {
         let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
-        }
-        return try result.get()
-    }
-
-    /// Parses a whole JSON text but builds only the selected parts: everything else is checked and skipped.
-    /// Members outside the selection are absent from the result, as if the document did not have them.
-    public static func parse(
-        _ data: Data, numbers: NumberMode = .double, selecting selection: JSONSelection
-    ) throws(JSONParseError) -> JSONValue {
-        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
-            return Result { () throws(JSONParseError) in try parser.parseDocument(selection) }
         }
         return try result.get()
     }
@@ -73,13 +61,13 @@ public struct JSONParser: ~Copyable {
         return try result.get()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, numbers: NumberMode, map: SourceMapBuilder?) {
+    init(bytes: UnsafeBufferPointer<UInt8>, numbers: NumberMode, map: SourceMapBuilder?) {
         self.bytes = bytes
         self.numberMode = numbers
         self.map = map
     }
 
-    private mutating func parseDocument(_ selection: JSONSelection? = nil) throws(JSONParseError) -> JSONValue {
+    mutating func parseDocument(_ selection: JSONSelection? = nil) throws(JSONParseError) -> JSONValue {
         // A UTF-8 byte order mark is tolerated at the start.
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
         skipWhitespace()
@@ -95,7 +83,7 @@ public struct JSONParser: ~Copyable {
         return value
     }
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
         map?.recordValue(at: index)
         switch bytes[index] {
@@ -111,109 +99,41 @@ public struct JSONParser: ~Copyable {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        index += 1
         var object: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(object)
+        try walkObject { (p: inout JSONParser) throws(JSONParseError) in
+            let keyOffset = p.index
+            let key = try p.parseString()
+            if p.map != nil {
+                if object[key] != nil { throw p.error("duplicate key \"\(key)\"", at: keyOffset) }
+                p.map!.push(key, keyOffset: keyOffset)
+            }
+            try p.expectColon(after: key)
+            object[key] = try p.parseValue()
+            p.map?.pop()
         }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error(
-                    index < bytes.count
-                        ? "expected a string key, found \(describeByte(index))"
-                        : "unexpected end of input inside an object")
-            }
-            let keyOffset = index
-            let key = try parseString()
-            if map != nil {
-                if object[key] != nil {
-                    throw error("duplicate key \"\(key)\"", at: keyOffset)
-                }
-                map!.push(key, keyOffset: keyOffset)
-            }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("expected ':' after key \"\(key)\"")
-            }
-            index += 1
-            skipWhitespace()
-            object[key] = try parseValue()
-            map?.pop()
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input inside an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return .object(object)
-            }
-            throw error("expected ',' or '}' in an object, found \(describeByte(index))")
-        }
+        return .object(object)
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        index += 1
         var array: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(array)
+        try walkArray { (p: inout JSONParser, position: Int) throws(JSONParseError) in
+            p.map?.push(String(position), keyOffset: nil)
+            array.append(try p.parseValue())
+            p.map?.pop()
         }
-        while true {
-            skipWhitespace()
-            map?.push(String(array.count), keyOffset: nil)
-            array.append(try parseValue())
-            map?.pop()
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input inside an array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return .array(array)
-            }
-            throw error("expected ',' or ']' in an array, found \(describeByte(index))")
-        }
+        return .array(array)
     }
 
-    // MARK: Selective parsing
-
-    /// A value of which only `selection` is built.
-    private mutating func parseSelected(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseSelectedObject(selection)
-        case UInt8(ascii: "["): return try parseSelectedArray(selection)
-        default: return try parseValue()
-        }
-    }
-
-    private mutating func parseChild(_ child: JSONSelection) throws(JSONParseError) -> JSONValue {
-        child.keepsAll ? try parseValue() : try parseSelected(child)
-    }
-
-    private mutating func parseSelectedObject(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
+    /// Walks the object whose `{` is at `index`, checking the punctuation around its members: `member` is
+    /// called at each key's opening quote and reads the key, the `:` (``expectColon(after:)``) and the value.
+    mutating func walkObject(_ member: (inout JSONParser) throws(JSONParseError) -> Void) throws(JSONParseError) {
         try enter()
         index += 1
-        var object: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return
         }
         while true {
             skipWhitespace()
@@ -223,30 +143,7 @@ public struct JSONParser: ~Copyable {
                         ? "expected a string key, found \(describeByte(index))"
                         : "unexpected end of input inside an object")
             }
-            let keyStart = index
-            let plain = try skipString()
-            var key: String?
-            let child: JSONSelection?
-            if plain {
-                child = selection.member(bytes: UnsafeBufferPointer(rebasing: bytes[(keyStart + 1)..<(index - 1)]))
-            } else {
-                let end = index
-                index = keyStart
-                key = try parseString()
-                index = end
-                child = selection.member(key!)
-            }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("expected ':' after an object key")
-            }
-            index += 1
-            skipWhitespace()
-            if let child {
-                object[key ?? Self.text(bytes, keyStart)] = try parseChild(child)
-            } else {
-                try skipValue()
-            }
+            try member(&self)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input inside an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -256,40 +153,27 @@ public struct JSONParser: ~Copyable {
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
                 depth -= 1
-                return .object(object)
+                return
             }
             throw error("expected ',' or '}' in an object, found \(describeByte(index))")
         }
     }
 
-    /// The text of the escape-free string whose opening quote is at `quote`.
-    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ quote: Int) -> String {
-        var end = quote + 1
-        while bytes[end] != UInt8(ascii: "\"") { end += 1 }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<end]), as: UTF8.self)
-    }
-
-    private mutating func parseSelectedArray(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
+    /// Walks the array whose `[` is at `index`, checking the punctuation around its elements: `element` is
+    /// called at each element with its position and reads it.
+    mutating func walkArray(_ element: (inout JSONParser, Int) throws(JSONParseError) -> Void) throws(JSONParseError) {
         try enter()
         index += 1
-        var array: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(array)
+            return
         }
         var position = 0
         while true {
             skipWhitespace()
-            // An element outside the selection becomes null, so the positions of the others stay.
-            let child = selection.hasNamedMembers ? selection.member(String(position)) : selection.member("")
-            if let child {
-                array.append(try parseChild(child))
-            } else {
-                try skipValue()
-                array.append(.null)
-            }
+            try element(&self, position)
             position += 1
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input inside an array") }
@@ -300,127 +184,26 @@ public struct JSONParser: ~Copyable {
             if bytes[index] == UInt8(ascii: "]") {
                 index += 1
                 depth -= 1
-                return .array(array)
+                return
             }
             throw error("expected ',' or ']' in an array, found \(describeByte(index))")
         }
     }
 
-    /// Checks one value and moves past it without building anything.
-    private mutating func skipValue() throws(JSONParseError) {
-        guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            try enter()
-            index += 1
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                    throw error(
-                        index < bytes.count
-                            ? "expected a string key, found \(describeByte(index))"
-                            : "unexpected end of input inside an object")
-                }
-                _ = try skipString()
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                    throw error("expected ':' after an object key")
-                }
-                index += 1
-                skipWhitespace()
-                try skipValue()
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end of input inside an object") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    depth -= 1
-                    return
-                }
-                throw error("expected ',' or '}' in an object, found \(describeByte(index))")
-            }
-        case UInt8(ascii: "["):
-            try enter()
-            index += 1
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                try skipValue()
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end of input inside an array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    depth -= 1
-                    return
-                }
-                throw error("expected ',' or ']' in an array, found \(describeByte(index))")
-            }
-        case UInt8(ascii: "\""): _ = try skipString()
-        case UInt8(ascii: "t"): try expectLiteral("true")
-        case UInt8(ascii: "f"): try expectLiteral("false")
-        case UInt8(ascii: "n"): try expectLiteral("null")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try parseNumber()
-        default: throw error("unexpected \(describeByte(index)): expected a value")
+    /// Moves past the `:` after an object key (and the whitespace around it).
+    mutating func expectColon(after key: String?) throws(JSONParseError) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw error(key.map { "expected ':' after key \"\($0)\"" } ?? "expected ':' after an object key")
         }
-    }
-
-    /// Checks a string and moves past it; true when it has no escapes (its bytes are its text).
-    private mutating func skipString() throws(JSONParseError) -> Bool {
-        let start = index
         index += 1
-        var plain = true
-        while index < bytes.count {
-            skipPlainBytes()
-            guard index < bytes.count else { break }
-            let b = bytes[index]
-            if b == UInt8(ascii: "\"") {
-                index += 1
-                return plain
-            }
-            if b == UInt8(ascii: "\\") {
-                plain = false
-                index += 1
-                guard index < bytes.count else { break }
-                switch bytes[index] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    index += 1
-                case UInt8(ascii: "u"):
-                    index += 1
-                    _ = try readHex4()
-                default:
-                    throw error("invalid escape in a string", at: index - 1)
-                }
-                continue
-            }
-            if b < 0x20 { throw error("control character in a string (escape it)") }
-            index += 1
-        }
-        throw error("unterminated string", at: start)
+        skipWhitespace()
     }
 
     /// Moves over string bytes that need no attention (no quote, backslash or control character), eight at
     /// a time: long strings (URLs, descriptions) are most of what a skipped subtree holds.
     @inline(__always)
-    private mutating func skipPlainBytes() {
+    mutating func skipPlainBytes() {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         guard let base = bytes.baseAddress else { return }
@@ -441,12 +224,12 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
     }
 
-    private mutating func parseString() throws(JSONParseError) -> String {
+    mutating func parseString() throws(JSONParseError) -> String {
         let start = index
         index += 1
         let contentStart = index
@@ -513,7 +296,7 @@ public struct JSONParser: ~Copyable {
         out.append(contentsOf: Array(String(UnicodeScalar(code)!).utf8))
     }
 
-    private mutating func readHex4() throws(JSONParseError) -> UInt32 {
+    mutating func readHex4() throws(JSONParseError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -531,7 +314,7 @@ public struct JSONParser: ~Copyable {
         return value
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -608,7 +391,7 @@ public struct JSONParser: ~Copyable {
 
     private static let posix = Locale(identifier: "en_US_POSIX")
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let start = index
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("unexpected end of input", at: start) }
@@ -619,7 +402,7 @@ public struct JSONParser: ~Copyable {
         index += count
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -630,20 +413,20 @@ public struct JSONParser: ~Copyable {
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
-    private func describeByte(_ i: Int) -> String {
+    func describeByte(_ i: Int) -> String {
         let b = bytes[i]
         if b >= 0x21 && b < 0x7F { return "'\(Character(UnicodeScalar(b)))'" }
         return String(format: "byte 0x%02X", b)
     }
 
-    private func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+    func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
         let at = min(offset ?? index, bytes.count)
         return JSONParseError(offset: at, location: SourceLocation.of(offset: at, in: bytes), message: message)
     }
 }
 
 /// Collects value and key offsets by JSON Pointer while parsing.
-private struct SourceMapBuilder {
+struct SourceMapBuilder {
     var path: [String] = []
     var values: [String: Int] = [:]
     var keys: [String: Int] = [:]
