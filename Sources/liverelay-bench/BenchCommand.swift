@@ -26,3 +26,18 @@ func printTable(_ header: [String], _ rows: [[String]]) {
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
+
+/// The `liverelay` binary a benchmark runs: the one given, or the one built beside the benchmark.
+func liverelayBinary(_ given: String?) -> String {
+    given
+        ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("liverelay").path
+}
+
+/// A new empty temporary directory for one benchmark run; the caller removes it.
+func benchDirectory(_ name: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "liverelay-\(name)-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}

@@ -15,14 +15,9 @@ struct MemoryBench: AsyncParsableCommand {
     @Option(help: "The liverelay binary (default: the one built beside this benchmark).") var liverelay: String?
 
     func run() async throws {
-        let binary =
-            liverelay
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("liverelay").path
+        let binary = liverelayBinary(liverelay)
         let root = FileManager.default.currentDirectoryPath
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "liverelay-memory-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try benchDirectory("memory")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let started = ContinuousClock.now

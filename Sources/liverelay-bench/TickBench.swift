@@ -12,14 +12,9 @@ struct TickBench: ParsableCommand {
     @Option(help: "Runs; the median and the best are reported.") var runs = 7
 
     func run() throws {
-        let binary =
-            liverelay
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("liverelay").path
+        let binary = liverelayBinary(liverelay)
         let root = FileManager.default.currentDirectoryPath
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "liverelay-tick-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try benchDirectory("tick")
         defer { try? FileManager.default.removeItem(at: dir) }
         // Five feeds over the recordings, each with the demo mapping; 50 rules spread over them.
         let demo = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: "Samples/demo/liverelay.json")))
