@@ -50,7 +50,7 @@ public struct TokenAPI: Sendable {
                     device: device, attributesType: type, token: token,
                     environment: try Validate.environment(body.environment), now: now())
             else {
-                throw APIError(.gone, "token was dropped by the provider and is never stored again")
+                throw APIError.droppedToken
             }
             return Response(status: .noContent)
         }
@@ -70,7 +70,7 @@ public struct TokenAPI: Sendable {
                     activity: activity, device: device, token: token,
                     environment: try Validate.environment(body.environment), now: now())
             else {
-                throw APIError(.gone, "token was dropped by the provider and is never stored again")
+                throw APIError.droppedToken
             }
             if let frequent = body.frequentUpdates { try await queue.setFrequentUpdates(frequent, for: activity) }
             return Response(status: .noContent)
@@ -147,4 +147,9 @@ struct ActivityTokenBody: Decodable {
         case token, environment
         case frequentUpdates = "frequent-updates"
     }
+}
+
+extension APIError {
+    /// A token the provider declared dead is refused for good, so a stale app cannot bring it back.
+    static let droppedToken = APIError(.gone, "token was dropped by the provider and is never stored again")
 }
