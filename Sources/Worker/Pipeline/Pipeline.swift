@@ -233,12 +233,29 @@ public struct Pipeline: Sendable {
         for key in batchOrder {
             let indices = batches[key]!
             let push = items[indices[0]].0
-            let got = await route(for: push).sender.send(push, to: indices.map { items[$0].1 })
-            for (i, receipt) in zip(indices, got) { receipts[i] = receipt }
+            let sender = route(for: push).sender
+            let started = ContinuousClock.now
+            let got = await sender.send(push, to: indices.map { items[$0].1 })
+            let elapsed = ContinuousClock.now - started
+            for (i, receipt) in zip(indices, got) {
+                receipts[i] = receipt
+                Self.record(receipt, of: push, by: sender, seconds: elapsed, metrics: metrics)
+            }
         }
         let sent = await sendConcurrently(single.map { items[$0] })
         for (i, receipt) in zip(single, sent) { receipts[i] = receipt }
         return receipts.compactMap { $0 }
+    }
+
+    /// The metrics of one delivery, whichever way it was sent (a batch's time counts for each of its targets).
+    private static func record(
+        _ receipt: DeliveryReceipt, of push: LiveActivityPush, by sender: Sender, seconds: Duration,
+        metrics: LiveRelayMetrics
+    ) {
+        metrics.pushed(
+            provider: sender.provider.name, priority: push.priority, outcome: receipt.outcome.metricLabel,
+            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18)
+        if case .dropToken = receipt.outcome { metrics.tokenDropped(provider: sender.provider.name) }
     }
 
     private func sendConcurrently(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
@@ -257,11 +274,7 @@ public struct Pipeline: Sendable {
                 group.addTask {
                     let started = ContinuousClock.now
                     let receipt = await sender.send(push, to: target)
-                    let elapsed = ContinuousClock.now - started
-                    metrics.pushed(
-                        provider: sender.provider.name, priority: push.priority, outcome: receipt.outcome.metricLabel,
-                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                    if case .dropToken = receipt.outcome { metrics.tokenDropped(provider: sender.provider.name) }
+                    Self.record(receipt, of: push, by: sender, seconds: ContinuousClock.now - started, metrics: metrics)
                     return (index, receipt)
                 }
                 inFlight += 1

@@ -48,6 +48,7 @@ struct ProviderWorkerSetup {
     /// Replays the recorded match; `registering` fills the registry first.
     func replay(
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: LiveRelayMetrics = .none,
         registering: (SQLiteStore) async throws -> Void
     ) async throws -> SQLiteStore {
         let loaded = try ConfigLoader.load(path: configPath)
@@ -59,8 +60,8 @@ struct ProviderWorkerSetup {
             for: loaded, rules: rules, store: store, logger: logger, defaultProvider: provider, clock: ImmediateClock(),
             write: { _ in })
         let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: provider, logger: logger, clock: ImmediateClock(),
-            router: router)
+            for: loaded, rules: rules, store: store, provider: provider, logger: logger, metrics: metrics,
+            clock: ImmediateClock(), router: router)
         let sequence = try ReplaySequence.load(path: Repository.path("Samples/sequences/espn-aus-egy/sequence.json"))
         _ = try await Replayer(pipeline: pipeline, feed: loaded.feeds[0], write: { _ in })
             .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy"))

@@ -2,6 +2,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Logging
+import Prometheus
 import Store
 import Testing
 import Worker
@@ -47,7 +48,16 @@ struct PushwooshReplayTests {
     /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
     @Test func theFakeRecordsExactlyTheGoldenRequests() async throws {
         try await Self.with { setup, fake in
-            _ = try await setup.replay(registering: Self.register)
+            let registry = PrometheusCollectorRegistry()
+            _ = try await setup.replay(
+                metrics: LiveRelayMetrics(factory: PrometheusMetricsFactory(registry: registry)),
+                registering: Self.register)
+            // A batch provider's deliveries are counted as the one-by-one providers' are.
+            var exposition: [UInt8] = []
+            registry.emit(into: &exposition)
+            let metrics = String(decoding: exposition, as: UTF8.self)
+            #expect(
+                metrics.contains(#"liverelay_pushes_total{provider="pushwoosh",priority="10",outcome="delivered"}"#))
             #expect(fake.rejections.isEmpty, "\(fake.rejections)")
             let (actual, expected) = try Setup.golden(
                 "expected-pushwoosh.json", try FakeProviderRequest.goldenJSON(fake.accepted))
