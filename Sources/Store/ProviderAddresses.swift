@@ -94,15 +94,21 @@ extension SQLiteStore {
         try await run(
             "reading provider addresses",
             { db in
+                // Only the devices asked for (a start's subscribers), 500 per query, not the provider's whole table.
                 var out: [String: RegisteredAddress] = [:]
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT device, address, user FROM device_address WHERE provider = ?",
-                    arguments: [provider])
-                {
-                    let device: String = row["device"]
-                    guard devices.contains(device) else { continue }
-                    out[device] = RegisteredAddress(
-                        device: device, provider: provider, address: row["address"], user: row["user"])
+                for start in stride(from: 0, to: devices.count, by: 500) {
+                    let chunk = devices[start..<min(start + 500, devices.count)]
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    for row in try Row.fetchAll(
+                        db,
+                        sql:
+                            "SELECT device, address, user FROM device_address WHERE provider = ? AND device IN (\(marks))",
+                        arguments: StatementArguments([provider] + chunk))
+                    {
+                        let device: String = row["device"]
+                        out[device] = RegisteredAddress(
+                            device: device, provider: provider, address: row["address"], user: row["user"])
+                    }
                 }
                 return out
             }, write: false)

@@ -72,13 +72,9 @@ extension WorkerFactory {
             } catch {
                 throw problem("provider.service-account: \(error)")
             }
-            var configuration = FCMProvider.Configuration(
-                tokenURL: fcm.tokenEndpoint, projectID: fcm.projectID, requestTimeout: .seconds(fcm.timeout))
-            if let endpoint = fcm.endpoint {
-                configuration = FCMProvider.Configuration(
-                    endpoint: endpoint, tokenURL: fcm.tokenEndpoint, projectID: fcm.projectID,
-                    requestTimeout: .seconds(fcm.timeout))
-            }
+            let configuration = FCMProvider.Configuration(
+                endpoint: fcm.endpoint ?? "https://fcm.googleapis.com", tokenURL: fcm.tokenEndpoint,
+                projectID: fcm.projectID, requestTimeout: .seconds(fcm.timeout))
             return FCMProvider(configuration: configuration, account: account, transport: try transport(), now: now)
         case "pushwoosh":
             guard let pushwoosh = p.pushwoosh else {

@@ -31,7 +31,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The config file: its provider section has the bundle id and APNs key.")
     var config: String
 
-    @Option(help: "apns or console; default: the config's provider. console only prints the request.")
+    @Option(
+        help: "The config's provider type (apns, fcm, pushwoosh, getui) or console (prints the APNs request).")
     var provider: String?
 
     @Option(help: "start, update or end.")
@@ -138,7 +139,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     private func object(_ text: String, _ option: String) throws -> JSONValue {
-        guard case .object = (try? JSONParser.parse(text)) ?? .null, let value = try? JSONParser.parse(text) else {
+        guard let value = try? JSONParser.parse(text), case .object = value else {
             throw ValidationError("\(option) must be a JSON object")
         }
         return value

@@ -26,11 +26,6 @@ public struct FeedFetcher: Sendable {
         public var cacheControl: String?
     }
 
-    /// Fetches and throws the feed error, if any.
-    public func fetch(_ feed: FeedRuntime, validators: CacheValidators?) async throws(FeedError) -> Fetched {
-        try await response(feed, validators: validators).result.get()
-    }
-
     /// Fetches, keeping the headers that steer polling. Any status but 200 and 304 is a feed error.
     public func response(_ feed: FeedRuntime, validators: CacheValidators?) async -> Response {
         let request = HTTPRequest(
