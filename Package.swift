@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RS256 for Google service-account assertions (FCM).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -85,10 +86,13 @@ let package = Package(
                 "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Test support: loopback servers, generated certificates, repository paths.
+        // Test support: loopback servers and fakes, generated certificates, repository paths, and the worker as
+        // tests build it (a recording provider, the demo config, the recorded match through any provider).
         .target(
             name: "LiveRelayTesting",
             dependencies: [
+                "LiveRelayCore", "Delivery", "Store", "Worker",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -126,6 +130,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,9 @@ public struct FeedError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tooLarge = Kind("too_large")
         /// A successful response whose body reports an error (Kraken's `error[]` with HTTP 200).
         public static let provider = Kind("provider_error")
+        /// The body was fine but its facts could not be read or saved: the state store failed (a locked
+        /// or full database). Retried with backoff like any failed poll.
+        public static let store = Kind("store")
     }
 
     public var kind: Kind

@@ -38,4 +38,10 @@ public struct HTTPResponse: Sendable {
 
     /// Whether the status is in the `2xx` range.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The `Retry-After` header in its delay-seconds form (what push services send), or `nil` when it is
+    /// absent or an HTTP date.
+    public var retryAfterSeconds: Int? {
+        header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) }
+    }
 }

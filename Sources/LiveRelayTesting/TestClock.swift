@@ -42,6 +42,16 @@ public final class TestClock: Clock, Sendable {
         var waiters: [CheckedContinuation<Duration, Never>] = []
         /// Sleeps cancelled before they were registered.
         var cancelled: Set<Int> = []
+        /// Tasks waiting until this many sleepers are asleep.
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The waiters of ``TestClock/sleeping(_:)`` whose count is reached, removed.
+        mutating func takeSleeperWaiters() -> [CheckedContinuation<Void, Never>] {
+            let count = sleepers.count
+            let ready = sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+            sleeperWaiters.removeAll { $0.count <= count }
+            return ready
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -63,23 +73,27 @@ public final class TestClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, waiter, duration) = state.withLockedValue {
-                    state -> (Bool?, CheckedContinuation<Duration, Never>?, Duration) in
+                let (resumeNow, waiter, duration, asleep) = state.withLockedValue {
+                    state -> (
+                        Bool?, CheckedContinuation<Duration, Never>?, Duration, [CheckedContinuation<Void, Never>]
+                    ) in
                     let duration = state.now.duration(to: deadline)
-                    if state.cancelled.remove(id) != nil { return (nil, nil, duration) }
-                    if deadline <= state.now { return (true, nil, duration) }
+                    if state.cancelled.remove(id) != nil { return (nil, nil, duration, []) }
+                    if deadline <= state.now { return (true, nil, duration, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    let asleep = state.takeSleeperWaiters()
                     if state.waiters.isEmpty {
                         state.started.append(duration)
-                        return (false, nil, duration)
+                        return (false, nil, duration, asleep)
                     }
-                    return (false, state.waiters.removeFirst(), duration)
+                    return (false, state.waiters.removeFirst(), duration, asleep)
                 }
                 switch resumeNow {
                 case nil: continuation.resume(throwing: CancellationError())
                 case true?: continuation.resume()
                 case false?: waiter?.resume(returning: duration)
                 }
+                for waiter in asleep { waiter.resume() }
             }
         } onCancel: {
             let cancelled = state.withLockedValue { state -> Sleeper? in
@@ -105,6 +119,22 @@ public final class TestClock: Clock, Sendable {
             if let ready { waiter.resume(returning: ready) }
         }
     }
+
+    /// Waits until `count` tasks are asleep on this clock at once (returns at once if they are): after
+    /// ``advance(by:)``, the woken tasks have done their work and gone back to sleep.
+    public func sleeping(_ count: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ready = state.withLockedValue { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count, waiter))
+                return false
+            }
+            if ready { waiter.resume() }
+        }
+    }
+
+    /// How many tasks sleep on this clock now.
+    public var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.
     public func advance(by duration: Duration) {

@@ -2,11 +2,31 @@ import Foundation
 import GRDB
 import LiveRelayCore
 
+/// One outbox row's identity: an activity and a target. A newer push for the same activity and target
+/// replaces a waiting older one.
+public struct OutboxKey: Sendable, Hashable, Comparable {
+    /// The activity.
+    public var activity: ActivityKey
+    /// The target: its APNs token, else its provider address (`@device:…`, `@user:…`, `@activity:…`), else
+    /// `""` (the console's placeholder).
+    public var target: String
+
+    /// Creates a key.
+    public init(activity: ActivityKey, target: String) {
+        self.activity = activity
+        self.target = target
+    }
+
+    /// By activity, then target.
+    public static func < (a: OutboxKey, b: OutboxKey) -> Bool {
+        a.activity != b.activity ? a.activity < b.activity : a.target < b.target
+    }
+}
+
 /// One push to one target, waiting in the durable outbox until a final receipt.
 public struct OutboxEntry: Sendable, Hashable {
-    public var activity: ActivityKey
-    /// The token it goes to; `""` for the console's placeholder target.
-    public var token: String
+    /// Which activity and target.
+    public var key: OutboxKey
     /// `push-to-start` or `activity`.
     public var kind: String
     public var device: String?
@@ -15,19 +35,21 @@ public struct OutboxEntry: Sendable, Hashable {
     public var push: Data
     /// The push's timestamp: a row is only ever replaced by a newer one.
     public var timestamp: Int
+    /// Delivery rounds so far.
     public var attempts: Int
     /// UNIX seconds before which it is not sent again.
     public var nextAttempt: Int
     /// Where FCM, Pushwoosh or Getui address it (their device, user or activity ids).
     public var address: ProviderAddress
+    /// The id of the provider it was released to; `nil` for rows written before providers were recorded.
+    public var provider: String?
 
     public init(
-        activity: ActivityKey, token: String, kind: String, device: String?, environment: String?, push: Data,
-        timestamp: Int, attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress()
+        key: OutboxKey, kind: String, device: String?, environment: String?, push: Data, timestamp: Int,
+        attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress(), provider: String? = nil
     ) {
-        self.address = address
-        self.activity = activity
-        self.token = token
+        self.provider = provider
+        self.key = key
         self.kind = kind
         self.device = device
         self.environment = environment
@@ -35,7 +57,11 @@ public struct OutboxEntry: Sendable, Hashable {
         self.timestamp = timestamp
         self.attempts = attempts
         self.nextAttempt = nextAttempt
+        self.address = address
     }
+
+    /// The push it carries: its activity and timestamp.
+    public var pushID: PushID { PushID(activity: key.activity, timestamp: timestamp) }
 }
 
 /// The durable outbox: what the throttle released is written here (in the same transaction as the throttle's
@@ -69,6 +95,10 @@ extension SQLiteStore {
                 t.add(column: "address_activity", .text)
             }
         }
+        migrator.registerMigration("v8-outbox-provider") { db in
+            // The provider a row was released to, so a rule reload that changes routes never moves it.
+            try db.alter(table: "outbox") { t in t.add(column: "provider", .text) }
+        }
     }
 
     /// Saves released pushes and the throttle states that released them, in one transaction.
@@ -85,19 +115,19 @@ extension SQLiteStore {
                     try db.execute(
                         sql: """
                             INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
-                              address_device, address_user, address_activity)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              address_device, address_user, address_activity, provider)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                             environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
                             attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
                             address_device = excluded.address_device, address_user = excluded.address_user,
-                            address_activity = excluded.address_activity
+                            address_activity = excluded.address_activity, provider = excluded.provider
                             WHERE excluded.timestamp > outbox.timestamp
                             """,
                         arguments: [
-                            e.activity.rawValue, e.token, e.kind, e.device, e.environment,
+                            e.key.activity.rawValue, e.key.target, e.kind, e.device, e.environment,
                             String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
-                            e.address.device, e.address.user, e.address.activity,
+                            e.address.device, e.address.user, e.address.activity, e.provider,
                         ])
                 }
             }, write: true)
@@ -114,33 +144,32 @@ extension SQLiteStore {
                 ).map { row in
                     let push: String = row["push"]
                     return OutboxEntry(
-                        activity: ActivityKey(row["activity"]), token: row["token"], kind: row["kind"],
+                        key: OutboxKey(activity: ActivityKey(row["activity"]), target: row["token"]), kind: row["kind"],
                         device: row["device"], environment: row["environment"], push: Data(push.utf8),
                         timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
                         address: ProviderAddress(
-                            device: row["address_device"], user: row["address_user"], activity: row["address_activity"])
-                    )
+                            device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
+                        provider: row["provider"])
                 }
             }, write: false)
     }
 
-    /// Removes a row after its final receipt, unless a newer push has replaced it meanwhile.
-    public func completeOutbox(_ done: [(activity: ActivityKey, token: String, timestamp: Int)]) async throws(Failure) {
+    /// Removes rows after their final receipts, unless a newer push has replaced one meanwhile.
+    public func completeOutbox(_ rows: [OutboxEntry]) async throws(Failure) {
         try await run(
             "completing outbox rows",
             { db in
-                for d in done {
+                for r in rows {
                     try db.execute(
                         sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
-                        arguments: [d.activity.rawValue, d.token, d.timestamp])
+                        arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
             }, write: true)
     }
 
-    /// Puts a row off after a temporary failure (unless a newer push has replaced it meanwhile).
-    public func postponeOutbox(
-        _ rows: [(activity: ActivityKey, token: String, timestamp: Int, attempts: Int, nextAttempt: Int)]
-    ) async throws(Failure) {
+    /// Saves the rounds and next attempt of rows put off after a temporary failure (unless a newer push has
+    /// replaced one meanwhile).
+    public func postponeOutbox(_ rows: [OutboxEntry]) async throws(Failure) {
         try await run(
             "postponing outbox rows",
             { db in
@@ -148,7 +177,7 @@ extension SQLiteStore {
                     try db.execute(
                         sql:
                             "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?",
-                        arguments: [r.attempts, r.nextAttempt, r.activity.rawValue, r.token, r.timestamp])
+                        arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
             }, write: true)
     }
@@ -162,9 +191,4 @@ extension SQLiteStore {
                 return (row?["n"] ?? 0, row?["t"])
             }, write: false)
     }
-}
-
-extension OutboxEntry {
-    /// Whether `token` is an APNs token (not a key made from a provider address or the placeholder).
-    public var hasToken: Bool { !token.isEmpty && !token.hasPrefix("@") }
 }

@@ -2,26 +2,6 @@ import Foundation
 import GRDB
 import LiveRelayCore
 
-/// A device's address at a provider other than APNs, as the registry holds it.
-public struct RegisteredAddress: Sendable, Hashable {
-    /// The device it belongs to.
-    public var device: String
-    /// `fcm`, `pushwoosh` or `getui`.
-    public var provider: String
-    /// The FCM registration token, the Getui `cid`, or the Pushwoosh push token or HWID.
-    public var address: String?
-    /// A Pushwoosh user id.
-    public var user: String?
-
-    /// Creates a record.
-    public init(device: String, provider: String, address: String?, user: String? = nil) {
-        self.device = device
-        self.provider = provider
-        self.address = address
-        self.user = user
-    }
-}
-
 /// What FCM, Pushwoosh and Getui need besides the APNs tokens:
 /// - per device and provider type: the provider's address of the install (FCM registration token, Getui
 ///   `cid`, Pushwoosh push token or HWID) and a Pushwoosh user id;
@@ -92,26 +72,27 @@ extension SQLiteStore {
     /// The addresses at `provider` of the given devices, by device.
     public func addresses(provider: String, devices: [String]) async throws(Failure) -> [String: RegisteredAddress] {
         try await run(
-            "reading provider addresses",
-            { db in
-                // Only the devices asked for (a start's subscribers), 500 per query, not the provider's whole table.
-                var out: [String: RegisteredAddress] = [:]
-                for start in stride(from: 0, to: devices.count, by: 500) {
-                    let chunk = devices[start..<min(start + 500, devices.count)]
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                    for row in try Row.fetchAll(
-                        db,
-                        sql:
-                            "SELECT device, address, user FROM device_address WHERE provider = ? AND device IN (\(marks))",
-                        arguments: StatementArguments([provider] + chunk))
-                    {
-                        let device: String = row["device"]
-                        out[device] = RegisteredAddress(
-                            device: device, provider: provider, address: row["address"], user: row["user"])
-                    }
-                }
-                return out
-            }, write: false)
+            "reading provider addresses", { db in try Self.addresses(db, provider: provider, devices: devices) },
+            write: false)
+    }
+
+    static func addresses(_ db: Database, provider: String, devices: [String]) throws -> [String: RegisteredAddress] {
+        // Only the devices asked for (a start's subscribers), 500 per query, not the provider's whole table.
+        var out: [String: RegisteredAddress] = [:]
+        for start in stride(from: 0, to: devices.count, by: 500) {
+            let chunk = devices[start..<min(start + 500, devices.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT device, address, user FROM device_address WHERE provider = ? AND device IN (\(marks))",
+                arguments: StatementArguments([provider] + chunk))
+            {
+                let device: String = row["device"]
+                out[device] = RegisteredAddress(
+                    device: device, provider: provider, address: row["address"], user: row["user"])
+            }
+        }
+        return out
     }
 
     /// Every device with an address at `provider`, in device order.
@@ -131,13 +112,13 @@ extension SQLiteStore {
 
     /// The devices subscribed to an entity, in order.
     public func subscribedDevices(entity: EntityKey) async throws(Failure) -> [String] {
-        try await run(
-            "reading subscriptions",
-            { db in
-                try String.fetchAll(
-                    db, sql: "SELECT device FROM subscription WHERE feed = ? AND entity = ? ORDER BY device",
-                    arguments: [entity.feed, entity.id])
-            }, write: false)
+        try await run("reading subscriptions", { db in try Self.subscribedDevices(db, entity: entity) }, write: false)
+    }
+
+    static func subscribedDevices(_ db: Database, entity: EntityKey) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT device FROM subscription WHERE feed = ? AND entity = ? ORDER BY device",
+            arguments: [entity.feed, entity.id])
     }
 
     /// Sets the provider's id of an activity (Pushwoosh `live_activity_id`, Getui `laId`).
@@ -169,11 +150,14 @@ extension SQLiteStore {
     public func activityAddress(activity: ActivityKey, provider: String) async throws(Failure) -> String? {
         try await run(
             "reading an activity address",
-            { db in
-                try String.fetchOne(
-                    db, sql: "SELECT address FROM activity_address WHERE activity = ? AND provider = ?",
-                    arguments: [activity.rawValue, provider])
-            }, write: false)
+            { db in try Self.activityAddress(db, activity: activity, provider: provider) },
+            write: false)
+    }
+
+    static func activityAddress(_ db: Database, activity: ActivityKey, provider: String) throws -> String? {
+        try String.fetchOne(
+            db, sql: "SELECT address FROM activity_address WHERE activity = ? AND provider = ?",
+            arguments: [activity.rawValue, provider])
     }
 
     /// Removes an address wherever it is registered at `provider` and remembers it, so it is never stored

@@ -22,11 +22,13 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Opens (creating if needed) the database and brings its schema up to date.
-    public init(path: String) throws(Failure) {
+    /// - Parameter busyTimeout: how long a write waits for another connection's lock before it fails with
+    ///   "database is locked".
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(Failure) {
         self.path = path
         do {
             var configuration = Configuration()
-            configuration.busyMode = .timeout(5)
+            configuration.busyMode = .timeout(busyTimeout / .seconds(1))
             pool = try DatabasePool(path: path, configuration: configuration)
             try SQLiteStore.migrator.migrate(pool)
         } catch {

@@ -2,23 +2,6 @@ import Foundation
 import GRDB
 import LiveRelayCore
 
-/// A push token as the registry holds it.
-public struct RegisteredToken: Sendable, Hashable {
-    /// The device it belongs to (an id the app chose).
-    public var device: String
-    /// The token, in lower-case hex.
-    public var token: String
-    /// The APNs environment the app registered it in.
-    public var environment: PushEnvironment
-
-    /// Creates a record.
-    public init(device: String, token: String, environment: PushEnvironment) {
-        self.device = device
-        self.token = token
-        self.environment = environment
-    }
-}
-
 /// The token registry, in the same SQLite file as the rest of the state:
 /// - push-to-start tokens, one per device and attributes type (a new one replaces the old: rotation);
 /// - update tokens, one per activity and device, as the app reports them once an activity runs;
@@ -163,17 +146,23 @@ extension SQLiteStore {
         async throws(Failure) -> [RegisteredToken]
     {
         try await read("reading push-to-start tokens") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT t.device, t.token, t.environment FROM push_to_start_token t
-                    JOIN subscription s ON s.device = t.device
-                    WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
-                    ORDER BY t.device
-                    """,
-                arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
-            ).map(Self.registered)
+            try Self.pushToStartTokens(db, entity: entity, attributesType: attributesType, environment: environment)
         }
+    }
+
+    static func pushToStartTokens(
+        _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?
+    ) throws -> [RegisteredToken] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.device, t.token, t.environment FROM push_to_start_token t
+                JOIN subscription s ON s.device = t.device
+                WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                ORDER BY t.device
+                """,
+            arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
+        ).map(Self.registered)
     }
 
     /// The update tokens of an activity, by device; only those of `environment` unless it is `nil`.
@@ -181,14 +170,20 @@ extension SQLiteStore {
         -> [RegisteredToken]
     {
         try await read("reading activity tokens") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT device, token, environment FROM activity_token
-                    WHERE activity = ? AND (? IS NULL OR environment = ?) ORDER BY device
-                    """, arguments: [activity.rawValue, environment?.rawValue, environment?.rawValue]
-            ).map(Self.registered)
+            try Self.activityTokens(db, activity: activity, environment: environment)
         }
+    }
+
+    static func activityTokens(_ db: Database, activity: ActivityKey, environment: PushEnvironment?) throws
+        -> [RegisteredToken]
+    {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT device, token, environment FROM activity_token
+                WHERE activity = ? AND (? IS NULL OR environment = ?) ORDER BY device
+                """, arguments: [activity.rawValue, environment?.rawValue, environment?.rawValue]
+        ).map(Self.registered)
     }
 
     /// Removes a token wherever it is registered and remembers it, so it is never stored or used again.

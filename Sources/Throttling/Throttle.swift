@@ -9,15 +9,19 @@ public struct ThrottleConfiguration: Sendable, Hashable {
     public var minimumInterval: Int
     /// `auto` wants priority 10 at or above this relevance (and always with an alert).
     public var autoRelevanceThreshold: Double
+    /// Each lane's request rate (a lane is the provider a push goes to, by its id); a lane not listed has
+    /// no limit.
+    public var lanes: [String: RequestRate]
 
     public init(
         defaultBudget: BudgetPolicy = .conservative, budgets: [String: BudgetPolicy] = [:], minimumInterval: Int = 1,
-        autoRelevanceThreshold: Double = 75
+        autoRelevanceThreshold: Double = 75, lanes: [String: RequestRate] = [:]
     ) {
         self.defaultBudget = defaultBudget
         self.budgets = budgets
         self.minimumInterval = minimumInterval
         self.autoRelevanceThreshold = autoRelevanceThreshold
+        self.lanes = lanes
     }
 
     public func budget(for attributesType: String) -> BudgetPolicy { budgets[attributesType] ?? defaultBudget }
@@ -29,9 +33,13 @@ public struct ThrottleConfiguration: Sendable, Hashable {
 /// ready pushes by highest relevance, then oldest, up to the provider's allowance; a push that wants
 /// priority 10 gets it while the activity's budget lasts, then is downgraded to 5 without its alert, or held
 /// until the budget refills when its rule says so. Starts are push-to-start and do not count against the
-/// activity's budget. Pure: `now` is a parameter, the caller persists `states`.
+/// activity's budget. Each push draws from the request rate of its lane (the provider it goes to): a lane
+/// whose bucket is empty waits, the others go on. Pure: `now` is a parameter, the caller persists `states`.
 public struct Throttle: Sendable {
-    public var configuration: ThrottleConfiguration
+    public let configuration: ThrottleConfiguration
+    /// Each lane's token bucket (``ThrottleConfiguration/lanes``), kept in memory: a new process starts
+    /// with full buckets.
+    private var buckets: [String: TokenBucket]
     /// Every activity's state, in the order the throttle first saw it; `slotOf` finds one by key. A slot is
     /// never removed, so an index stays valid and a release never hashes a key.
     private var slots: [ActivityThrottleState] = []
@@ -51,6 +59,7 @@ public struct Throttle: Sendable {
 
     public init(configuration: ThrottleConfiguration = ThrottleConfiguration()) {
         self.configuration = configuration
+        buckets = configuration.lanes.mapValues { TokenBucket(rate: $0.rate, burst: $0.burst, now: 0) }
     }
 
     /// Every activity the throttle knows, with its budget window and pending push (built on each call).
@@ -166,18 +175,20 @@ public struct Throttle: Sendable {
         return release(now: now, remaining: &remaining, lane: { _ in 0 })
     }
 
-    /// Releases ready pushes most relevant first, then oldest, each within the allowance of its lane (the
-    /// provider it goes to): `lane` names a pending push's lane, `limits` what each lane may release now. A
-    /// lane that has spent its allowance skips its pushes and the others go on; a lane not in `limits` has
-    /// no limit.
-    public mutating func release(now: Int, limits: [String: Int], lane: (LiveActivityPush) -> String)
-        -> [ThrottleDecision]
-    {
-        let names = Array(limits.keys)
-        var remaining = names.map { limits[$0]! } + [.max]
-        return release(now: now, remaining: &remaining) { state in
+    /// Releases ready pushes most relevant first, then oldest, each within the request rate of its lane
+    /// (``ThrottleConfiguration/lanes``): `lane` names the lane a pending push goes to. A lane that has spent
+    /// its bucket skips its pushes and the others go on; a lane without a rate has no limit.
+    public mutating func release(now: Int, lane: (LiveActivityPush) -> String) -> [ThrottleDecision] {
+        let names = Array(buckets.keys)
+        var remaining = names.map { buckets[$0]!.available(now: Double(now)) } + [.max]
+        let allowed = remaining
+        let decisions = release(now: now, remaining: &remaining) { state in
             state.pending.map { names.firstIndex(of: lane($0.push)) ?? names.count } ?? names.count
         }
+        for (index, name) in names.enumerated() where allowed[index] > remaining[index] {
+            buckets[name]!.take(allowed[index] - remaining[index], now: Double(now))
+        }
+        return decisions
     }
 
     /// The release: `remaining` is each lane's allowance, `lane` the lane index of a state's pending push.

@@ -28,7 +28,7 @@ struct CheckCommand: AsyncParsableCommand {
         if let config {
             do {
                 let loaded = try ConfigLoader.load(path: config)
-                rules = WorkerFactory.rules(for: loaded)
+                rules = loaded.loadRules()
                 if !ruleFiles.isEmpty {
                     let extra = RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: ruleFiles)
                     rules.rules += extra.rules

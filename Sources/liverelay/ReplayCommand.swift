@@ -58,27 +58,25 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         let store = try openStore(statePath)
+        let worker = try await buildWorker(
+            loaded, rules: rules, store: store,
+            environment: .live(logger: Logger(label: "liverelay.replay"), output: standardOutput))
+        defer { worker.shutdown() }
         if let tokens {
             do {
                 try await TokenFile.load(path: tokens).apply(
-                    to: store, environment: loaded.config.provider.apns?.environment ?? .production,
+                    to: store, environment: worker.defaultEnvironment ?? .production,
                     now: Int(Date().timeIntervalSince1970))
             } catch let diagnostics as Diagnostics {
                 for d in diagnostics.items { standardError(d.description) }
                 throw ExitCode(1)
             }
         }
-        let provider = try WorkerFactory.provider(
-            for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
-        let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: provider, logger: Logger(label: "liverelay.replay"),
-            router: try WorkerFactory.router(
-                for: loaded, rules: rules, store: store, logger: Logger(label: "liverelay.replay"),
-                defaultProvider: provider, write: standardOutput))
+        let provider = worker.sender(for: loaded.defaultProviderID)?.provider.traits.kind.rawValue ?? "?"
         standardOutput(
-            "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider.name)")
+            "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        _ = try await Replayer(pipeline: pipeline, feed: feed, write: standardOutput).replay(
+        _ = try await Replayer(pipeline: worker.pipeline, feed: feed, write: standardOutput).replay(
             recorded, directory: directory)
     }
 }

@@ -3,6 +3,7 @@ import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
+import Rules
 import Worker
 
 struct SendCommand: AsyncParsableCommand {
@@ -99,43 +100,51 @@ struct SendCommand: AsyncParsableCommand {
         guard PushEvent.known.contains(push.event) else {
             throw ValidationError("--event must be start, update or end")
         }
-        let (loaded, _) = try loadForRun(configPath: config)
-        let chosen = try makeProvider(loaded)
-        let sender = Sender(provider: chosen, logger: Logger(label: "liverelay.send"))
+        let loaded = try narrowed(loadConfig(config))
+        // The worker's state file holds its provider token: share it, so a manual send does not mint a new one
+        // (APNs refuses a new token within 20 minutes of the last).
+        let store = try openStore(loaded.resolve(loaded.config.state))
+        let worker = try await buildWorker(
+            loaded, rules: RuleSet(), store: store,
+            environment: .live(logger: Logger(label: "liverelay.send"), output: standardOutput))
+        defer { worker.shutdown() }
+        guard let sender = worker.sender(for: loaded.defaultProviderID) else { throw ExitCode(1) }
+        let kind = sender.provider.traits.kind
         let receipt = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: token))
         if receipt.delivered {
-            standardError("\(push.event) delivered by \(chosen.name)")
+            standardError("\(push.event) delivered by \(kind)")
         } else {
             standardError(
-                "\(push.event) not delivered by \(chosen.name) after \(receipt.attempts) attempts: \(receipt.outcome)")
+                "\(push.event) not delivered by \(kind) after \(receipt.attempts) attempts: \(receipt.outcome)")
             throw ExitCode(1)
         }
     }
 
-    private func makeProvider(_ loaded: LoadedConfig) throws -> any PushProvider {
+    /// The config with only the provider `--provider` names as its provider: an entry of the config by id,
+    /// else by type, or the console (printing requests for the config's bundle id); no routes.
+    private func narrowed(_ loaded: LoadedConfig) throws -> LoadedConfig {
         let configured = loaded.config.provider
-        let wanted = provider ?? configured.type
-        if wanted == "console", configured.type != "console" {
-            return ConsoleProvider(
-                encoder: APNsRequestEncoder(bundleID: configured.bundleID, expirationSeconds: configured.expiration),
-                write: standardOutput)
+        let wanted = provider ?? configured.id
+        var chosen =
+            loaded.providerEntries.first { $0.id == wanted }
+            ?? loaded.providerEntries.first { $0.kind.rawValue == wanted }
+        if chosen == nil, ProviderKind(rawValue: wanted) == .console {
+            chosen = ProviderConfig(
+                settings: ConsoleProviderConfig(), bundleID: configured.bundleID, expiration: configured.expiration)
         }
-        guard wanted == configured.type else {
+        guard let chosen else {
+            let known = loaded.providerEntries.map(\.id).joined(separator: ", ")
             standardError(
-                "\(config): --provider \(wanted) needs a provider section of that type (the config has \(configured.type)); "
-                    + "for apns: \"type\": \"apns\" with key-id, team-id and key")
+                "\(config): --provider \(wanted) names no provider of the config (it has \(known)); "
+                    + "for apns: a provider section with \"type\": \"apns\", key-id, team-id and key")
             throw ExitCode(1)
         }
-        do {
-            // The worker's state file holds its provider token: share it, so a manual send does not mint a new
-            // one (APNs refuses a new token within 20 minutes of the last).
-            let store = try openStore(loaded.resolve(loaded.config.state))
-            return try WorkerFactory.provider(
-                for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
-        } catch let error as Diagnostics {
-            for d in error.items { standardError(d.description) }
-            throw ExitCode(1)
-        }
+        var narrowed = loaded
+        narrowed.config.provider = chosen
+        narrowed.config.providers = []
+        narrowed.config.routes = []
+        narrowed.config.defaultIsFirstOfProviders = false
+        return narrowed
     }
 
     private func object(_ text: String, _ option: String) throws -> JSONValue {

@@ -26,27 +26,23 @@ struct TickCommand: AsyncParsableCommand {
     func run() async throws {
         logging.bootstrap()
         let (loaded, rules) = try loadForRun(configPath: config)
-        var clock = Int(Date().timeIntervalSince1970)
+        var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.tick"), output: standardOutput)
         if let now {
             guard let seconds = ISO8601Time.seconds(now) else {
                 throw ValidationError("--now must be an ISO 8601 time")
             }
-            clock = seconds
+            environment.now = { seconds }
         }
         let store = try openStore(loaded.resolve(loaded.config.state))
-        let logger = Logger(label: "liverelay.tick")
-        let provider = try WorkerFactory.provider(
-            for: loaded, write: standardOutput, tokenCache: StoreTokenCache(store: store))
-        let transport = try WorkerFactory.transport(for: loaded)
-        defer { transport.shutdown() }
-        let tick = Tick(
-            pipeline: try await WorkerFactory.pipeline(
-                for: loaded, rules: rules, store: store, provider: provider, logger: logger,
-                router: try WorkerFactory.router(
-                    for: loaded, rules: rules, store: store, logger: logger, defaultProvider: provider,
-                    write: standardOutput)),
-            fetcher: FeedFetcher(transport: transport))
-        let report = try await tick.run(feeds: loaded.feeds, now: clock)
+        let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
+        defer { worker.shutdown() }
+        let report: TickReport
+        do {
+            report = try await worker.runOnce()
+        } catch {
+            standardError("error: \(error)")
+            throw ExitCode(1)
+        }
         for feed in report.feeds { standardError(feed.description) }
         standardError(report.delivery.description)
         if report.failed { throw ExitCode(1) }

@@ -133,24 +133,31 @@ import Throttling
         #expect(Self.sent(t.release(now: 11, limit: 2)).map(\.version) == [1])
     }
 
-    /// Two providers, each with its allowance: the order stays highest relevance then oldest, and a provider
-    /// that has spent its allowance skips its pushes without holding back the other's.
-    @Test func eachLaneReleasesWithinItsOwnAllowanceInReleaseOrder() {
-        var t = throttle(size: 10)
+    /// Two providers, each with its request rate: the order stays highest relevance then oldest, and a
+    /// provider that has spent its bucket skips its pushes without holding back the other's.
+    @Test func eachLaneReleasesWithinItsOwnRateInReleaseOrder() {
+        var t = Throttle(
+            configuration: ThrottleConfiguration(
+                defaultBudget: BudgetPolicy(size: 10, period: 3600),
+                lanes: ["apns": RequestRate(rate: 1, burst: 1), "pw": RequestRate(rate: 0.001, burst: 2)]))
         t.submit(Self.pending("m-90", version: 1, at: 0, relevance: 90, type: "Match"), now: 0)
         t.submit(Self.pending("m-80", version: 2, at: 0, relevance: 80, type: "Match"), now: 0)
         t.submit(Self.pending("p-20", version: 3, at: 1, relevance: 20, type: "Price"), now: 1)
         t.submit(Self.pending("p-10", version: 4, at: 0, relevance: 10, type: "Price"), now: 0)
         t.submit(Self.pending("p-5", version: 5, at: 0, relevance: 5, type: "Price"), now: 0)
-        let lane = { (push: LiveActivityPush) in push.attributesType == "Match" ? "apns" : "pw" }
+        t.submit(Self.pending("o-1", version: 6, at: 0, relevance: 1, type: "Other"), now: 0)
+        let lane = { (push: LiveActivityPush) in
+            push.attributesType == "Match" ? "apns" : push.attributesType == "Price" ? "pw" : "other"
+        }
         func sent(_ decisions: [ThrottleDecision]) -> [ActivityKey] {
             decisions.compactMap { if case .send(let p, _) = $0 { return p.activity } else { return nil } }
         }
-        #expect(sent(t.release(now: 10, limits: ["apns": 1, "pw": 2], lane: lane)) == ["m-90", "p-20", "p-10"])
-        #expect(sent(t.release(now: 11, limits: ["apns": 1, "pw": 0], lane: lane)) == ["m-80"])
-        #expect(sent(t.release(now: 12, limits: ["apns": 0, "pw": 0], lane: lane)).isEmpty)
+        // apns: 1 a second; pw: a burst of 2, then hardly any; "other" has no rate of its own.
+        #expect(sent(t.release(now: 10, lane: lane)) == ["m-90", "p-20", "p-10", "o-1"])
+        #expect(sent(t.release(now: 11, lane: lane)) == ["m-80"], "apns refilled one, pw none")
+        #expect(sent(t.release(now: 12, lane: lane)).isEmpty, "pw's bucket is spent: p-5 waits")
         #expect(t.pendingCount == 1)
-        #expect(sent(t.release(now: 12, limits: ["apns": 0], lane: lane)) == ["p-5"], "a lane without a limit")
+        #expect(sent(t.release(now: 1012, lane: lane)) == ["p-5"], "pw refilled")
     }
 
     @Test func frequentUpdatesGetTheLargerBudget() {

@@ -1,3 +1,4 @@
+import Delivery
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
@@ -95,7 +96,7 @@ import Worker
               "master-secret": {"env": "GETUI_MASTER_SECRET"}, "auto-badge": "+1", "timeout": 5}}
             """
         guard case .success(let loaded) = try load(good) else { Issue.record("expected success"); return }
-        let getui = try #require(loaded.config.provider.getui)
+        let getui = try #require(loaded.config.provider.settings as? GetuiProviderConfig)
         #expect(getui.appID == "app")
         #expect(getui.appKey == "key")
         #expect(getui.masterSecret == .environment("GETUI_MASTER_SECRET"))

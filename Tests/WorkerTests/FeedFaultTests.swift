@@ -27,11 +27,10 @@ import Worker
         async throws
     {
         let bed = try await FeedTestBed()
-        let tick = Tick(pipeline: bed.pipeline, fetcher: bed.fetcher)
         let feeds = [bed.feed("markets"), bed.feed("scores")]
         // Two good polls: the symbols are first seen, then BTCUSDT falls past -5 % and its activity starts.
-        _ = try await tick.run(feeds: feeds, now: FeedTestBed.start)
-        let second = try await tick.run(feeds: feeds, now: FeedTestBed.start + 64)
+        _ = try await bed.tick(feeds, at: FeedTestBed.start)
+        let second = try await bed.tick(feeds, at: FeedTestBed.start + 64)
         #expect(!second.failed)
         #expect(bed.recorder.of("price-").map(\.event) == [.start])
         let factsBefore = try await bed.store.facts(feed: "markets")
@@ -39,7 +38,7 @@ import Worker
         bed.markets.inject(fault)
         var impatient = feeds
         impatient[0].timeout = 1  // so that the hanging server is given up on after a second
-        let faulty = try await tick.run(feeds: impatient, now: FeedTestBed.start + 154)
+        let faulty = try await bed.tick(impatient, at: FeedTestBed.start + 154)
         let error = try #require(faulty.feeds[0].error)
         #expect(error.kind == kind)
         #expect(error.description.hasPrefix("feed markets (\(bed.markets.url)): "), "\(error)")
@@ -53,7 +52,7 @@ import Worker
         #expect(bed.recorder.of("match-").map(\.event) == [.start, .update, .update])
 
         // The feed heals: the body that was due is read, BNBUSDT's drop starts its activity.
-        let healed = try await tick.run(feeds: feeds, now: FeedTestBed.start + 200)
+        let healed = try await bed.tick(feeds, at: FeedTestBed.start + 200)
         #expect(healed.feeds[0].error == nil)
         #expect(healed.feeds[0].changes == 2)
         // Sends to different activities go out concurrently: compare the pushes of each activity.

@@ -6,36 +6,26 @@ import LiveRelayCore
 import LiveRelayTesting
 import Logging
 import Store
-import Synchronization
 import Worker
 
-/// Two loopback feeds through the real pipeline: `markets` (Binance 24-hour tickers, the binance-btc-bnb
-/// sequence) and `scores` (ESPN, the AUS v EGY sequence from kick-off), with the shared rule files, a real
-/// SQLite file, the real CurlTransport, and a provider that records every push.
+/// Two loopback feeds through the worker the composition root builds: `markets` (Binance 24-hour tickers,
+/// the binance-btc-bnb sequence) and `scores` (ESPN, the AUS v EGY sequence from kick-off), with the shared
+/// rule files, a real SQLite file, the real CurlTransport, a provider that records every push, and a test
+/// clock whose offset moves the wall time on from ``start``.
 final class FeedTestBed: Sendable {
-    final class Recorder: PushProvider {
-        let name = "recorder"
-        let pushes = Mutex<[LiveActivityPush]>([])
-        func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-            pushes.withLock { $0.append(push) }
-            return .delivered
-        }
-        var all: [LiveActivityPush] { pushes.withLock { $0 } }
-        func of(_ prefix: String) -> [LiveActivityPush] { all.filter { $0.activity.rawValue.hasPrefix(prefix) } }
-    }
-
     let markets: FeedServer
     let scores: FeedServer
     let directory: URL
     let loaded: LoadedConfig
     let store: SQLiteStore
-    let pipeline: Pipeline
-    let transport: CurlTransport
-    let recorder = Recorder()
+    let worker: LiveRelayWorker
+    let recorder = RecordingProvider()
+    let clock = TestClock()
     /// 2019-08-22T03:38:26Z, when the Binance recording was made.
     static let start = 1_566_445_106
 
-    init(marketsOptions: FeedServerOptions = .init()) async throws {
+    /// - Parameter timeouts: request timeouts by feed id (seconds), instead of the default 10.
+    init(marketsOptions: FeedServerOptions = .init(), timeouts: [String: Int] = [:]) async throws {
         let marketBodies = try FeedServer.bodies(
             ofSequence: Repository.path("Samples/sequences/binance-btc-bnb/sequence.json"))
         markets = try await FeedServer.start(
@@ -55,11 +45,13 @@ final class FeedTestBed: Sendable {
             "feeds": [
                 [
                     "id": "markets", "url": .string(markets.url), "interval": 10,
+                    "timeout": .int(timeouts["markets"] ?? 10),
                     "max-body-bytes": .int(512 << 10),
                     "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT", "BNBUSDT"]],
                 ],
                 [
                     "id": "scores", "url": .string(scores.url), "interval": 15,
+                    "timeout": .int(timeouts["scores"] ?? 10),
                     "preset": "espn-scoreboard",
                 ],
             ],
@@ -68,28 +60,34 @@ final class FeedTestBed: Sendable {
         try config.jsonString().write(toFile: path, atomically: true, encoding: .utf8)
         loaded = try ConfigLoader.load(path: path)
         store = try SQLiteStore(path: loaded.resolve(loaded.config.state))
-        pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: recorder,
-            logger: Logger(label: "test"))
-        transport = try CurlTransport()
+        worker = try await LiveRelayWorker.build(
+            loaded, rules: loaded.loadRules(), store: store,
+            environment: .test(
+                clock: clock, now: clock.wallTime(from: Self.start), providers: [loaded.defaultProviderID: recorder]))
     }
 
     func feed(_ id: String) -> FeedRuntime { loaded.feeds.first { $0.id == id }! }
 
-    var fetcher: FeedFetcher { FeedFetcher(transport: transport) }
+    /// The poll loop of a feed, as `run` runs it.
+    func loop(_ id: String) -> PollLoop { worker.feedLoops.first { $0.name == id }! }
 
-    /// A poller on its own test clock, whose wall time is `start` plus the clock's offset; no jitter.
-    func poller(_ id: String, clock: TestClock, timeout: Int? = nil) -> FeedPoller<TestClock> {
-        var runtime = feed(id)
-        if let timeout { runtime.timeout = timeout }
-        return pipeline.poller(
-            for: runtime, fetcher: fetcher, clock: clock,
-            now: { FeedTestBed.start + Int(clock.now.offset.components.seconds) }, random: { 0 },
-            logger: Logger(label: "test"))
+    /// Polls a feed once at the clock's time, as its loop does, and moves the clock on by the delay its
+    /// schedule decided (what the loop would sleep); returns that delay.
+    @discardableResult
+    func pollAndWait(_ id: String) async -> Duration {
+        let report = await loop(id).pollOnce()
+        clock.advance(by: report.decision.delay)
+        return report.decision.delay
+    }
+
+    /// One pass over `feeds` as `tick` makes it, the clock moved to `at` (UNIX seconds) first.
+    func tick(_ feeds: [FeedRuntime], at: Int) async throws -> TickReport {
+        clock.advance(to: TestClock.Instant(offset: .seconds(at - Self.start)))
+        return try await worker.runOnce(feeds: feeds)
     }
 
     func stop() async {
-        transport.shutdown()
+        worker.shutdown()
         try? await markets.stop()
         try? await scores.stop()
         try? FileManager.default.removeItem(at: directory)

@@ -11,21 +11,14 @@ import Worker
 /// files, as `liverelay replay` runs them.
 @Suite struct PresetReplayTests {
     static func replay(_ config: String, _ sequence: String) async throws -> ([LiveActivityPush], ReplaySummary) {
-        let loaded = try ConfigLoader.load(path: Repository.path("Samples/presets/\(config).json"))
-        let rules = WorkerFactory.rules(for: loaded)
-        #expect(rules.diagnostics.isEmpty)
-        let dir = try Repository.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
-        let recorder = FeedTestBed.Recorder()
-        let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: recorder, logger: Logger(label: "test"))
-        let path = Repository.path("Samples/sequences/\(sequence)/sequence.json")
-        let recorded = try ReplaySequence.load(path: path)
-        let feed = try #require(loaded.feeds.first { $0.id == recorded.feed })
-        let summary = try await Replayer(pipeline: pipeline, feed: feed, write: { _ in })
-            .replay(recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        return (recorder.all, summary)
+        #expect(
+            try ConfigLoader.load(path: Repository.path("Samples/presets/\(config).json")).loadRules().diagnostics
+                .isEmpty)
+        let recorder = RecordingProvider()
+        let summary = try await SequenceReplay.run(
+            config: "Samples/presets/\(config).json", sequence: "Samples/sequences/\(sequence)/sequence.json",
+            provider: recorder)
+        return (recorder.pushes, summary)
     }
 
     @Test func espnSoccer() async throws {

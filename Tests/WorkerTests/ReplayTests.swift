@@ -16,39 +16,21 @@ import Worker
         var text: String { lines.withLock { $0.joined(separator: "\n") } + "\n" }
     }
 
-    final class Recorder: PushProvider {
-        let name = "recorder"
-        let pushes = Mutex<[LiveActivityPush]>([])
-        func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-            pushes.withLock { $0.append(push) }
-            return .delivered
-        }
-    }
-
-    static let sequencePath = Repository.path("Samples/sequences/espn-aus-egy/sequence.json")
-
-    static func replay(
-        config: String = "Samples/demo/liverelay.json", provider: (Output) -> any PushProvider
-    ) async throws -> (Output, ReplaySummary) {
-        let loaded = try ConfigLoader.load(path: Repository.path(config))
-        let rules = WorkerFactory.rules(for: loaded)
-        #expect(rules.diagnostics.isEmpty)
-        let dir = try Repository.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+    /// Replays the match through `config`; `provider` replaces its default provider when given.
+    static func replay(config: String = "Samples/demo/liverelay.json", provider: (any PushProvider)? = nil)
+        async throws -> (Output, ReplaySummary)
+    {
         let out = Output()
-        let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: rules, store: store, provider: provider(out), logger: Logger(label: "test"))
-        let sequence = try ReplaySequence.load(path: sequencePath)
-        let summary = try await Replayer(pipeline: pipeline, feed: loaded.feeds[0], write: out.write)
-            .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy"))
+        let summary = try await SequenceReplay.run(
+            config: config, sequence: "Samples/sequences/espn-aus-egy/sequence.json", provider: provider,
+            output: out.write)
         return (out, summary)
     }
 
     @Test func theMatchStartsAlertsOnGoalsFollowsTheClockQuietlyAndEnds() async throws {
-        let recorder = Recorder()
-        let (_, summary) = try await Self.replay { _ in recorder }
-        let pushes = recorder.pushes.withLock { $0 }
+        let recorder = RecordingProvider()
+        let (_, summary) = try await Self.replay(provider: recorder)
+        let pushes = recorder.pushes
         #expect(summary.feedErrors == 0)
         #expect(pushes.map(\.event) == [.start, .update, .update, .update, .update, .update, .end])
         #expect(Set(pushes.map(\.activity)) == ["match-760499"])
@@ -75,9 +57,7 @@ import Worker
     /// The console output is the documented demo: compare it with the golden file byte for byte.
     /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
     @Test func theConsoleOutputMatchesTheGoldenFile() async throws {
-        let (out, _) = try await Self.replay { out in
-            ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "com.example.scores"), write: out.write)
-        }
+        let (out, _) = try await Self.replay()
         let golden = Repository.path("Samples/sequences/espn-aus-egy/expected-console.txt")
         if ProcessInfo.processInfo.environment["LIVERELAY_UPDATE_GOLDEN"] == "1" {
             try out.text.write(toFile: golden, atomically: true, encoding: .utf8)
@@ -89,9 +69,9 @@ import Worker
     /// A budget of one priority-10 push per two hours: the equaliser waits for the budget, the extra-time clock
     /// merges into it, and full time is downgraded; every state still goes out, the last one last.
     @Test func aTinyBudgetHoldsCoalescesAndDowngradesButTheFinalStateGoesOut() async throws {
-        let recorder = Recorder()
-        let (out, _) = try await Self.replay(config: "Samples/demo/tiny-budget.json") { _ in recorder }
-        let pushes = recorder.pushes.withLock { $0 }
+        let recorder = RecordingProvider()
+        let (out, _) = try await Self.replay(config: "Samples/demo/tiny-budget.json", provider: recorder)
+        let pushes = recorder.pushes
         #expect(out.text.contains("⏸ match-760499 held until 2026-07-03T20:44:00Z: priority-10 budget spent"))
         #expect(out.text.contains("⇢ update match-760499 coalesced into the pending push of rules goal, clock"))
         #expect(out.text.contains("→ end match-760499 downgraded to priority 5 (budget spent), alert dropped"))

@@ -2,28 +2,14 @@
 /// comes with and what the `Sender` does about it. From Apple's "Handling notification responses from
 /// APNs"; reasons not in the table are kept as they came (``init(rawValue:)``) and classified by status.
 public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
-    /// What LiveRelay does about a reason.
-    public enum Action: String, Sendable, Hashable, CaseIterable {
-        /// Temporary: try again with backoff.
-        case retry
-        /// The token is dead: remove it from the registry and never use it again.
-        case dropToken
-        /// The provider token expired: mint a new one and retry once.
-        case refreshCredentials
-        /// The request itself is wrong for every push (key, topic, headers): stop the provider loudly.
-        case configuration
-        /// Only this push is wrong: give it up, keep the provider and the token.
-        case rejectPush
-    }
-
     /// The reason as APNs writes it.
     public let rawValue: String
     /// The HTTP status APNs answers it with.
     public let status: Int
     /// What to do about it.
-    public let action: Action
+    public let action: DeliveryAction
 
-    private init(_ rawValue: String, _ status: Int, _ action: Action) {
+    private init(_ rawValue: String, _ status: Int, _ action: DeliveryAction) {
         self.rawValue = rawValue
         self.status = status
         self.action = action
@@ -36,7 +22,7 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
             self = known
             return
         }
-        let action: Action =
+        let action: DeliveryAction =
             switch status {
             case 429, 500...599: .retry
             case 410: .dropToken

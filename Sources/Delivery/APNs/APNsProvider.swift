@@ -13,7 +13,7 @@ import Synchronization
 /// other environment is this push's problem, not the token's; and `DeviceTokenNotForTopic` before any push
 /// succeeded means the configured bundle id may be wrong, so it is a configuration error rather than a
 /// reason to drop every token one after the other.
-public final class APNsProvider: PushProvider {
+public final class APNsProvider: SingleTargetProvider {
     /// How the provider reaches APNs.
     public struct Configuration: Sendable {
         /// The server and its environment.
@@ -43,8 +43,10 @@ public final class APNsProvider: PushProvider {
         }
     }
 
-    /// `apns`.
-    public let name = "apns"
+    /// APNs tokens of the provider's environment, 64 requests in flight (multiplexed over the connections).
+    public var traits: ProviderTraits {
+        ProviderTraits(kind: .apns, addressing: .apnsTokens(environment: configuration.endpoint.environment))
+    }
     /// The configuration the provider was made with.
     public let configuration: Configuration
     private let key: APNsSigningKey
@@ -128,7 +130,7 @@ public final class APNsProvider: PushProvider {
                     method: request.method, url: configuration.endpoint.url + request.path, headers: headers,
                     body: body, timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10))
         } catch {
-            return Self.classify(error)
+            return .unanswered(error, by: "APNs")
         }
         if response.status == 200 {
             state.withLock { $0.topicVerified = true }
@@ -169,29 +171,11 @@ public final class APNsProvider: PushProvider {
         let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
         let reason = APNsErrorReason(rawValue: body?.reason ?? "status \(response.status)", status: response.status)
         let text = "APNs answered \(reason)"
-        switch reason.action {
-        case .retry:
-            return .retry(afterSeconds: response.header("retry-after").flatMap { Int($0) }, reason: text)
-        case .dropToken:
-            if reason == .deviceTokenNotForTopic, !state.withLock({ $0.topicVerified }) {
-                return .configurationError(
-                    reason: "\(text) before any push to \(encoder.topic) succeeded: check the bundle id")
-            }
-            return .dropToken(reason: text)
-        case .refreshCredentials: return .refreshCredentials(reason: text)
-        case .configuration: return .configurationError(reason: text)
-        case .rejectPush: return .rejected(reason: text)
+        if reason == .deviceTokenNotForTopic, !state.withLock({ $0.topicVerified }) {
+            return .configurationError(
+                reason: "\(text) before any push to \(encoder.topic) succeeded: check the bundle id")
         }
-    }
-
-    /// A transport failure: retry what may pass next time, stop on what will not (TLS, a bad URL).
-    static func classify(_ error: HTTPError) -> DeliveryOutcome {
-        switch error.code {
-        case .tls, .invalidURL:
-            return .configurationError(reason: "cannot reach APNs: \(error.code): \(error.message)")
-        default:
-            return .retry(afterSeconds: nil, reason: "no answer from APNs: \(error.code)")
-        }
+        return DeliveryOutcome(reason.action, reason: text, answer: response)
     }
 
     /// APNs' error body: `{"reason": "Unregistered", "timestamp": 1783111500000}`.

@@ -48,6 +48,12 @@ public struct APNsRequestEncoder: Sendable {
     /// push APNs or the device would refuse: a `start` without `attributes-type`, `attributes` or an alert,
     /// and a payload over ``maximumPayloadBytes``.
     public func body(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
+        try Self.payload(for: push)
+    }
+
+    /// The payload bytes of ``body(for:)``, with its checks: what every provider that forwards a push to
+    /// APNs (FCM too) must refuse before sending.
+    public static func payload(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
         func refuse(_ code: APNsPayloadError.Code, _ message: String) -> APNsPayloadError {
             APNsPayloadError(code: code, activity: push.activity, event: push.event, message: message)
         }

@@ -46,19 +46,14 @@ public struct APNsSigningKey: Sendable, CustomStringConvertible {
 
     /// A provider token issued at `issuedAt` (UNIX seconds): `base64url(header).base64url(claims).signature`.
     public func token(issuedAt: Int) throws(Failure) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let signingInput: String
         do {
-            let header = try encoder.encode(Header(alg: "ES256", kid: keyID))
-            let claims = try encoder.encode(Claims(iss: teamID, iat: issuedAt))
-            signingInput = Self.base64URL(header) + "." + Self.base64URL(claims)
-        } catch {
+            return try JSONWebToken.signed(
+                header: Header(alg: "ES256", kid: keyID), claims: Claims(iss: teamID, iat: issuedAt)
+            ) {
+                try key.signature(for: $0).rawRepresentation
+            }
+        } catch .encoding {
             throw Failure(message: "cannot encode the provider token of \(self)")
-        }
-        do {
-            let signature = try key.signature(for: Data(signingInput.utf8))
-            return signingInput + "." + Self.base64URL(signature.rawRepresentation)
         } catch {
             throw Failure(message: "cannot sign the provider token with \(self)")
         }
@@ -74,13 +69,5 @@ public struct APNsSigningKey: Sendable, CustomStringConvertible {
     struct Claims: Codable {
         var iss: String
         var iat: Int
-    }
-
-    /// Base64 with the URL alphabet and no padding (RFC 7515).
-    static func base64URL(_ data: Data) -> String {
-        var text = data.base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
     }
 }

@@ -3,8 +3,12 @@ import LiveRelayCore
 
 /// Prints each push as the exact APNs request it stands for, and delivers nothing. The default provider: it
 /// needs no credentials and no network, so a new user sees what LiveRelay would send.
-public struct ConsoleProvider: PushProvider {
-    public let name = "console"
+public struct ConsoleProvider: SingleTargetProvider {
+    /// Every APNs token (or a placeholder when none is registered), one request at a time, so the printed
+    /// requests follow the release order.
+    public let traits = ProviderTraits(
+        kind: .console, addressing: .apnsTokens(environment: nil), maxConcurrentDeliveries: 1,
+        deliversWithoutTargets: true)
     private let encoder: APNsRequestEncoder
     private let write: @Sendable (String) -> Void
 

@@ -2,10 +2,9 @@ import Foundation
 import HTTP
 import LiveRelayCore
 
-/// Exchanges the service account's assertions for OAuth 2.0 access tokens and keeps the current one until
-/// shortly before it runs out (`expires_in`, an hour at Google), so every request shares one token and
-/// concurrent requests wait for a single exchange. `now` (UNIX seconds) is injected.
-actor FCMAccessTokens {
+/// Exchanges the service account's assertions for OAuth 2.0 access tokens, kept in a ``CredentialCache``
+/// until shortly before they run out (`expires_in`, an hour at Google). `now` (UNIX seconds) is injected.
+struct FCMAccessTokens: Sendable {
     /// Refresh this many seconds before the token's end, so a request never carries an expiring token.
     static let margin = 300
 
@@ -14,10 +13,7 @@ actor FCMAccessTokens {
     private let transport: any HTTPTransport
     private let timeout: Duration
     private let now: @Sendable () -> Int
-    private var current: (token: String, expiresAt: Int)?
-    private var exchange: Task<Result<(String, Int), FCMAuthError>, Never>?
-    /// How many tokens were fetched so far.
-    private(set) var fetched = 0
+    private let cache: CredentialCache<FCMAuthError>
 
     init(
         account: FCMServiceAccount, tokenURL: String, transport: any HTTPTransport, timeout: Duration,
@@ -28,38 +24,25 @@ actor FCMAccessTokens {
         self.transport = transport
         self.timeout = timeout
         self.now = now
+        cache = CredentialCache(margin: Self.margin, now: now)
     }
+
+    /// How many tokens were fetched so far.
+    var fetched: Int { get async { await cache.fetched } }
 
     /// The access token to send now, fetching a new one when there is none or it is about to expire.
     func token() async throws(FCMAuthError) -> String {
-        if let current, now() < current.expiresAt - Self.margin { return current.token }
-        let task: Task<Result<(String, Int), FCMAuthError>, Never>
-        if let exchange {
-            task = exchange
-        } else {
-            let issuedAt = now()
-            let (account, url, transport, timeout) = (self.account, tokenURL, self.transport, self.timeout)
-            task = Task { await Self.fetch(account, url, transport, timeout, issuedAt) }
-            exchange = task
-        }
-        let result = await task.value
-        if exchange == task {
-            exchange = nil
-            if case .success(let (token, expiresAt)) = result {
-                current = (token, expiresAt)
-                fetched += 1
-            }
-        }
-        return try result.get().0
+        let (account, url, transport, timeout, now) = (self.account, tokenURL, self.transport, self.timeout, self.now)
+        return try await cache.token { await Self.fetch(account, url, transport, timeout, now()) }
     }
 
     /// Forgets the current token: FCM answered 401 for it.
-    func invalidate() { current = nil }
+    func invalidate() async { await cache.invalidate() }
 
     private static func fetch(
         _ account: FCMServiceAccount, _ url: String, _ transport: any HTTPTransport, _ timeout: Duration,
         _ issuedAt: Int
-    ) async -> Result<(String, Int), FCMAuthError> {
+    ) async -> Result<(token: String, expiresAt: Int), FCMAuthError> {
         let assertion: String
         do {
             assertion = try account.assertion(issuedAt: issuedAt, audience: account.tokenURI)

@@ -5,9 +5,9 @@ public struct FCMErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The code as FCM writes it.
     public let rawValue: String
     /// What to do about it.
-    public let action: APNsErrorReason.Action
+    public let action: DeliveryAction
 
-    private init(_ rawValue: String, _ action: APNsErrorReason.Action) {
+    private init(_ rawValue: String, _ action: DeliveryAction) {
         self.rawValue = rawValue
         self.action = action
     }
@@ -20,7 +20,7 @@ public struct FCMErrorCode: Sendable, Hashable, CustomStringConvertible {
             self = known
             return
         }
-        let action: APNsErrorReason.Action =
+        let action: DeliveryAction =
             switch status {
             case 429, 500...599: .retry
             case 401: .refreshCredentials

@@ -39,13 +39,6 @@ public struct FCMSendRequest: Sendable, Hashable, Codable {
                 liveActivityToken: liveActivityToken, headers: ["apns-priority": String(push.priority.rawValue)],
                 payload: APNsPayload(push)))
     }
-
-    /// Canonical JSON with sorted keys, so equal pushes encode to equal bytes.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
 }
 
 /// FCM's error body: `{"error": {"code": 404, "message": "…", "status": "NOT_FOUND", "details": [{"@type":

@@ -8,7 +8,7 @@ import LiveRelayCore
 /// and libcurl multiplexes them over HTTP/2). The OAuth 2.0 access token comes from the service account
 /// (see ``FCMServiceAccount``), is shared by every request, and is replaced before its hour runs out or when
 /// FCM answers 401.
-public final class FCMProvider: PushProvider {
+public final class FCMProvider: SingleTargetProvider {
     /// How the provider reaches FCM.
     public struct Configuration: Sendable {
         /// The API's base URL, without a trailing slash (`https://fcm.googleapis.com`).
@@ -34,8 +34,8 @@ public final class FCMProvider: PushProvider {
         }
     }
 
-    /// `fcm`.
-    public let name = "fcm"
+    /// The APNs tokens, each with the install's registration token from the `fcm` registry.
+    public let traits = ProviderTraits(kind: .fcm, addressing: .apnsTokensWithAddress(registry: "fcm"))
     /// The configuration the provider was made with.
     public let configuration: Configuration
     /// The project messages go to.
@@ -69,9 +69,9 @@ public final class FCMProvider: PushProvider {
         }
         let body: Data
         do {
-            _ = try APNsRequestEncoder(bundleID: "").body(for: push)  // the same checks as APNs: FCM forwards it
+            _ = try APNsRequestEncoder.payload(for: push)  // the same checks as APNs: FCM forwards it
             body = try FCMSendRequest(push, registrationToken: registration, liveActivityToken: liveActivityToken)
-                .encoded()
+                .canonicalJSON()
         } catch let error as APNsPayloadError {
             return .rejected(reason: error.description)
         } catch {
@@ -95,7 +95,7 @@ public final class FCMProvider: PushProvider {
                     ],
                     body: body, timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10))
         } catch {
-            return Self.classify(error)
+            return .unanswered(error, by: "FCM")
         }
         if response.status == 200 { return .delivered }
         return await classify(response)
@@ -107,24 +107,6 @@ public final class FCMProvider: PushProvider {
     private func classify(_ response: HTTPResponse) async -> DeliveryOutcome {
         let code = FCMErrorCode.of(
             try? JSONDecoder().decode(FCMErrorBody.self, from: response.body), status: response.status)
-        let text = "FCM answered \(code) (\(response.status))"
-        switch code.action {
-        case .retry:
-            return .retry(afterSeconds: response.header("retry-after").flatMap { Int($0) }, reason: text)
-        case .dropToken: return .dropToken(reason: text)
-        case .refreshCredentials: return .refreshCredentials(reason: text)
-        case .configuration: return .configurationError(reason: text)
-        case .rejectPush: return .rejected(reason: text)
-        }
-    }
-
-    /// A transport failure: retry what may pass next time, stop on what will not (TLS, a bad URL).
-    static func classify(_ error: HTTPError) -> DeliveryOutcome {
-        switch error.code {
-        case .tls, .invalidURL:
-            return .configurationError(reason: "cannot reach FCM: \(error.code): \(error.message)")
-        default:
-            return .retry(afterSeconds: nil, reason: "no answer from FCM: \(error.code)")
-        }
+        return DeliveryOutcome(code.action, reason: "FCM answered \(code) (\(response.status))", answer: response)
     }
 }

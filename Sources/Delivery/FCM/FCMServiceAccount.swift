@@ -85,20 +85,14 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
     /// A signed assertion issued at `issuedAt` (UNIX seconds), valid for an hour, for `audience` (the token
     /// endpoint it is sent to). RS256 with PKCS #1 v1.5 padding: Google rejects PSS.
     public func assertion(issuedAt: Int, audience: String) throws(Failure) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let signingInput: String
+        let claims = Claims(iss: clientEmail, scope: Self.scope, aud: audience, iat: issuedAt, exp: issuedAt + 3600)
         do {
-            let header = try encoder.encode(Header(alg: "RS256", typ: "JWT", kid: privateKeyID))
-            let claims = try encoder.encode(
-                Claims(iss: clientEmail, scope: Self.scope, aud: audience, iat: issuedAt, exp: issuedAt + 3600))
-            signingInput = APNsSigningKey.base64URL(header) + "." + APNsSigningKey.base64URL(claims)
-        } catch {
+            return try JSONWebToken.signed(header: Header(alg: "RS256", typ: "JWT", kid: privateKeyID), claims: claims)
+            {
+                try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation
+            }
+        } catch .encoding {
             throw Failure(message: "cannot encode the assertion of \(self)")
-        }
-        do {
-            let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-            return signingInput + "." + APNsSigningKey.base64URL(signature.rawRepresentation)
         } catch {
             throw Failure(message: "cannot sign the assertion of \(self)")
         }

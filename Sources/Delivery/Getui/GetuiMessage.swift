@@ -116,7 +116,7 @@ public struct GetuiMessage: Sendable, Hashable, Codable {
         let transmission = Transmission(
             activity: push.activity.rawValue, event: push.event, timestamp: push.timestamp)
         pushMessage = PushMessage(
-            transmission: (try? Self.encoder.encode(transmission)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
+            transmission: (try? transmission.canonicalJSON()).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         pushChannel = PushChannel(
             ios: IOS(
                 type: "liveactivity", laId: start ? nil : laID,
@@ -126,12 +126,6 @@ public struct GetuiMessage: Sendable, Hashable, Codable {
                     attributes: start ? (push.attributes ?? .emptyObject) : nil, dismissalDate: push.dismissalDate,
                     alert: push.alert, contentAvailable: 0),
                 autoBadge: autoBadge))
-    }
-
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }
 
@@ -155,9 +149,4 @@ public struct GetuiBatch: Sendable, Hashable, Codable {
         isAsync = false
         msgList = messages
     }
-}
-
-extension Encodable {
-    /// Canonical JSON with sorted keys, as every Getui body is sent.
-    func getuiJSON() throws -> Data { try GetuiMessage.encoder.encode(self) }
 }

@@ -9,7 +9,7 @@ import LiveRelayCore
 /// request (the `Sender` splits longer lists), each with its own `request_id`. Every request carries the
 /// shared auth token in a `token` header (see ``GetuiCode`` for what each answer leads to). A batch refused
 /// because one `cid` is invalid is sent again one message at a time, so only that address is dropped.
-public final class GetuiProvider: BatchPushProvider {
+public final class GetuiProvider: PushProvider {
     /// How the provider reaches Getui.
     public struct Configuration: Sendable {
         /// The API's domain, without a trailing slash or `/v2` (`https://restapi.getui.com`).
@@ -45,10 +45,9 @@ public final class GetuiProvider: BatchPushProvider {
         }
     }
 
-    /// `getui`.
-    public let name = "getui"
-    /// Up to 200 messages per batch.
-    public let maxBatchSize = GetuiBatch.maximumMessages
+    /// Each device's `cid` from the `getui` registry, with the activity's `laId`; up to 200 messages per batch.
+    public let traits = ProviderTraits(
+        kind: .getui, addressing: .deviceAddresses(registry: "getui"), maxBatchSize: GetuiBatch.maximumMessages)
     /// The configuration the provider was made with.
     public let configuration: Configuration
     private let transport: any HTTPTransport
@@ -81,11 +80,6 @@ public final class GetuiProvider: BatchPushProvider {
     public var fetchedTokens: Int { get async { await session.fetched } }
     /// The domain requests go to now (the configured one until a 301 names another).
     public var domain: String { get async { await session.domain } }
-
-    /// One push to one target.
-    public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-        await deliver(push, to: [target])[0]
-    }
 
     /// One request for every target with a `cid`; each target gets its outcome.
     public func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome] {
@@ -139,7 +133,7 @@ public final class GetuiProvider: BatchPushProvider {
         let path = messages.count == 1 ? "/push/single/cid" : "/push/single/batch/cid"
         let body: Data
         do {
-            body = try messages.count == 1 ? messages[0].getuiJSON() : GetuiBatch(messages).getuiJSON()
+            body = try messages.count == 1 ? messages[0].canonicalJSON() : GetuiBatch(messages).canonicalJSON()
         } catch {
             return .rejected(reason: "the Getui message cannot be encoded")
         }
@@ -168,19 +162,13 @@ public final class GetuiProvider: BatchPushProvider {
                         ],
                         body: body, timeout: configuration.requestTimeout, maxResponseBytes: 256 << 10))
             } catch {
-                switch error.code {
-                case .tls, .invalidURL:
-                    return .configurationError(reason: "cannot reach Getui: \(error.code): \(error.message)")
-                default:
-                    return .retry(afterSeconds: nil, reason: "no answer from Getui: \(error.code)")
-                }
+                return .unanswered(error, by: "Getui")
             }
             let answer = try? JSONDecoder().decode(GetuiAnswer.self, from: response.body)
             let text = "Getui answered code \(answer.map { String($0.code) } ?? "none") (HTTP \(response.status))"
             switch GetuiCode.action(status: response.status, answer: answer) {
             case .delivered: return .delivered
-            case .retry:
-                return .retry(afterSeconds: response.header("retry-after").flatMap { Int($0) }, reason: text)
+            case .retry: return DeliveryOutcome(.retry, reason: text, answer: response)
             case .switchDomain:
                 guard !moved,
                     let domain = (try? JSONDecoder().decode(GetuiAnswer.Domains.self, from: response.body))?.first

@@ -17,14 +17,11 @@ actor GetuiSession {
     private let transport: any HTTPTransport
     private let timeout: Duration
     private let now: @Sendable () -> Int
-    private var current: (token: String, expiresAt: Int)?
-    private var exchange: Task<Result<(String, Int), GetuiAuthError>, Never>?
+    private let credentials: CredentialCache<GetuiAuthError>
     /// The domain requests go to, without a trailing slash.
     private(set) var domain: String
     /// Until when (UNIX ms) no request is sent, after Getui said a per-minute limit was exceeded.
     private var pausedUntil = 0
-    /// How many tokens were fetched so far.
-    private(set) var fetched = 0
 
     init(
         appID: String, appKey: String, masterSecret: Secret, domain: String, transport: any HTTPTransport,
@@ -37,41 +34,30 @@ actor GetuiSession {
         self.transport = transport
         self.timeout = timeout
         self.now = now
+        credentials = CredentialCache(margin: Self.margin, now: now)
     }
+
+    /// How many tokens were fetched so far.
+    var fetched: Int { get async { await credentials.fetched } }
 
     /// `{domain}/v2/{appId}`: what every path is appended to.
     var base: String { "\(domain)/v2/\(appID)" }
 
     /// The token to send now, fetching one when there is none or it is about to expire.
     func token() async throws(GetuiAuthError) -> String {
-        if let current, now() < current.expiresAt - Self.margin { return current.token }
-        let task: Task<Result<(String, Int), GetuiAuthError>, Never>
-        if let exchange {
-            task = exchange
-        } else {
-            let (base, appKey, secret, transport, timeout) = (
-                self.base, self.appKey, masterSecret, self.transport, self.timeout
-            )
-            let timestamp = now()
-            task = Task { await Self.fetch(base, appKey, secret, timestamp, transport, timeout) }
-            exchange = task
+        let (base, appKey, secret, transport, timeout, now) = (
+            self.base, self.appKey, masterSecret, self.transport, self.timeout, self.now
+        )
+        do {
+            return try await credentials.token { await Self.fetch(base, appKey, secret, now(), transport, timeout) }
+        } catch {
+            if error.code == .moved, let domain = error.domain { self.domain = domain }
+            throw error
         }
-        let result = await task.value
-        if exchange == task {
-            exchange = nil
-            switch result {
-            case .success(let (token, expiresAt)):
-                current = (token, expiresAt)
-                fetched += 1
-            case .failure(let error):
-                if error.code == .moved, let domain = error.domain { self.domain = domain }
-            }
-        }
-        return try result.get().0
     }
 
     /// Forgets the current token: Getui answered 10001 for it.
-    func invalidate() { current = nil }
+    func invalidate() async { await credentials.invalidate() }
 
     /// Sends every later request to `domain` (a 301 named it).
     func move(to domain: String) { self.domain = domain }
@@ -104,13 +90,13 @@ actor GetuiSession {
     private static func fetch(
         _ base: String, _ appKey: String, _ secret: Secret, _ timestamp: Int, _ transport: any HTTPTransport,
         _ timeout: Duration
-    ) async -> Result<(String, Int), GetuiAuthError> {
+    ) async -> Result<(token: String, expiresAt: Int), GetuiAuthError> {
         let body: Data
         do {
             body = try AuthRequest(
                 sign: sign(appKey: appKey, timestamp: timestamp, masterSecret: secret), timestamp: String(timestamp),
                 appkey: appKey
-            ).getuiJSON()
+            ).canonicalJSON()
         } catch {
             return .failure(GetuiAuthError(code: .rejected, message: "the auth request cannot be encoded"))
         }

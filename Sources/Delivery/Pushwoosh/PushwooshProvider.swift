@@ -8,7 +8,7 @@ import LiveRelayCore
 /// ``Configuration/startFilterCode``, to that segment (one notification whatever the targets); an update
 /// or an end goes to the activity's `live_activity_id` (one notification per distinct id), so one request
 /// serves every target of a push. Every target of a request gets the request's outcome.
-public final class PushwooshProvider: BatchPushProvider {
+public final class PushwooshProvider: PushProvider {
     /// How the provider reaches Pushwoosh.
     public struct Configuration: Sendable {
         /// The API's base URL, without a trailing slash (`https://api.pushwoosh.com`).
@@ -35,10 +35,14 @@ public final class PushwooshProvider: BatchPushProvider {
         }
     }
 
-    /// `pushwoosh`.
-    public let name = "pushwoosh"
-    /// Up to 1000 devices or users per notification.
-    public let maxBatchSize = PushwooshRequest.maximumRecipients
+    /// Starts to the subscribed devices and users (or the segment), updates and ends to the activity's
+    /// `live_activity_id`; up to 1000 devices or users per notification.
+    public var traits: ProviderTraits {
+        ProviderTraits(
+            kind: .pushwoosh,
+            addressing: .activityAddress(registry: "pushwoosh", startsToSegment: configuration.startFilterCode != nil),
+            maxBatchSize: PushwooshRequest.maximumRecipients)
+    }
     /// The configuration the provider was made with.
     public let configuration: Configuration
     private let apiToken: Secret
@@ -49,11 +53,6 @@ public final class PushwooshProvider: BatchPushProvider {
         self.configuration = configuration
         self.apiToken = apiToken
         self.transport = transport
-    }
-
-    /// One push to one target.
-    public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-        await deliver(push, to: [target])[0]
     }
 
     /// One request for every target; each target gets its outcome (targets without an address are rejected).
@@ -101,7 +100,7 @@ public final class PushwooshProvider: BatchPushProvider {
             body = try PushwooshRequest(
                 request: .init(
                     application: configuration.application, auth: apiToken.value, notifications: notifications)
-            ).encoded()
+            ).canonicalJSON()
         } catch {
             return .rejected(reason: "the Pushwoosh request cannot be encoded")
         }
@@ -113,12 +112,7 @@ public final class PushwooshProvider: BatchPushProvider {
                     headers: [HTTPHeader("content-type", "application/json")], body: body,
                     timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10))
         } catch {
-            switch error.code {
-            case .tls, .invalidURL:
-                return .configurationError(reason: "cannot reach Pushwoosh: \(error.code): \(error.message)")
-            default:
-                return .retry(afterSeconds: nil, reason: "no answer from Pushwoosh: \(error.code)")
-            }
+            return .unanswered(error, by: "Pushwoosh")
         }
         let answer = try? JSONDecoder().decode(PushwooshResponse.self, from: response.body)
         guard let action = PushwooshStatus.action(status: response.status, statusCode: answer?.statusCode) else {
@@ -126,12 +120,6 @@ public final class PushwooshProvider: BatchPushProvider {
         }
         let text =
             "Pushwoosh answered \(response.status), status_code \(answer.map { String($0.statusCode) } ?? "none")"
-        switch action {
-        case .retry: return .retry(afterSeconds: response.header("retry-after").flatMap { Int($0) }, reason: text)
-        case .dropToken: return .dropToken(reason: text)
-        case .refreshCredentials: return .refreshCredentials(reason: text)
-        case .configuration: return .configurationError(reason: text)
-        case .rejectPush: return .rejected(reason: text)
-        }
+        return DeliveryOutcome(action, reason: text, answer: response)
     }
 }

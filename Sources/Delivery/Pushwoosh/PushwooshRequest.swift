@@ -125,13 +125,6 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
             Array(list[$0..<min($0 + maximumRecipients, list.count)])
         }
     }
-
-    /// Canonical JSON with sorted keys.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
 }
 
 /// Pushwoosh's answer: `{"status_code": 200, "status_message": "OK", "response": {"Messages": […]}}`.

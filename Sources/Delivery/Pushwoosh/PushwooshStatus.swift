@@ -10,7 +10,7 @@
 public enum PushwooshStatus {
     /// What to do about an answer with HTTP `status` and body `statusCode` (`nil` when the body is not
     /// Pushwoosh's JSON).
-    public static func action(status: Int, statusCode: Int?) -> APNsErrorReason.Action? {
+    public static func action(status: Int, statusCode: Int?) -> DeliveryAction? {
         switch (status, statusCode) {
         case (200, 200?): return nil
         case (429, _), (500...599, _): return .retry

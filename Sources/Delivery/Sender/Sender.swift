@@ -1,3 +1,4 @@
+import CoreMetrics
 import LiveRelayCore
 import Logging
 
@@ -11,7 +12,10 @@ import Logging
 ///   recorded reason (other providers have their own senders and go on);
 /// - `rejected`: gives this push up.
 ///
-/// It logs each final outcome once, with the same metadata keys for every provider, and never the token.
+/// Pushes go out in requests of up to the provider's ``ProviderTraits/maxBatchSize`` targets, at most
+/// ``ProviderTraits/maxConcurrentDeliveries`` requests at once; a single push to a single target is a batch
+/// of one. It logs each final outcome once, with the same metadata keys for every provider (never the
+/// token), and records every receipt in the push metrics.
 public struct Sender: Sendable {
     /// The provider behind this sender.
     public let provider: any PushProvider
@@ -21,15 +25,17 @@ public struct Sender: Sendable {
     let jitter: @Sendable () -> Double
     let health = ProviderHealth()
     let logger: Logger
+    let metrics: PushMetrics
 
     /// - Parameters:
     ///   - pruning: where dropped tokens go; `nil` forgets nothing (the console).
     ///   - clock: what backoff waits on; tests pass one that does not sleep.
     ///   - jitter: a random number in `0..<1` per retry.
+    ///   - metrics: where each receipt is counted.
     public init(
         provider: any PushProvider, logger: Logger, pruning: (any TokenPruning)? = nil,
         clock: any Clock<Duration> = ContinuousClock(), retry: RetryPolicy = RetryPolicy(),
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, metrics: PushMetrics = .none
     ) {
         self.provider = provider
         self.logger = logger
@@ -37,63 +43,142 @@ public struct Sender: Sendable {
         self.clock = clock
         self.retry = retry
         self.jitter = jitter
+        self.metrics = metrics
     }
 
     /// The configuration error that stopped the provider, if one did.
     public var stoppedReason: String? { health.stoppedReason }
 
-    /// Delivers one push to one target, retrying as its outcomes say, and reports the final one.
+    /// Delivers one push to one target and reports the final outcome.
     public func send(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryReceipt {
-        var metadata: Logger.Metadata = [
-            "provider": "\(provider.name)", "activity.key": "\(push.activity)", "push.event": "\(push.event)",
-            "push.priority": "\(push.priority.rawValue)", "token.kind": "\(target.kind.rawValue)",
-        ]
-        if let device = target.device { metadata["device"] = "\(device)" }
-        if let reason = health.stoppedReason {
-            return DeliveryReceipt(
-                target: target, outcome: .configurationError(reason: "provider stopped: \(reason)"), attempts: 0)
-        }
-        var attempts = 0
-        var refreshed = false
-        while true {
-            attempts += 1
-            let outcome = await provider.deliver(push, to: target)
-            switch outcome {
-            case .delivered:
-                logger.debug("push delivered", metadata: metadata.merging(["attempts": "\(attempts)"]) { $1 })
-                return DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
-            case .retry(let after, let reason):
-                guard let delay = retry.delay(afterAttempt: attempts, retryAfterSeconds: after, jitter: jitter()),
-                    (try? await clock.sleep(for: delay)) != nil
-                else {
-                    return finish(outcome, "push not delivered, giving up", reason, attempts, target, metadata)
-                }
-                logger.info(
-                    "push will be retried",
-                    metadata: metadata.merging(["reason": "\(reason)", "delay": "\(delay)"]) { $1 })
-            case .refreshCredentials(let reason):
-                guard !refreshed else {
-                    let final = DeliveryOutcome.retry(
-                        afterSeconds: nil, reason: "\(reason), again after refreshing the credentials")
-                    return finish(final, "push not delivered, giving up", reason, attempts, target, metadata)
-                }
-                refreshed = true
-                attempts -= 1  // the retry after a refresh does not use up a backoff attempt
-                await provider.refreshCredentials()
-            case .dropToken(let reason):
-                await pruning?.dropToken(target, reason: reason)
-                return finish(outcome, "token dropped", reason, attempts, target, metadata)
-            case .configurationError(let reason):
-                if health.stop(reason: reason) {
-                    logger.critical(
-                        "provider configuration error: provider stopped",
-                        metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-                }
-                return DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
-            case .rejected(let reason):
-                return finish(outcome, "push rejected", reason, attempts, target, metadata)
+        await send([(push, [target])])[0][0]
+    }
+
+    /// Delivers one push to its targets; receipts in the order of `targets`.
+    public func send(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+        await send([(push, targets)])[0]
+    }
+
+    /// Delivers each push to its targets, in requests of up to the provider's batch size, a bounded number
+    /// at once (in order when the provider allows one at a time). Receipts per push, in target order.
+    public func send(_ work: [(push: LiveActivityPush, targets: [PushTarget])]) async -> [[DeliveryReceipt]] {
+        let traits = provider.traits
+        var requests: [(item: Int, targets: Range<Int>)] = []
+        for (item, entry) in work.enumerated() {
+            for start in stride(from: 0, to: entry.targets.count, by: traits.maxBatchSize) {
+                requests.append((item, start..<min(start + traits.maxBatchSize, entry.targets.count)))
             }
         }
+        var receipts = work.map { [DeliveryReceipt?](repeating: nil, count: $0.targets.count) }
+        await withTaskGroup(of: (Int, [DeliveryReceipt]).self) { group in
+            var inFlight = 0
+            func collect(_ done: (Int, [DeliveryReceipt])) {
+                let request = requests[done.0]
+                for (offset, receipt) in zip(request.targets, done.1) { receipts[request.item][offset] = receipt }
+                inFlight -= 1
+            }
+            for (index, request) in requests.enumerated() {
+                if inFlight >= traits.maxConcurrentDeliveries, let done = await group.next() { collect(done) }
+                let push = work[request.item].push
+                let targets = Array(work[request.item].targets[request.targets])
+                group.addTask { (index, await self.deliver(push, to: targets)) }
+                inFlight += 1
+            }
+            for await done in group { collect(done) }
+        }
+        return receipts.map { $0.map { $0! } }
+    }
+
+    /// One request's targets to their final outcomes: the targets to retry go again together after the
+    /// backoff, a refresh happens once for them all, dropped tokens are pruned one by one.
+    private func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+        let started = ContinuousClock.now
+        let kind = provider.traits.kind
+        var metadata: Logger.Metadata = [
+            "provider": "\(kind)", "activity.key": "\(push.activity)", "push.event": "\(push.event)",
+            "push.priority": "\(push.priority.rawValue)", "token.kind": "\(targets[0].kind.rawValue)",
+        ]
+        if targets.count > 1 {
+            metadata["targets"] = "\(targets.count)"
+        } else if let device = targets[0].device {
+            metadata["device"] = "\(device)"
+        }
+        var receipts = [DeliveryReceipt?](repeating: nil, count: targets.count)
+        if let reason = health.stoppedReason {
+            return targets.map {
+                DeliveryReceipt(
+                    target: $0, outcome: .configurationError(reason: "provider stopped: \(reason)"), attempts: 0)
+            }
+        }
+        var pending = Array(targets.indices)
+        var attempts = 0
+        var refreshed = false
+        while !pending.isEmpty {
+            attempts += 1
+            let outcomes = await provider.deliver(push, to: pending.map { targets[$0] })
+            var again: [(index: Int, outcome: DeliveryOutcome)] = []
+            var retryAfter: Int?
+            var backoff = false
+            var refresh = false
+            for (index, outcome) in zip(pending, outcomes) {
+                let target = targets[index]
+                switch outcome {
+                case .retry(let after, _):
+                    again.append((index, outcome))
+                    backoff = true
+                    if let after { retryAfter = max(retryAfter ?? 0, after) }
+                case .refreshCredentials where !refreshed:
+                    again.append((index, outcome))
+                    refresh = true
+                case .refreshCredentials(let reason):
+                    let final = DeliveryOutcome.retry(
+                        afterSeconds: nil, reason: "\(reason), again after refreshing the credentials")
+                    receipts[index] = finish(final, "push not delivered, giving up", reason, attempts, target, metadata)
+                case .delivered:
+                    logger.debug("push delivered", metadata: metadata.merging(["attempts": "\(attempts)"]) { $1 })
+                    receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
+                case .dropToken(let reason):
+                    await pruning?.dropToken(target, reason: reason)
+                    receipts[index] = finish(outcome, "token dropped", reason, attempts, target, metadata)
+                case .configurationError(let reason):
+                    if health.stop(reason: reason) {
+                        logger.critical(
+                            "provider configuration error: provider stopped",
+                            metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+                    }
+                    receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
+                case .rejected(let reason):
+                    receipts[index] = finish(outcome, "push rejected", reason, attempts, target, metadata)
+                }
+            }
+            pending = again.map(\.index)
+            if pending.isEmpty { break }
+            if refresh {
+                refreshed = true
+                await provider.refreshCredentials()
+                // The retry after a refresh uses up no backoff attempt; targets that asked for a retry still wait.
+                if !backoff {
+                    attempts -= 1
+                    continue
+                }
+            }
+            guard let delay = retry.delay(afterAttempt: attempts, retryAfterSeconds: retryAfter, jitter: jitter()),
+                (try? await clock.sleep(for: delay)) != nil
+            else {
+                for (index, outcome) in again {
+                    receipts[index] = finish(
+                        outcome, "push not delivered, giving up", outcome.reason, attempts, targets[index], metadata)
+                }
+                break
+            }
+            logger.info(
+                "push will be retried",
+                metadata: metadata.merging(["reason": "\(again[0].outcome.reason)", "delay": "\(delay)"]) { $1 })
+        }
+        let done = receipts.map { $0! }
+        let elapsed = ContinuousClock.now - started
+        for receipt in done { metrics.record(receipt, priority: push.priority, provider: kind, duration: elapsed) }
+        return done
     }
 
     func finish(

@@ -18,13 +18,25 @@ public struct PollOutcome: Sendable, Hashable {
     public var retryAfter: String?
     /// The raw `Cache-Control` header.
     public var cacheControl: String?
+    /// For a failure: what went wrong, in words (no secrets: URLs are redacted).
+    public var message: String?
+    /// For a fresh body: how many entities changed.
+    public var changes: Int
+    /// For a fresh body: how many pushes it handed to the throttle.
+    public var pushes: Int
 
     /// Creates an outcome.
-    public init(_ result: Result, status: Int? = nil, retryAfter: String? = nil, cacheControl: String? = nil) {
+    public init(
+        _ result: Result, status: Int? = nil, retryAfter: String? = nil, cacheControl: String? = nil,
+        message: String? = nil, changes: Int = 0, pushes: Int = 0
+    ) {
         self.result = result
         self.status = status
         self.retryAfter = retryAfter
         self.cacheControl = cacheControl
+        self.message = message
+        self.changes = changes
+        self.pushes = pushes
     }
 
     /// True for `fresh` and `notModified`.

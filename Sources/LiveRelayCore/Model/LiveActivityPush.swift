@@ -50,3 +50,22 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         self.inputPushToken = inputPushToken
     }
 }
+
+/// One push of one activity: its activity and timestamp (timestamps strictly increase per activity).
+public struct PushID: Sendable, Hashable {
+    /// The activity.
+    public var activity: ActivityKey
+    /// The push's timestamp.
+    public var timestamp: Int
+
+    /// Creates an id.
+    public init(activity: ActivityKey, timestamp: Int) {
+        self.activity = activity
+        self.timestamp = timestamp
+    }
+}
+
+extension LiveActivityPush {
+    /// Its activity and timestamp.
+    public var id: PushID { PushID(activity: activity, timestamp: timestamp) }
+}

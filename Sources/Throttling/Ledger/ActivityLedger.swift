@@ -22,6 +22,21 @@ public struct ActivityLedger: Sendable {
         }
     }
 
+    /// Records which pushes reached a device: a delivered `start` makes its activity active (it was
+    /// pending since the start was decided). Returns the records that changed, in key order.
+    public func delivered(_ pushes: [LiveActivityPush], records: inout [ActivityKey: ActivityRecord])
+        -> [ActivityRecord]
+    {
+        var changed: [ActivityKey] = []
+        for push in pushes where push.event == .start {
+            guard var record = records[push.activity], record.phase == .pending else { continue }
+            record.phase = .active
+            records[push.activity] = record
+            changed.append(push.activity)
+        }
+        return changed.sorted().map { records[$0]! }
+    }
+
     private func decide(_ intent: MergedIntent, record: inout ActivityRecord?, now: Int) -> LedgerDecision {
         var event = intent.event
         let running = record.map { $0.phase != .ended } ?? false

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LiveRelayCore
 import Logging
 import Prometheus
 
@@ -8,38 +9,29 @@ import Prometheus
 public enum APIServer {
     /// The application to run in the service group, listening on `host:port`.
     public static func application(
-        host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry, tokens: TokenAPI,
+        host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry?, tokens: TokenAPI,
         logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
         tokens.register(on: router)
         router.get("healthz") { _, _ -> Response in
-            let s = health.snapshot
-            let body = HealthBody(status: s.healthy ? "ok" : "degraded", feeds: s.feeds, provider: s.provider)
-            return try jsonResponse(body, status: s.healthy ? .ok : .serviceUnavailable)
+            let snapshot = health.snapshot
+            return try jsonResponse(snapshot, status: snapshot.healthy ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry?.emitToBuffer() ?? [])))
         }
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "liverelay"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
-    struct HealthBody: Encodable {
-        var status: String
-        var feeds: [String: HealthBoard.FeedHealth]
-        var provider: HealthBoard.ProviderHealth
-    }
-
     /// A JSON response (sorted keys, so output is stable).
     static func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Response(
+        Response(
             status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try value.canonicalJSON())))
     }
 }

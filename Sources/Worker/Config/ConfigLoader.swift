@@ -96,6 +96,12 @@ public enum ConfigLoader {
                     id: feed.id, url: resolveURL(feed.url, directory: directory), interval: feed.interval,
                     timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, headers: headers, normalizer: normalizer))
         }
+        var providerIDs = Set<String>()
+        if !config.defaultIsFirstOfProviders { providerIDs.insert(config.provider.id) }
+        for (i, entry) in config.providers.enumerated() where !providerIDs.insert(entry.id).inserted {
+            problems.append(
+                diagnostic("/providers/\(i)", "duplicate provider id \"\(entry.id)\" (give each entry its own id)"))
+        }
         guard problems.isEmpty else { throw Diagnostics(problems) }
         return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds)
     }

@@ -1,3 +1,4 @@
+import Delivery
 import Feeds
 import LiveRelayCore
 import Throttling
@@ -94,11 +95,13 @@ public enum HeaderValue: Sendable, Hashable, Decodable {
     }
 }
 
-/// Which provider delivers pushes: `console` (needs nothing else), `apns`, `fcm`, `pushwoosh` or `getui`.
+/// One provider entry (`provider`, or an entry of `providers`): the keys every kind shares, and the
+/// settings of its kind (`type`), decoded by the kind's settings type from the provider table.
 public struct ProviderConfig: Sendable, Decodable {
     /// The name routes use (entries of `providers`); by default the type.
     public var id: String
-    public var type: String
+    /// The provider's kind (`type`): `console`, `apns`, `fcm`, `pushwoosh` or `getui`.
+    public var kind: ProviderKind
     /// The app's bundle id; the APNs topic is `<bundle-id>.push-type.liveactivity`.
     public var bundleID: String
     /// Seconds after a push's timestamp during which APNs may store it for an offline device.
@@ -107,14 +110,8 @@ public struct ProviderConfig: Sendable, Decodable {
     public var rate: Double
     /// Requests it accepts in a burst.
     public var burst: Double
-    /// The APNs settings, when `type` is `apns`.
-    public var apns: APNsProviderConfig?
-    /// The FCM settings, when `type` is `fcm`.
-    public var fcm: FCMProviderConfig?
-    /// The Pushwoosh settings, when `type` is `pushwoosh`.
-    public var pushwoosh: PushwooshProviderConfig?
-    /// The Getui settings, when `type` is `getui`.
-    public var getui: GetuiProviderConfig?
+    /// The kind's own settings.
+    public var settings: any ProviderSettings
 
     enum CodingKeys: String, CodingKey {
         case id, type
@@ -122,12 +119,14 @@ public struct ProviderConfig: Sendable, Decodable {
         case expiration, rate, burst
     }
 
+    /// The console with the default bundle id: what runs when a config names no provider.
     public init(
-        type: String = "console", bundleID: String = "com.example.liverelay", expiration: Int = 3600,
-        rate: Double = 1000, burst: Double? = nil
+        settings: any ProviderSettings = ConsoleProviderConfig(), bundleID: String = "com.example.liverelay",
+        expiration: Int = 3600, rate: Double = 1000, burst: Double? = nil
     ) {
-        self.id = type
-        self.type = type
+        kind = type(of: settings).kind
+        id = kind.rawValue
+        self.settings = settings
         self.bundleID = bundleID
         self.expiration = expiration
         self.rate = rate
@@ -136,16 +135,17 @@ public struct ProviderConfig: Sendable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        type = try c.decodeIfPresent(String.self, forKey: .type) ?? "console"
-        id = try c.decodeIfPresent(String.self, forKey: .id) ?? type
+        kind = ProviderKind(rawValue: try c.decodeIfPresent(String.self, forKey: .type) ?? "console")
+        id = try c.decodeIfPresent(String.self, forKey: .id) ?? kind.rawValue
         bundleID = try c.decodeIfPresent(String.self, forKey: .bundleID) ?? "com.example.liverelay"
         expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600
         rate = try c.decodeIfPresent(Double.self, forKey: .rate) ?? 1000
         burst = try c.decodeIfPresent(Double.self, forKey: .burst) ?? rate
-        apns = type == "apns" ? try APNsProviderConfig(from: decoder) : nil
-        fcm = type == "fcm" ? try FCMProviderConfig(from: decoder) : nil
-        pushwoosh = type == "pushwoosh" ? try PushwooshProviderConfig(from: decoder) : nil
-        getui = type == "getui" ? try GetuiProviderConfig(from: decoder) : nil
+        guard let settingsType = ProviderCatalog.settings(for: kind) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "\"\(kind)\" is not a provider this build knows")
+        }
+        settings = try settingsType.init(from: decoder)
     }
 }
 

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Delivery
 import Feeds
 import LiveRelayCore
 import Metrics
@@ -14,19 +15,29 @@ public struct LiveRelayMetrics: Sendable {
     /// Metrics that go nowhere, for one-shot commands.
     public static let none = LiveRelayMetrics(factory: NOOPMetricsHandler.instance)
 
-    public func polled(feed: String) {
+    /// What the sender records of each push (see ``PushMetrics``).
+    public var pushes: PushMetrics { PushMetrics(factory: factory) }
+
+    /// One poll of a feed: counted, with a 304 or the failure's kind (`store` when the state store failed).
+    public func polled(_ report: PollLoop.Report) {
+        let feed = report.name
         Counter(label: "liverelay_polls_total", dimensions: [("feed", feed)], factory: factory).increment()
+        switch report.outcome.result {
+        case .fresh: break
+        case .notModified:
+            Counter(label: "liverelay_polls_not_modified_total", dimensions: [("feed", feed)], factory: factory)
+                .increment()
+        case .failed(let kind):
+            Counter(
+                label: "liverelay_feed_errors_total", dimensions: [("feed", feed), ("kind", kind.name)],
+                factory: factory
+            ).increment()
+        }
     }
 
-    public func notModified(feed: String) {
-        Counter(label: "liverelay_polls_not_modified_total", dimensions: [("feed", feed)], factory: factory).increment()
-    }
-
-    public func feedError(feed: String, kind: FeedError.Kind) {
-        Counter(
-            label: "liverelay_feed_errors_total", dimensions: [("feed", feed), ("kind", kind.name)], factory: factory
-        )
-        .increment()
+    /// A delivery round that failed because the state store did.
+    public func storeFailed() {
+        Counter(label: "liverelay_store_errors_total", factory: factory).increment()
     }
 
     public func ruleFired(_ rule: String) {
@@ -48,22 +59,6 @@ public struct LiveRelayMetrics: Sendable {
 
     public func coalesced() {
         Counter(label: "liverelay_coalesced_pushes_total", factory: factory).increment()
-    }
-
-    /// One delivery attempt's outcome and latency.
-    public func pushed(provider: String, priority: PushPriority, outcome: String, seconds: Double) {
-        Counter(
-            label: "liverelay_pushes_total",
-            dimensions: [("provider", provider), ("priority", String(priority.rawValue)), ("outcome", outcome)],
-            factory: factory
-        ).increment()
-        Timer(label: "liverelay_send_duration_seconds", dimensions: [("provider", provider)], factory: factory)
-            .recordNanoseconds(Int64(seconds * 1e9))
-    }
-
-    public func tokenDropped(provider: String) {
-        Counter(label: "liverelay_tokens_dropped_total", dimensions: [("provider", provider)], factory: factory)
-            .increment()
     }
 
     public func outboxDepth(_ depth: Int) {

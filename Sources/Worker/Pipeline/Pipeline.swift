@@ -8,48 +8,44 @@ import Rules
 import Store
 import Throttling
 
-/// Moves one feed body through the stages: normalise → detect changes → rules → ledger → throttle → save,
-/// then releases what the throttle allows to the sender. It only wires stages together; every decision is
-/// made in a pure module.
+/// Moves values between the stages and the store: a body through normalise → detect changes → rules →
+/// ledger → throttle (``plan(feed:body:validators:now:)``), what the throttle releases into the durable
+/// outbox with its targets (``release(now:)``), and what is due in the outbox to the providers' senders
+/// (``deliverDue(now:)``). Every decision is made in a pure module; this only wires them to SQLite.
 public struct Pipeline: Sendable {
     public let store: SQLiteStore
-    /// The rules in force; replaced atomically by a reload.
+    /// The rules and routes in force; replaced atomically by a reload.
     public let rules: RuleBook
     public let ledger: ActivityLedger
     public let queue: PushQueue
-    public let sender: Sender
-    /// How pushes fan out to the registered tokens.
-    public let delivery: DeliveryOptions
-    /// Pushes the config routes to another provider than `sender`'s.
-    public let router: ProviderRouter?
-    private let logger: Logger
+    /// Each provider's sender, by provider id.
+    public let senders: [String: Sender]
     public let metrics: LiveRelayMetrics
+    private let logger: Logger
+    /// Draws in `0..<1`, for the outbox's backoff jitter.
+    private let random: @Sendable () -> Double
     /// Keeps delivery rounds from overlapping.
     private let gate = AsyncGate()
 
     public init(
-        store: SQLiteStore, rules: RuleBook, ledger: ActivityLedger, queue: PushQueue, sender: Sender,
-        delivery: DeliveryOptions = DeliveryOptions(), router: ProviderRouter? = nil, logger: Logger,
-        metrics: LiveRelayMetrics = .none
+        store: SQLiteStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
+        metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
-        self.router = router
         self.store = store
         self.rules = rules
-        self.metrics = metrics
-        self.ledger = ledger
+        ledger = ActivityLedger()
         self.queue = queue
-        self.sender = sender
-        self.delivery = delivery
+        self.senders = senders
         self.logger = logger
+        self.metrics = metrics
+        self.random = random
     }
 
     /// Decides what one body means and saves the new facts and activity states in one transaction.
     /// A body that cannot be normalised is a feed error: nothing changes and nothing is saved.
     public func plan(
         feed: FeedRuntime, body: Data, validators: (etag: String?, lastModified: String?) = (nil, nil), now: Int
-    )
-        async throws(SQLiteStore.Failure) -> PollPlan
-    {
+    ) async throws(SQLiteStore.Failure) -> PollPlan {
         var plan = PollPlan(feed: feed.id, now: now)
         let current: [String: Facts]
         do {
@@ -81,12 +77,12 @@ public struct Pipeline: Sendable {
                 }
             }
             for rule in step.fired { metrics.ruleFired(rule) }
-            for error in evaluation.errors { metrics.ruleError(error.rule) }
-            plan.steps.append(step)
             for error in evaluation.errors {
+                metrics.ruleError(error.rule)
                 logger.error(
                     "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed.id)", "error": "\(error)"])
             }
+            plan.steps.append(step)
         }
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
@@ -101,33 +97,34 @@ public struct Pipeline: Sendable {
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
-    /// target, in the same transaction as the throttle's state. Nothing is sent here: ``deliverDue(now:)``
-    /// sends, so a crash between the two loses nothing.
+    /// target its provider's addressing finds in the registry, in the same transaction as the throttle's
+    /// state. Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two loses nothing.
     public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
-        let decisions = await queue.release(now: now)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+        let routes = rules.routes
+        let decisions = await queue.release(now: now) { routes.provider(for: $0) }
         var entries: [OutboxEntry] = []
         for case .send(let push, _) in decisions {
-            let targets = try await PushTargets(store: store, options: route(for: push).delivery).targets(for: push)
+            let provider = routes.provider(for: push)
+            guard let traits = senders[provider]?.provider.traits, let json = try? push.canonicalJSON() else {
+                continue
+            }
+            let rows = try await store.registryRows(traits.addressing.query(for: push))
+            let targets = traits.addressing.targets(
+                for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets)
             if targets.isEmpty {
                 logger.info(
                     "no registered token for push",
                     metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
             }
-            guard let json = try? encoder.encode(push) else { continue }
             for target in targets {
                 // Push-to-start is paced per device and attributes type; a start over the limit waits in the
                 // outbox until the device's window allows it.
                 var due = now
-                if target.kind == .pushToStart, !target.outboxKey.isEmpty {
-                    due = await queue.admitStart(token: target.outboxKey, attributesType: push.attributesType, now: now)
+                if target.kind == .pushToStart, !target.outboxTarget.isEmpty {
+                    due = await queue.admitStart(
+                        token: target.outboxTarget, attributesType: push.attributesType, now: now)
                 }
-                entries.append(
-                    OutboxEntry(
-                        activity: push.activity, token: target.outboxKey, kind: target.kind.rawValue,
-                        device: target.device, environment: target.environment?.rawValue, push: json,
-                        timestamp: push.timestamp, nextAttempt: due, address: target.address))
+                entries.append(OutboxEntry(push, json: json, to: target, provider: provider, nextAttempt: due))
             }
         }
         try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)
@@ -136,10 +133,11 @@ public struct Pipeline: Sendable {
         return decisions
     }
 
-    /// Sends every outbox row that is due (including rows left by a crash), a bounded number at a time.
+    /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender.
     /// A row leaves the outbox on a final receipt (delivered, token dropped, rejected, or the provider's
-    /// configuration error recorded); a temporary failure puts it off with backoff. Rounds never overlap, so
-    /// one target never has two states in flight. A start delivered to a device marks its activity active.
+    /// configuration error recorded); a temporary failure puts it off as ``RetryPolicy/outbox`` says. Rounds
+    /// never overlap, so one target never has two states in flight. A start delivered to a device makes its
+    /// activity active.
     public func deliverDue(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
         await gate.enter()
         do {
@@ -155,132 +153,61 @@ public struct Pipeline: Sendable {
     private func deliverRound(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
         let due = try await store.dueOutbox(now: now)
         guard !due.isEmpty else { return [] }
-        let decoder = JSONDecoder()
-        var pushes: [String: LiveActivityPush] = [:]
-        var work: [(entry: OutboxEntry, push: LiveActivityPush, target: PushTarget)] = []
-        for entry in due {
-            let key = "\(entry.activity.rawValue) \(entry.timestamp)"
-            guard let push = pushes[key] ?? (try? decoder.decode(LiveActivityPush.self, from: entry.push)) else {
-                continue
-            }
-            pushes[key] = push
-            var target = PushTarget(
-                kind: PushTarget.TokenKind(rawValue: entry.kind) ?? PushTarget.kind(for: push.event),
-                token: entry.hasToken ? entry.token : nil,
-                environment: entry.environment.map(PushEnvironment.init(rawValue:)), device: entry.device)
-            target.address = entry.address
-            work.append((entry, push, target))
-        }
-        let receipts = await send(work.map { ($0.push, $0.target) })
-        var done: [(activity: ActivityKey, token: String, timestamp: Int)] = []
-        var later: [(activity: ActivityKey, token: String, timestamp: Int, attempts: Int, nextAttempt: Int)] = []
-        var byPush: [String: PushDelivery] = [:]
-        var order: [String] = []
-        for (item, receipt) in zip(work, receipts) {
-            let e = item.entry
-            if case .retry(let after, _) = receipt.outcome, e.attempts + 1 < delivery.maxOutboxAttempts {
-                let backoff = after ?? min(300, 5 << min(e.attempts, 6))
-                later.append((e.activity, e.token, e.timestamp, e.attempts + 1, now + max(1, backoff)))
+        let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
+        let receipts = await send(batch)
+        var done: [OutboxEntry] = []
+        var later: [OutboxEntry] = []
+        for (var row, receipt) in zip(batch.rows, receipts) {
+            if case .retry(let after, _) = receipt.outcome,
+                let delay = RetryPolicy.outbox.delay(
+                    afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: random())
+            {
+                row.attempts += 1
+                row.nextAttempt = now + max(1, Int((delay / .seconds(1)).rounded(.up)))
+                later.append(row)
             } else {
                 if case .retry = receipt.outcome {
                     logger.error(
                         "push given up after retries",
-                        metadata: ["activity.key": "\(e.activity)", "attempts": "\(e.attempts + 1)"])
+                        metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])
                 }
-                done.append((e.activity, e.token, e.timestamp))
+                done.append(row)
             }
-            let key = "\(e.activity.rawValue) \(e.timestamp)"
-            if byPush[key] == nil {
-                order.append(key)
-                byPush[key] = PushDelivery(push: item.push, receipts: [])
-            }
-            byPush[key]!.receipts.append(receipt)
         }
         try await store.completeOutbox(done)
         try await store.postponeOutbox(later)
-        let deliveries = order.map { byPush[$0]! }
-        for d in deliveries where d.push.event == .start && d.delivered {
-            if var record = try await store.activities([d.push.activity])[d.push.activity], record.phase == .pending {
-                record.phase = .active
-                try await store.save([record])
-            }
+        let deliveries = batch.deliveries(receipts)
+        let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
+        if !started.isEmpty {
+            var records = try await store.activities(Set(started.map(\.activity)))
+            let changed = ledger.delivered(started, records: &records)
+            if !changed.isEmpty { try await store.save(changed) }
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
         return deliveries
     }
 
-    /// The provider route of a push: the config's `routes`, else the default provider.
-    func route(for push: LiveActivityPush) -> ProviderRoute {
-        router?.route(for: push) ?? ProviderRoute(sender: sender, delivery: delivery)
-    }
-
-    /// Sends each item through its push's route: batch providers (Pushwoosh) get one call per push with all
-    /// its targets; the others one send per target, a bounded number at a time. Receipts come back in order.
-    private func send(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
-        var receipts = [DeliveryReceipt?](repeating: nil, count: items.count)
-        var single: [Int] = []
-        var batches: [String: [Int]] = [:]
-        var batchOrder: [String] = []
-        for (i, (push, _)) in items.enumerated() {
-            if route(for: push).sender.provider is BatchPushProvider {
-                let key = "\(push.activity.rawValue) \(push.timestamp)"
-                if batches[key] == nil { batchOrder.append(key) }
-                batches[key, default: []].append(i)
-            } else {
-                single.append(i)
-            }
-        }
-        for key in batchOrder {
-            let indices = batches[key]!
-            let push = items[indices[0]].0
-            let sender = route(for: push).sender
-            let started = ContinuousClock.now
-            let got = await sender.send(push, to: indices.map { items[$0].1 })
-            let elapsed = ContinuousClock.now - started
-            for (i, receipt) in zip(indices, got) {
-                receipts[i] = receipt
-                Self.record(receipt, of: push, by: sender, seconds: elapsed, metrics: metrics)
-            }
-        }
-        let sent = await sendConcurrently(single.map { items[$0] })
-        for (i, receipt) in zip(single, sent) { receipts[i] = receipt }
-        return receipts.compactMap { $0 }
-    }
-
-    /// The metrics of one delivery, whichever way it was sent (a batch's time counts for each of its targets).
-    private static func record(
-        _ receipt: DeliveryReceipt, of push: LiveActivityPush, by sender: Sender, seconds: Duration,
-        metrics: LiveRelayMetrics
-    ) {
-        metrics.pushed(
-            provider: sender.provider.name, priority: push.priority, outcome: receipt.outcome.metricLabel,
-            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18)
-        if case .dropToken = receipt.outcome { metrics.tokenDropped(provider: sender.provider.name) }
-    }
-
-    private func sendConcurrently(_ items: [(LiveActivityPush, PushTarget)]) async -> [DeliveryReceipt] {
-        let metrics = self.metrics
-        let limit = max(1, delivery.maxConcurrentDeliveries)
-        return await withTaskGroup(of: (Int, DeliveryReceipt).self) { group in
-            var receipts = [DeliveryReceipt?](repeating: nil, count: items.count)
-            var inFlight = 0
-            for index in items.indices {
-                if inFlight >= limit, let (done, receipt) = await group.next() {
-                    receipts[done] = receipt
-                    inFlight -= 1
-                }
-                let (push, target) = items[index]
-                let sender = route(for: push).sender
+    /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.
+    private func send(_ batch: OutboxBatch) async -> [DeliveryReceipt] {
+        var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
+        await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
+            for (provider, pushes) in batch.byProvider {
+                guard let sender = senders[provider] else { continue }
                 group.addTask {
-                    let started = ContinuousClock.now
-                    let receipt = await sender.send(push, to: target)
-                    Self.record(receipt, of: push, by: sender, seconds: ContinuousClock.now - started, metrics: metrics)
-                    return (index, receipt)
+                    let sent = await sender.send(pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) })
+                    return (pushes.flatMap(\.rows), sent.flatMap { $0 })
                 }
-                inFlight += 1
             }
-            for await (done, receipt) in group { receipts[done] = receipt }
-            return receipts.compactMap { $0 }
+            for await (rows, sent) in group {
+                for (row, receipt) in zip(rows, sent) { receipts[row] = receipt }
+            }
+        }
+        return receipts.enumerated().map { index, receipt in
+            receipt
+                ?? DeliveryReceipt(
+                    target: batch.rows[index].target,
+                    outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
+                    attempts: 0)
         }
     }
 }

@@ -5,6 +5,8 @@ import LiveRelayCore
 public struct PushDelivery: Sendable {
     /// The push.
     public var push: LiveActivityPush
+    /// The id of the provider it went through.
+    public var provider: String
     /// One per target, in the order the targets were resolved.
     public var receipts: [DeliveryReceipt]
 

@@ -3,29 +3,13 @@ import LiveRelayCore
 import Store
 import Throttling
 
-/// The throttle between the ledger and the sender, with each provider's request rate, kept in SQLite so a
-/// cron tick continues the budget and the held pushes of the previous one.
+/// The throttle between the ledger and the sender, kept in SQLite so a cron tick continues the budget and
+/// the held pushes of the previous one. Each push draws from the request rate of the provider it goes to
+/// (its lane in the throttle).
 public actor PushQueue {
-    /// A provider's request rate: `rate` per second, bursts up to `burst`.
-    public struct ProviderRate: Sendable, Hashable {
-        public var rate: Double
-        public var burst: Double
-
-        /// Creates a rate.
-        public init(rate: Double, burst: Double) {
-            self.rate = rate
-            self.burst = burst
-        }
-    }
-
     private var throttle: Throttle
     /// The throttle's settings.
     public nonisolated let configuration: ThrottleConfiguration
-    /// One bucket per provider id.
-    private var buckets: [String: TokenBucket]
-    /// The provider id a push goes to (its route), whose bucket it draws from; `nil` for a queue in front of
-    /// one provider, whose bucket every push draws from.
-    private let providerOf: (@Sendable (LiveActivityPush) -> String)?
     /// Push-to-start pacing per device token and attributes type (kept in memory: a new process starts afresh).
     private var pacer: PushToStartPacer
     private let store: SQLiteStore
@@ -34,34 +18,13 @@ public actor PushQueue {
 
     /// Loads the saved throttle states that have a pending push; the others are read when a push or a
     /// frequent-updates report touches their activity, so a worker over many idle activities stays small.
-    ///
-    /// - Parameters:
-    ///   - providerRates: each provider's request rate, by provider id.
-    ///   - providerOf: the provider id of a push (its route); a push whose id has no rate is not limited.
     public init(
-        store: SQLiteStore, configuration: ThrottleConfiguration, providerRates: [String: ProviderRate],
-        providerOf: @escaping @Sendable (LiveActivityPush) -> String, pushToStart: PushToStartPacer = PushToStartPacer()
+        store: SQLiteStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer()
     ) async throws(SQLiteStore.Failure) {
         pacer = pushToStart
         self.store = store
         self.configuration = configuration
         throttle = Throttle(configuration: configuration)
-        buckets = providerRates.mapValues { TokenBucket(rate: $0.rate, burst: $0.burst, now: 0) }
-        self.providerOf = providerOf
-        throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
-    }
-
-    /// A queue in front of one provider.
-    public init(
-        store: SQLiteStore, configuration: ThrottleConfiguration, providerRate: Double, providerBurst: Double,
-        pushToStart: PushToStartPacer = PushToStartPacer()
-    ) async throws(SQLiteStore.Failure) {
-        pacer = pushToStart
-        self.store = store
-        self.configuration = configuration
-        throttle = Throttle(configuration: configuration)
-        buckets = ["": TokenBucket(rate: providerRate, burst: providerBurst, now: 0)]
-        providerOf = nil
         throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
     }
 
@@ -105,26 +68,16 @@ public actor PushQueue {
         }
     }
 
-    /// Releases what may go now, most relevant first, each push within the rate of the provider it goes to.
-    public func release(now: Int) -> [ThrottleDecision] {
-        var limits: [String: Int] = [:]
-        for id in buckets.keys { limits[id] = buckets[id]!.available(now: Double(now)) }
-        let decisions: [ThrottleDecision]
-        if let providerOf {
-            decisions = throttle.release(now: now, limits: limits, lane: providerOf)
-        } else {
-            decisions = throttle.release(now: now, limit: limits[""]!)
-        }
-        var sent: [String: Int] = [:]
+    /// Releases what may go now, most relevant first, each push within the rate of the provider it goes to:
+    /// `lane` names a push's provider id, whose rate in ``configuration``'s lanes it draws from.
+    public func release(now: Int, lane: @Sendable (LiveActivityPush) -> String = { _ in "" }) -> [ThrottleDecision] {
+        let decisions = throttle.release(now: now, lane: lane)
         for d in decisions {
             switch d {
-            case .send(let push, _):
-                sent[providerOf?(push) ?? "", default: 0] += 1
-                dirty.insert(push.activity)
+            case .send(let push, _): dirty.insert(push.activity)
             case .held(let key, _, _): dirty.insert(key)
             }
         }
-        for (id, count) in sent where buckets[id] != nil { buckets[id]!.take(count, now: Double(now)) }
         return decisions
     }
 
@@ -167,11 +120,9 @@ public actor PushQueue {
 
     /// The states changed since the last save, encoded, for the caller to save in its own transaction.
     public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
         for key in dirty.sorted() {
-            guard let state = throttle.state(for: key), let json = try? encoder.encode(state) else { continue }
+            guard let state = throttle.state(for: key), let json = try? state.canonicalJSON() else { continue }
             rows.append((key, json, state.pending != nil))
         }
         dirty.removeAll()

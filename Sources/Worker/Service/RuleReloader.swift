@@ -1,55 +1,72 @@
+import Delivery
 import Foundation
 import Logging
 import Rules
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
-/// Reloads the rule files on SIGHUP or when one of them changes: a valid set replaces the running one
-/// atomically; an invalid one is refused, every diagnostic is logged (`file:line:column: …`), and the
-/// running rules stay.
-public struct RuleReloader: Service {
+/// Reloads the rule files on SIGHUP or when one of them changes (looked at every `checkEvery` on the
+/// worker's clock): a valid set replaces the running one, with the routes made from it, atomically; an
+/// invalid one is refused, every diagnostic is logged (`file:line:column: …`), and the running rules stay.
+public final class RuleReloader: Service, Sendable {
     public let loaded: LoadedConfig
     public let book: RuleBook
     private let logger: Logger
+    private let clock: any Clock<Duration>
     private let checkEvery: Duration
+    private let reloading = Mutex(())
 
-    public init(loaded: LoadedConfig, book: RuleBook, logger: Logger, checkEvery: Duration = .seconds(2)) {
+    public init(
+        loaded: LoadedConfig, book: RuleBook, logger: Logger, clock: any Clock<Duration> = ContinuousClock(),
+        checkEvery: Duration = .seconds(2)
+    ) {
         self.loaded = loaded
         self.book = book
         self.logger = logger
+        self.clock = clock
         self.checkEvery = checkEvery
     }
 
     public func run() async throws {
         let paths = loaded.config.rules.map(loaded.resolve)
-        let checkEvery = self.checkEvery
-        try await withThrowingDiscardingTaskGroup { group in
-            let hangups = await UnixSignalsSequence(trapping: .sighup)
-            let (triggers, trigger) = AsyncStream.makeStream(of: String.self)
+        let (checkEvery, clock) = (self.checkEvery, self.clock)
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        await withDiscardingTaskGroup { group in
             group.addTask {
-                for await _ in hangups.cancelOnGracefulShutdown() { trigger.yield("SIGHUP") }
+                for await _ in hangups.cancelOnGracefulShutdown() { self.reload(reason: "SIGHUP") }
             }
-            group.addTask {
-                var fingerprint = RuleReloader.fingerprint(paths)
-                while !Task.isShuttingDownGracefully {
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: checkEvery) }
-                    let now = RuleReloader.fingerprint(paths)
-                    if now != fingerprint {
-                        fingerprint = now
-                        trigger.yield("a rule file changed")
-                    }
+            var fingerprint = RuleReloader.fingerprint(paths)
+            while !Task.isShuttingDownGracefully {
+                try? await cancelWhenGracefulShutdown { try await clock.sleep(for: checkEvery) }
+                let now = RuleReloader.fingerprint(paths)
+                if now != fingerprint {
+                    fingerprint = now
+                    reload(reason: "a rule file changed")
                 }
-                trigger.finish()
             }
-            for await reason in triggers.cancelOnGracefulShutdown() { reload(reason: reason) }
             group.cancelAll()
         }
     }
 
     /// Loads the rules again and swaps them in if every file is valid. Returns whether it swapped.
+    /// Reloads are one at a time (SIGHUP and a file change may come together).
     @discardableResult
     public func reload(reason: String) -> Bool {
-        let set = WorkerFactory.rules(for: loaded)
+        reloading.withLock { _ in swap(reason: reason) }
+    }
+
+    private func swap(reason: String) -> Bool {
+        let set = loaded.loadRules()
+        let routes: ProviderRoutes
+        do {
+            routes = try loaded.routes(for: set)
+        } catch {
+            for d in error.items {
+                logger.error("rule reload refused", metadata: ["diagnostic": "\(d)", "trigger": "\(reason)"])
+            }
+            return false
+        }
         guard set.diagnostics.isEmpty else {
             for d in set.diagnostics {
                 logger.error("rule reload refused", metadata: ["diagnostic": "\(d)", "trigger": "\(reason)"])
@@ -57,12 +74,13 @@ public struct RuleReloader: Service {
             logger.error("kept the running rules", metadata: ["problems": "\(set.diagnostics.count)"])
             return false
         }
-        book.replace(with: RuleEngine(rules: set.rules))
+        book.replace(with: RuleEngine(rules: set.rules), routes: routes)
         logger.notice("rules reloaded", metadata: ["rules": "\(set.rules.count)", "trigger": "\(reason)"])
         return true
     }
 
-    /// Names, sizes and modification times of every rule file, to notice edits.
+    /// Every rule file with a hash of its content (or its absence), to notice edits: an edit that keeps
+    /// the size within the same second of modification time is noticed too.
     static func fingerprint(_ paths: [String]) -> [String] {
         var out: [String] = []
         for path in paths {
@@ -76,10 +94,10 @@ public struct RuleReloader: Service {
                 ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 }
                 : [path]
             for file in files {
-                let a = try? FileManager.default.attributesOfItem(atPath: file)
-                let size = (a?[.size] as? NSNumber)?.intValue ?? -1
-                let modified = (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                out.append("\(file) \(size) \(modified)")
+                // Every byte (`Data`'s own hash reads only a prefix).
+                var hasher = Hasher()
+                FileManager.default.contents(atPath: file)?.withUnsafeBytes { hasher.combine(bytes: $0) }
+                out.append("\(file) \(hasher.finalize())")
             }
         }
         return out

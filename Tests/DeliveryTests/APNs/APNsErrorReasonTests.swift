@@ -2,7 +2,7 @@ import Delivery
 import Testing
 
 @Suite struct APNsErrorReasonTests {
-    typealias Action = APNsErrorReason.Action
+    typealias Action = DeliveryAction
 
     /// Apple's table, reason by reason: status and what LiveRelay does.
     static let table: [(String, Int, Action)] = [

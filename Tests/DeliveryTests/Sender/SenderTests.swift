@@ -7,20 +7,49 @@ import Testing
 
 @Suite struct SenderTests {
     /// Answers each delivery with the next scripted outcome (then `.delivered`), and counts refreshes.
-    final class ScriptedProvider: PushProvider {
-        let name: String
+    final class ScriptedProvider: SingleTargetProvider {
+        let traits: ProviderTraits
         let script: Mutex<[DeliveryOutcome]>
         let calls = Mutex(0)
         let refreshes = Mutex(0)
 
-        init(name: String = "scripted", _ outcomes: [DeliveryOutcome]) {
-            self.name = name
+        init(kind: ProviderKind = .apns, maxConcurrentDeliveries: Int = 64, _ outcomes: [DeliveryOutcome]) {
+            traits = ProviderTraits(
+                kind: kind, addressing: .apnsTokens(environment: nil),
+                maxConcurrentDeliveries: maxConcurrentDeliveries)
             script = Mutex(outcomes)
         }
 
         func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
             calls.withLock { $0 += 1 }
             return script.withLock { $0.isEmpty ? .delivered : $0.removeFirst() }
+        }
+
+        func refreshCredentials() async { refreshes.withLock { $0 += 1 } }
+    }
+
+    /// Takes up to `size` targets per request and answers for each target with the next outcome scripted
+    /// for its token (then `.delivered`); counts refreshes and records the requests.
+    final class ScriptedBatchProvider: PushProvider {
+        let traits: ProviderTraits
+        let script: Mutex<[String: [DeliveryOutcome]]>
+        let requests = Mutex<[[String]]>([])
+        let refreshes = Mutex(0)
+
+        init(size: Int, _ answers: [String: [DeliveryOutcome]]) {
+            traits = ProviderTraits(kind: .getui, addressing: .deviceAddresses(registry: "getui"), maxBatchSize: size)
+            script = Mutex(answers)
+        }
+
+        func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome] {
+            requests.withLock { $0.append(targets.map { $0.token ?? "" }) }
+            return script.withLock { script in
+                targets.map { target in
+                    guard let token = target.token, var next = script[token], !next.isEmpty else { return .delivered }
+                    defer { script[token] = next }
+                    return next.removeFirst()
+                }
+            }
         }
 
         func refreshCredentials() async { refreshes.withLock { $0 += 1 } }
@@ -108,9 +137,9 @@ import Testing
     }
 
     @Test func aConfigurationErrorStopsThatProviderOnly() async {
-        let broken = ScriptedProvider(name: "apns", [.configurationError(reason: "InvalidProviderToken (403)")])
+        let broken = ScriptedProvider(kind: .apns, [.configurationError(reason: "InvalidProviderToken (403)")])
         let brokenSender = Sender(provider: broken, logger: Self.logger, clock: ImmediateClock())
-        let healthy = Sender(provider: ScriptedProvider(name: "fcm", []), logger: Self.logger, clock: ImmediateClock())
+        let healthy = Sender(provider: ScriptedProvider(kind: .fcm, []), logger: Self.logger, clock: ImmediateClock())
         let first = await brokenSender.send(Self.push, to: Self.target)
         #expect(first.outcome == .configurationError(reason: "InvalidProviderToken (403)"))
         let later = await brokenSender.send(Self.push, to: Self.target)
@@ -119,5 +148,63 @@ import Testing
         #expect(broken.calls.withLock { $0 } == 1)
         #expect(brokenSender.stoppedReason == "InvalidProviderToken (403)")
         #expect(await healthy.send(Self.push, to: Self.target).delivered)
+    }
+
+    /// One loop for a single push and a batch: the targets of a request that asked for a retry go again
+    /// together after the backoff, those delivered are not sent again, and a refresh happens once while the
+    /// retries still wait for their backoff.
+    @Test func aBatchRetriesOnlyItsFailedTargetsAndARefreshDoesNotSkipTheBackoff() async {
+        let targets = (0..<5).map { PushTarget(kind: .activity, token: "t\($0)") }
+        let provider = ScriptedBatchProvider(
+            size: 3,
+            [
+                "t1": [.retry(afterSeconds: nil, reason: "503")], "t2": [.refreshCredentials(reason: "10001")],
+                "t4": [.dropToken(reason: "20001")],
+            ])
+        let clock = ImmediateClock()
+        let receipts = await Sender(provider: provider, logger: Self.logger, clock: clock, jitter: { 1 })
+            .send(Self.push, to: targets)
+        #expect(receipts.map(\.target.token) == ["t0", "t1", "t2", "t3", "t4"])
+        #expect(
+            receipts.map(\.outcome.metricLabel) == [
+                "delivered", "delivered", "delivered", "delivered", "token_dropped",
+            ])
+        let requests = provider.requests.withLock { $0 }
+        #expect(requests.count == 3)
+        #expect(Set(requests) == [["t0", "t1", "t2"], ["t3", "t4"], ["t1", "t2"]], "only t1 and t2 went again")
+        #expect(provider.refreshes.withLock { $0 } == 1)
+        #expect(clock.sleeps == [.milliseconds(500)], "the retry waited its backoff although a refresh came with it")
+    }
+
+    /// Many pushes at once: each gets its receipts in target order, and the provider's concurrency bound
+    /// holds (one at a time keeps the release order, as the console needs).
+    @Test func manyPushesKeepTheirOrderWhenTheProviderTakesOneAtATime() async {
+        let provider = RecordingProvider()
+        let pushes = (1...5).map {
+            LiveActivityPush(
+                activity: ActivityKey("a\($0)"), attributesType: "T", event: .update, timestamp: $0, contentState: [:],
+                priority: .high)
+        }
+        let work = pushes.map {
+            ($0, [PushTarget(kind: .activity, token: "x"), PushTarget(kind: .activity, token: "y")])
+        }
+        let receipts = await Sender(provider: provider, logger: Self.logger).send(work)
+        #expect(receipts.map { $0.map(\.target.token) } == Array(repeating: ["x", "y"], count: 5))
+        #expect(
+            provider.deliveries.map { "\($0.push.activity) \($0.target.token!)" }
+                == pushes.flatMap {
+                    ["\($0.activity) x", "\($0.activity) y"]
+                })
+    }
+
+    /// The outbox's rounds: 5 s doubling to five minutes, any Retry-After honoured, ten rounds at most.
+    @Test func theOutboxPolicyBacksOffInMinutesAndHonoursAnyRetryAfter() {
+        let outbox = RetryPolicy.outbox
+        #expect(outbox.delay(afterAttempt: 1, retryAfterSeconds: nil, jitter: 1) == .seconds(5))
+        #expect(outbox.delay(afterAttempt: 3, retryAfterSeconds: nil, jitter: 1) == .seconds(20))
+        #expect(outbox.delay(afterAttempt: 9, retryAfterSeconds: nil, jitter: 1) == .seconds(300))
+        #expect(outbox.delay(afterAttempt: 2, retryAfterSeconds: 3600, jitter: 0) == .seconds(3600))
+        #expect(outbox.delay(afterAttempt: 10, retryAfterSeconds: nil, jitter: 0) == nil)
+        #expect(RetryPolicy().delay(afterAttempt: 1, retryAfterSeconds: 3600, jitter: 0) == nil)
     }
 }

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func countersCountRequestsNotModifiedAndErrorsByKind() {
-        var counters = FeedCounters()
+        var counters = PollCounters()
         counters.record(PollOutcome(.fresh), now: 10)
         counters.record(PollOutcome(.notModified), now: 20)
         counters.record(PollOutcome(.failed(.shape)), now: 30)

@@ -1,16 +1,19 @@
+import Delivery
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
+import Rules
+import Store
 import Testing
 import Worker
 
 /// `liverelay send` as a user runs it, against the fake APNs.
 @Suite struct SendCommandTests {
-    typealias Setup = APNsWorkerSetup
+    typealias Setup = MatchReplay
     let liverelay = Repository.executable("liverelay")
 
     @Test func aManualStartReachesTheFakeAPNs() async throws {
-        try await Setup.with { setup in
+        try await Setup.withFakeAPNs { setup, fake in
             let run = try await Self.run(
                 liverelay,
                 [
@@ -22,7 +25,7 @@ import Worker
                 ])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardError.contains("start delivered by apns"))
-            let push = try #require(setup.fake.accepted.first)
+            let push = try #require(fake.accepted.first)
             #expect(push.token == Setup.startToken)
             #expect(
                 push.body
@@ -32,7 +35,7 @@ import Worker
     }
 
     @Test func aStartWithoutAnAlertIsRefusedBeforeSending() async throws {
-        try await Setup.with { setup in
+        try await Setup.withFakeAPNs { setup, fake in
             let run = try await Self.run(
                 liverelay,
                 [
@@ -41,13 +44,13 @@ import Worker
                 ])
             #expect(run.status == 1)
             #expect(run.standardError.contains("missing_alert"))
-            #expect(setup.fake.requestCount == 0)
+            #expect(fake.requestCount == 0)
         }
     }
 
     @Test func anUnregisteredTokenSaysSo() async throws {
-        try await Setup.with { setup in
-            setup.fake.unregister(Setup.activityToken)
+        try await Setup.withFakeAPNs { setup, fake in
+            fake.unregister(Setup.activityToken)
             let run = try await Self.run(
                 liverelay,
                 [
@@ -76,7 +79,7 @@ import Worker
         #expect(run.standardOutput.contains("--provider"))
     }
 
-    @Test func theAPNsProviderSectionDecodesAndItsProblemsAreReported() throws {
+    @Test func theAPNsProviderSectionDecodesAndItsProblemsAreReported() async throws {
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("liverelay.json").path
@@ -85,12 +88,16 @@ import Worker
           "key": {"file": "missing.p8"}, "environment": "sandbox", "connections": 2, "max-concurrent-streams": 500}}
         """#.write(toFile: path, atomically: true, encoding: .utf8)
         let loaded = try ConfigLoader.load(path: path)
-        let apns = try #require(loaded.config.provider.apns)
+        let apns = try #require(loaded.config.provider.settings as? APNsProviderConfig)
+        #expect(loaded.config.provider.kind == .apns)
         #expect(apns.environment == .sandbox)
         #expect(apns.connections == 2 && apns.maxConcurrentStreams == 500 && apns.tokenRefresh == 3000)
-        #expect(throws: Diagnostics.self) { try WorkerFactory.provider(for: loaded, write: { _ in }) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        await #expect(throws: Diagnostics.self) {
+            try await LiveRelayWorker.build(loaded, rules: RuleSet(), store: store, environment: .test())
+        }
         do {
-            _ = try WorkerFactory.provider(for: loaded, write: { _ in })
+            _ = try await LiveRelayWorker.build(loaded, rules: RuleSet(), store: store, environment: .test())
         } catch {
             #expect(error.items.map(\.message) == ["provider.key: secret from file missing.p8 cannot be read"])
         }

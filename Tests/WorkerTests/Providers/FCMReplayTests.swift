@@ -10,7 +10,7 @@ import _CryptoExtras
 /// The recorded match through the real pipeline, the real `CurlTransport` and the fake FCM.
 @Suite("Recorded match into the fake FCM")
 struct FCMReplayTests {
-    typealias Setup = ProviderWorkerSetup
+    typealias Setup = MatchReplay
     static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
 
     static func with(_ body: (Setup, FakeFCM) async throws -> Void) async throws {

@@ -9,7 +9,7 @@ import Worker
 /// The recorded match through the real pipeline, the real `CurlTransport` and the fake Getui.
 @Suite("Recorded match into the fake Getui")
 struct GetuiReplayTests {
-    typealias Setup = ProviderWorkerSetup
+    typealias Setup = MatchReplay
     static let masterSecret = "getui-master-secret-of-the-replay"
     static let cid = "getui-cid-iphone-a"
 

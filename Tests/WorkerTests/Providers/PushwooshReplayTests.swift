@@ -11,7 +11,7 @@ import Worker
 /// routing between providers.
 @Suite("Recorded match into the fake Pushwoosh")
 struct PushwooshReplayTests {
-    typealias Setup = ProviderWorkerSetup
+    typealias Setup = MatchReplay
     static let apiToken = "pushwoosh-api-token-secret"
 
     static func with(
@@ -129,18 +129,12 @@ struct PushwooshReplayTests {
         ) { setup in
             let loaded = try ConfigLoader.load(path: setup.configPath)
             let store = try SQLiteStore(path: setup.directory.appendingPathComponent("built.sqlite").path)
-            let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-            let provider = try WorkerFactory.provider(for: loaded, write: { _ in })
-            let router = try #require(
-                try WorkerFactory.router(
-                    for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, logger: logger,
-                    defaultProvider: provider))
-            let pipeline = try await WorkerFactory.pipeline(
-                for: loaded, rules: WorkerFactory.rules(for: loaded), store: store, provider: provider, logger: logger,
-                router: router)
-            let routed = try #require(router.byProvider["pw"])
-            #expect(routed.sender.provider as AnyObject === provider as AnyObject)
-            #expect(pipeline.sender.provider as AnyObject === provider as AnyObject)
+            let worker = try await LiveRelayWorker.build(
+                loaded, rules: loaded.loadRules(), store: store, environment: .test())
+            defer { worker.shutdown() }
+            #expect(loaded.defaultProviderID == "pw")
+            #expect(worker.pipeline.senders.keys.sorted() == ["pw"])
+            #expect(worker.health.snapshot.providers.keys.sorted() == ["pw"])
 
             // And the match goes through it (MatchAttributes are not routed: the default is the same provider).
             _ = try await setup.replay(registering: Self.register)

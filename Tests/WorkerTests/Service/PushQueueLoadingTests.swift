@@ -24,8 +24,7 @@ import Worker
         let configuration = ThrottleConfiguration(
             defaultBudget: BudgetPolicy(size: 2, period: 3600, frequentUpdatesSize: 4), minimumInterval: 1)
         // First process: spends match-spent's budget, leaves a push pending on match-waiting.
-        let first = try await PushQueue(
-            store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
+        let first = try await PushQueue(store: store, configuration: configuration)
         _ = try await first.submit([Self.push("match-spent", at: 100)], now: 100)
         _ = await first.release(now: 100)
         _ = try await first.submit([Self.push("match-spent", at: 110)], now: 110)
@@ -33,8 +32,7 @@ import Worker
         _ = try await first.submit([Self.push("match-waiting", at: 120)], now: 120)
         try await first.save()
 
-        let second = try await PushQueue(
-            store: store, configuration: configuration, providerRate: 100, providerBurst: 100)
+        let second = try await PushQueue(store: store, configuration: configuration)
         #expect(await second.states.keys.sorted() == ["match-waiting"])
         #expect(await second.pendingCount == 1)
         // The spent budget comes back with the activity's next push: it goes out downgraded.

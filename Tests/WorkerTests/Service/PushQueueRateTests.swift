@@ -28,11 +28,13 @@ import Worker
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let queue = try await PushQueue(
-            store: store, configuration: ThrottleConfiguration(minimumInterval: 1),
-            providerRates: [
-                "apns": PushQueue.ProviderRate(rate: 1, burst: 1), "pw": PushQueue.ProviderRate(rate: 2, burst: 2),
-            ],
-            providerOf: { $0.attributesType == "PriceAttributes" ? "pw" : "apns" })
+            store: store,
+            configuration: ThrottleConfiguration(
+                minimumInterval: 1,
+                lanes: ["apns": RequestRate(rate: 1, burst: 1), "pw": RequestRate(rate: 2, burst: 2)]))
+        let lane: @Sendable (LiveActivityPush) -> String = { push in
+            push.attributesType == "PriceAttributes" ? "pw" : "apns"
+        }
         _ = try await queue.submit(
             [
                 Self.push("match-a", type: "MatchAttributes", relevance: 90, at: 100),
@@ -45,12 +47,12 @@ import Worker
 
         // Both buckets full: one for apns (the most relevant match), two for pw (eth, then the older of
         // the two at relevance 10). match-c and btc wait for their own provider, not for the other.
-        #expect(Self.sent(await queue.release(now: 100)) == ["match-a", "eth", "sol"])
-        #expect(Self.sent(await queue.release(now: 100)).isEmpty, "both buckets are spent")
+        #expect(Self.sent(await queue.release(now: 100, lane: lane)) == ["match-a", "eth", "sol"])
+        #expect(Self.sent(await queue.release(now: 100, lane: lane)).isEmpty, "both buckets are spent")
         // A second later apns has one request again and pw two (only btc is left for it).
-        #expect(Self.sent(await queue.release(now: 101)) == ["match-c", "btc"])
-        #expect(Self.sent(await queue.release(now: 101)).isEmpty)
-        #expect(Self.sent(await queue.release(now: 102)) == ["match-b"])
+        #expect(Self.sent(await queue.release(now: 101, lane: lane)) == ["match-c", "btc"])
+        #expect(Self.sent(await queue.release(now: 101, lane: lane)).isEmpty)
+        #expect(Self.sent(await queue.release(now: 102, lane: lane)) == ["match-b"])
         #expect(await queue.pendingCount == 0)
     }
 
@@ -60,12 +62,13 @@ import Worker
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let queue = try await PushQueue(
-            store: store, configuration: ThrottleConfiguration(),
-            providerRates: ["apns": PushQueue.ProviderRate(rate: 1, burst: 1)],
-            providerOf: { $0.attributesType == "PriceAttributes" ? "other" : "apns" })
+            store: store, configuration: ThrottleConfiguration(lanes: ["apns": RequestRate(rate: 1, burst: 1)]))
+        let lane: @Sendable (LiveActivityPush) -> String = { push in
+            push.attributesType == "PriceAttributes" ? "other" : "apns"
+        }
         _ = try await queue.submit(
             (0..<3).map { Self.push("p\($0)", type: "PriceAttributes", relevance: 1, at: 5) }
                 + (0..<3).map { Self.push("m\($0)", type: "MatchAttributes", relevance: 1, at: 5) }, now: 5)
-        #expect(Self.sent(await queue.release(now: 5)).sorted() == ["m0", "p0", "p1", "p2"])
+        #expect(Self.sent(await queue.release(now: 5, lane: lane)).sorted() == ["m0", "p0", "p1", "p2"])
     }
 }

@@ -24,10 +24,10 @@ import Worker
         }
         try await store.registerPushToStartToken(
             device: "phone", attributesType: "MatchAttributes", token: token, environment: .production, now: 0)
-        let pipeline = try await WorkerFactory.pipeline(
-            for: loaded, rules: WorkerFactory.rules(for: loaded), store: store,
-            provider: ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "b"), write: { _ in }),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let worker = try await LiveRelayWorker.build(
+            loaded, rules: loaded.loadRules(), store: store, environment: .test())
+        defer { worker.shutdown() }
+        let pipeline = worker.pipeline
         for id in ["1", "2"] {
             let push = LiveActivityPush(
                 activity: ActivityKey("match-\(id)"), attributesType: "MatchAttributes", event: .start, timestamp: 1000,

@@ -8,7 +8,8 @@ import LiveRelayTesting
 /// token.
 struct RunWithAPNs {
     static let bearer = "test-bearer-7c1d2f"
-    let setup: APNsWorkerSetup
+    let setup: MatchReplay
+    let fake: FakeAPNs
     let process: BackgroundProcess
     let port: Int
     let transport: CurlTransport
@@ -29,7 +30,7 @@ struct RunWithAPNs {
     }
 
     /// Rewrites the config for `run` (the feed server, one-second interval, API).
-    static func prepare(_ setup: APNsWorkerSetup, feed server: FeedServer) throws {
+    static func prepare(_ setup: MatchReplay, feed server: FeedServer) throws {
         guard case .object(var config) = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: setup.configPath))),
             case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0]
         else { throw CancellationError() }
@@ -41,7 +42,7 @@ struct RunWithAPNs {
         try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: setup.configPath))
     }
 
-    static func start(_ setup: APNsWorkerSetup, feed: FeedServer) async throws -> RunWithAPNs {
+    static func start(_ setup: MatchReplay, fake: FakeAPNs, feed: FeedServer) async throws -> RunWithAPNs {
         var environment = ProcessInfo.processInfo.environment
         environment["LIVERELAY_TEST_BEARER"] = bearer
         let process = try BackgroundProcess(
@@ -52,7 +53,8 @@ struct RunWithAPNs {
                 Int($0.1)
             })
         else { throw CancellationError() }
-        return RunWithAPNs(setup: setup, process: process, port: port, transport: try CurlTransport(), feed: feed)
+        return RunWithAPNs(
+            setup: setup, fake: fake, process: process, port: port, transport: try CurlTransport(), feed: feed)
     }
 
     func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = RunWithAPNs.bearer)
@@ -71,9 +73,9 @@ struct RunWithAPNs {
     /// Waits until the fake has accepted `count` pushes (bounded).
     func waitForAccepted(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while setup.fake.accepted.count < count, ContinuousClock.now < deadline {
+        while fake.accepted.count < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return setup.fake.accepted.count >= count
+        return fake.accepted.count >= count
     }
 }

@@ -13,32 +13,23 @@ import Worker
     /// a free port.
     static func makeSetup(interval: Int = 1) throws -> (dir: URL, config: URL) {
         let dir = try Repository.temporaryDirectory()
-        let rules = dir.appendingPathComponent("soccer.rules.json")
-        try FileManager.default.copyItem(at: Repository.url("Rules/soccer.rules.json"), to: rules)
-        var config = try JSONParser.parse(Data(contentsOf: Repository.url("Samples/demo/liverelay.json")))
-        guard case .object(var c) = config, case .array(var feeds) = c["feeds"], case .object(var feed) = feeds[0]
-        else {
-            throw CancellationError()
-        }
-        feed["url"] = .string(
-            Repository.url("Samples/recordings/espn-soccer-scoreboard-1-first-half.json").absoluteString)
-        feed["interval"] = .int(interval)
-        feeds[0] = .object(feed)
-        c["feeds"] = .array(feeds)
-        c["rules"] = ["soccer.rules.json"]
-        c["api"] = ["port": 0]
-        c.removeValue(forKey: "$schema")
-        config = .object(c)
-        let url = dir.appendingPathComponent("liverelay.json")
-        try config.jsonData().write(to: url)
-        return (dir, url)
+        try FileManager.default.copyItem(
+            at: Repository.url("Rules/soccer.rules.json"), to: dir.appendingPathComponent("soccer.rules.json"))
+        var config = try DemoConfig()
+        try config.setFeed(
+            url: Repository.url("Samples/recordings/espn-soccer-scoreboard-1-first-half.json").absoluteString,
+            interval: interval)
+        config["rules"] = ["soccer.rules.json"]
+        config["api"] = ["port": 0]
+        return (dir, URL(fileURLWithPath: try config.write(to: dir)))
     }
 
     @Test func aBrokenRuleEditIsRefusedAndTheRunningRulesStay() throws {
         let (dir, config) = try Self.makeSetup()
         defer { try? FileManager.default.removeItem(at: dir) }
         let loaded = try ConfigLoader.load(path: config.path)
-        let book = RuleBook(RuleEngine(rules: WorkerFactory.rules(for: loaded).rules))
+        let rules = loaded.loadRules()
+        let book = RuleBook(RuleEngine(rules: rules.rules), routes: try loaded.routes(for: rules))
         let logs = CapturingLogHandler.Store()
         let reloader = RuleReloader(loaded: loaded, book: book, logger: CapturingLogHandler.logger(logs))
         let rulesFile = dir.appendingPathComponent("soccer.rules.json")

@@ -8,7 +8,10 @@ import LiveRelayCore
 ///
 /// With `"filter-code": "FOOTBALL_FANS"` its starts go to that segment; give several entries of `providers`
 /// their own filter codes and route attributes types or rule files to them for several segments.
-public struct PushwooshProviderConfig: Sendable, Decodable {
+public struct PushwooshProviderConfig: ProviderSettings {
+    /// `pushwoosh`.
+    public static let kind = ProviderKind.pushwoosh
+
     /// The Pushwoosh application code.
     public var application: String
     /// Where the API access token is read from.
@@ -34,5 +37,14 @@ public struct PushwooshProviderConfig: Sendable, Decodable {
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
         filterCode = try c.decodeIfPresent(String.self, forKey: .filterCode)
+    }
+
+    /// The provider, its API token read now.
+    public func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider {
+        PushwooshProvider(
+            configuration: PushwooshProvider.Configuration(
+                endpoint: endpoint ?? "https://api.pushwoosh.com", application: application,
+                requestTimeout: .seconds(timeout), startFilterCode: filterCode),
+            apiToken: try context.secret(apiToken, key: "api-token"), transport: try context.transport())
     }
 }

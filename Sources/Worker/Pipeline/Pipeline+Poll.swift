@@ -1,10 +1,9 @@
 import Feeds
 import HTTP
 import LiveRelayCore
-import Logging
 import Store
 
-/// One poll of one feed, as `tick` and the long-running poller make it.
+/// One poll of one feed: what its body meant, and what the poll came to for the loop's schedule.
 public struct FeedPollResult: Sendable {
     /// What the body meant (or the feed error, or 304).
     public var plan: PollPlan
@@ -15,6 +14,7 @@ public struct FeedPollResult: Sendable {
 extension Pipeline {
     /// Polls a feed once: a conditional GET with the validators saved by the last poll, then `plan`. A feed
     /// problem of any kind is in the result, never thrown: it emits no change and keeps the previous facts.
+    /// A state-store failure is thrown.
     public func poll(_ feed: FeedRuntime, fetcher: FeedFetcher, now: Int) async throws(SQLiteStore.Failure)
         -> FeedPollResult
     {
@@ -36,35 +36,13 @@ extension Pipeline {
             plan = try await self.plan(
                 feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
         }
-        if let error = plan.feedError { outcome.result = .failed(error.kind) }
-        return FeedPollResult(plan: plan, outcome: outcome)
-    }
-
-    /// A poller for one feed on `clock`: each poll plans the body, then delivers what the throttle releases.
-    /// Feed errors are logged (`feed.id`, the kind, the message with the URL redacted) and counted; a store
-    /// failure counts as a `store` error and the poller goes on.
-    public func poller<C: Clock<Duration>>(
-        for feed: FeedRuntime, fetcher: FeedFetcher, clock: C, now: @escaping @Sendable () -> Int,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger,
-        observe: @escaping @Sendable (FeedPoller<C>.Report) -> Void = { _ in }
-    ) -> FeedPoller<C> {
-        FeedPoller(feed: feed.id, policy: feed.pollPolicy, clock: clock, now: now, random: random, observe: observe) {
-            let at = now()
-            do {
-                let polled = try await self.poll(feed, fetcher: fetcher, now: at)
-                if let error = polled.plan.feedError {
-                    logger.warning(
-                        "feed error",
-                        metadata: ["feed.id": "\(feed.id)", "kind": "\(error.kind)", "error": "\(error.description)"])
-                }
-                _ = try await self.release(now: at)
-                _ = try await self.deliverDue(now: at)
-                return polled.outcome
-            } catch {
-                logger.error("state store failed", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
-                return PollOutcome(.failed(FeedError.Kind("store")))
-            }
+        if let error = plan.feedError {
+            outcome.result = .failed(error.kind)
+            outcome.message = error.description
         }
+        outcome.changes = plan.steps.count
+        outcome.pushes = plan.pushes.count
+        return FeedPollResult(plan: plan, outcome: outcome)
     }
 }
 

@@ -6,7 +6,10 @@ import LiveRelayCore
 /// "provider": {"type": "apns", "bundle-id": "com.example.scores", "key-id": "ABC123DEFG",
 ///              "team-id": "DEF123GHIJ", "key": {"file": "AuthKey_ABC123DEFG.p8"}, "environment": "production"}
 /// ```
-public struct APNsProviderConfig: Sendable, Decodable {
+public struct APNsProviderConfig: ProviderSettings {
+    /// `apns`.
+    public static let kind = ProviderKind.apns
+
     /// The id of the `.p8` signing key.
     public var keyID: String
     /// The developer team id.
@@ -49,5 +52,24 @@ public struct APNsProviderConfig: Sendable, Decodable {
         tokenRefresh = try c.decodeIfPresent(Int.self, forKey: .tokenRefresh) ?? 3000
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
         inputPushToken = try c.decodeIfPresent(Bool.self, forKey: .inputPushToken) ?? false
+    }
+
+    /// The provider, its key read now.
+    public func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider {
+        let signingKey: APNsSigningKey
+        do {
+            signingKey = try APNsSigningKey(pem: try context.secret(key, key: "key"), keyID: keyID, teamID: teamID)
+        } catch let error as ProviderSetupError {
+            throw error
+        } catch {
+            throw ProviderSetupError(key: "key", message: "\(error)")
+        }
+        return APNsProvider(
+            configuration: APNsProvider.Configuration(
+                endpoint: endpoint.map { APNsEndpoint(url: $0, environment: environment) } ?? .apple(environment),
+                bundleID: context.bundleID, expirationSeconds: context.expiration, tokenRefreshInterval: tokenRefresh,
+                requestTimeout: .seconds(timeout), inputPushToken: inputPushToken),
+            key: signingKey, transport: try context.transport(connections: connections, streams: maxConcurrentStreams),
+            now: context.now, tokenCache: context.tokenCache)
     }
 }

@@ -5,7 +5,10 @@ import LiveRelayCore
 /// ```json
 /// {"type": "fcm", "service-account": {"file": "firebase-adminsdk.json"}}
 /// ```
-public struct FCMProviderConfig: Sendable, Decodable {
+public struct FCMProviderConfig: ProviderSettings {
+    /// `fcm`.
+    public static let kind = ProviderKind.fcm
+
     /// Where the Google service-account JSON key is read from.
     public var serviceAccount: SecretReference
     /// The Firebase project; by default the key file's `project_id`.
@@ -31,5 +34,22 @@ public struct FCMProviderConfig: Sendable, Decodable {
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         tokenEndpoint = try c.decodeIfPresent(String.self, forKey: .tokenEndpoint)
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+    }
+
+    /// The provider, its service account read now.
+    public func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider {
+        let account: FCMServiceAccount
+        do {
+            account = try FCMServiceAccount(json: try context.secret(serviceAccount, key: "service-account"))
+        } catch let error as ProviderSetupError {
+            throw error
+        } catch {
+            throw ProviderSetupError(key: "service-account", message: "\(error)")
+        }
+        let configuration = FCMProvider.Configuration(
+            endpoint: endpoint ?? "https://fcm.googleapis.com", tokenURL: tokenEndpoint, projectID: projectID,
+            requestTimeout: .seconds(timeout))
+        return FCMProvider(
+            configuration: configuration, account: account, transport: try context.transport(), now: context.now)
     }
 }

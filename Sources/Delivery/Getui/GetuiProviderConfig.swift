@@ -5,7 +5,10 @@ import LiveRelayCore
 /// ```json
 /// {"type": "getui", "app-id": "…", "app-key": "…", "master-secret": {"env": "GETUI_MASTER_SECRET"}}
 /// ```
-public struct GetuiProviderConfig: Sendable, Decodable {
+public struct GetuiProviderConfig: ProviderSettings {
+    /// `getui`.
+    public static let kind = ProviderKind.getui
+
     /// The Getui app id.
     public var appID: String
     /// The Getui app key.
@@ -35,5 +38,16 @@ public struct GetuiProviderConfig: Sendable, Decodable {
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         autoBadge = try c.decodeIfPresent(String.self, forKey: .autoBadge)
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
+    }
+
+    /// The provider, its master secret read now.
+    public func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider {
+        let now = context.now
+        return GetuiProvider(
+            configuration: GetuiProvider.Configuration(
+                endpoint: endpoint ?? "https://restapi.getui.com", appID: appID, appKey: appKey,
+                ttlSeconds: context.expiration, autoBadge: autoBadge, requestTimeout: .seconds(timeout)),
+            masterSecret: try context.secret(masterSecret, key: "master-secret"), transport: try context.transport(),
+            now: { now() * 1000 })
     }
 }

@@ -1,0 +1,66 @@
+import LiveRelayCore
+
+extension Addressing {
+    /// What to read from the registry to address `push`.
+    public func query(for push: LiveActivityPush) -> RegistryQuery {
+        let start = push.event == .start
+        var query = RegistryQuery(activity: push.activity, registry: registry)
+        switch self {
+        case .apnsTokens(let environment):
+            query.tokens = tokens(for: push)
+            query.environment = environment
+        case .apnsTokensWithAddress:
+            query.tokens = tokens(for: push)
+        case .deviceAddresses:
+            query.subscribers = push.entity
+            if !start { query.tokens = .activity(push.activity) }
+        case .activityAddress(_, let startsToSegment):
+            if start, !startsToSegment { query.subscribers = push.entity }
+        }
+        return query
+    }
+
+    private func tokens(for push: LiveActivityPush) -> RegistryQuery.Tokens? {
+        guard push.event == .start else { return .activity(push.activity) }
+        return push.entity.map { .pushToStart(entity: $0, attributesType: push.attributesType) }
+    }
+
+    /// The targets of `push`, from the rows the registry returned for ``query(for:)``. Pure. With no target
+    /// and `deliversWithoutTargets`, one target without a token (the console's placeholder).
+    public func targets(for push: LiveActivityPush, rows: RegistryRows, deliversWithoutTargets: Bool = false)
+        -> [PushTarget]
+    {
+        let kind = PushTarget.kind(for: push.event)
+        let activityID = rows.activityAddress ?? push.activity.rawValue
+        var targets: [PushTarget]
+        switch self {
+        case .apnsTokens:
+            targets = rows.tokens.map {
+                PushTarget(kind: kind, token: $0.token, environment: $0.environment, device: $0.device)
+            }
+        case .apnsTokensWithAddress:
+            targets = rows.tokens.compactMap { token in
+                guard let address = rows.addresses[token.device]?.address else { return nil }
+                return PushTarget(
+                    kind: kind, token: token.token, environment: token.environment, device: token.device,
+                    address: ProviderAddress(device: address))
+            }
+        case .activityAddress(_, let startsToSegment) where kind == .activity || startsToSegment:
+            targets = [PushTarget(kind: kind, token: nil, address: ProviderAddress(activity: activityID))]
+        case .deviceAddresses, .activityAddress:
+            var devices = rows.subscribers
+            var seen = Set(devices)
+            for token in rows.tokens where seen.insert(token.device).inserted { devices.append(token.device) }
+            targets = devices.compactMap { device in
+                guard let address = rows.addresses[device], address.address != nil || address.user != nil else {
+                    return nil
+                }
+                return PushTarget(
+                    kind: kind, token: nil, device: device,
+                    address: ProviderAddress(device: address.address, user: address.user, activity: activityID))
+            }
+        }
+        if targets.isEmpty, deliversWithoutTargets { targets = [PushTarget(kind: kind, token: nil)] }
+        return targets
+    }
+}

@@ -1,0 +1,26 @@
+import LiveRelayCore
+
+/// Which provider a push goes to, by provider id: the config's `routes` by attributes type first, then by
+/// the rules that made the push (a `rule-file` route names the rules of a file), else the default provider.
+/// Pure; rebuilt with the rules on every reload.
+public struct ProviderRoutes: Sendable, Hashable {
+    /// The id of the provider of unrouted pushes.
+    public var defaultProvider: String
+    /// Provider ids by attributes type.
+    public var byAttributesType: [String: String]
+    /// Provider ids by rule id.
+    public var byRule: [String: String]
+
+    /// Routes; by default everything goes to `defaultProvider`.
+    public init(defaultProvider: String, byAttributesType: [String: String] = [:], byRule: [String: String] = [:]) {
+        self.defaultProvider = defaultProvider
+        self.byAttributesType = byAttributesType
+        self.byRule = byRule
+    }
+
+    /// The id of the provider `push` goes to.
+    public func provider(for push: LiveActivityPush) -> String {
+        if let id = byAttributesType[push.attributesType] { return id }
+        return push.ruleIDs.lazy.compactMap { byRule[$0] }.first ?? defaultProvider
+    }
+}

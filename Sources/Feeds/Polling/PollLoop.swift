@@ -1,0 +1,93 @@
+import Synchronization
+
+/// Polls one source for as long as its task runs: poll, count, ask the schedule for the delay, sleep on the
+/// injected clock, again. The worker runs one per feed, and one for its outbox. The poll itself (fetch,
+/// normalise, detect changes, evaluate, deliver) is the caller's closure, which never throws: a failure of
+/// any kind, the state store's included, is an outcome the schedule backs off from, so a failing poll never
+/// stops the loop, and one loop per feed keeps a bad feed from delaying the others.
+///
+/// ```swift
+/// let loop = PollLoop(name: "scores", policy: .init(interval: .seconds(15)), clock: ContinuousClock(),
+///                     now: { Int(Date().timeIntervalSince1970) }) { await pollOnce() }
+/// await loop.run()   // until the task is cancelled, or its clock's sleep throws
+/// ```
+public final class PollLoop: Sendable {
+    /// What one poll came to and what the schedule made of it, for logs, metrics and tests.
+    public struct Report: Sendable, Hashable {
+        /// The loop's name (the feed id).
+        public var name: String
+        /// When (UNIX seconds) the poll finished.
+        public var at: Int
+        /// The poll's outcome.
+        public var outcome: PollOutcome
+        /// The delay before the next poll.
+        public var decision: PollDecision
+    }
+
+    /// The loop's name: the feed id, or `outbox`.
+    public let name: String
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Int
+    private let random: @Sendable () -> Double
+    private let poll: @Sendable () async -> PollOutcome
+    private let observe: @Sendable (Report) -> Void
+    // The schedule and the counters change only in `pollOnce`; the lock lets health and metrics read them.
+    private let state: Mutex<(schedule: PollSchedule, counters: PollCounters)>
+
+    /// A loop for one source.
+    ///
+    /// - Parameters:
+    ///   - clock: what the loop sleeps on; tests pass a manual clock.
+    ///   - now: the wall time in UNIX seconds (for `Retry-After` dates and the counters).
+    ///   - random: draws in `0..<1` for the jitter.
+    ///   - observe: called after every poll.
+    ///   - poll: polls the source once.
+    public init(
+        name: String, policy: PollSchedule.Policy, clock: any Clock<Duration>, now: @escaping @Sendable () -> Int,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        observe: @escaping @Sendable (Report) -> Void = { _ in },
+        poll: @escaping @Sendable () async -> PollOutcome
+    ) {
+        self.name = name
+        self.clock = clock
+        self.now = now
+        self.random = random
+        self.observe = observe
+        self.poll = poll
+        state = Mutex((PollSchedule(policy: policy), PollCounters()))
+    }
+
+    /// The counters so far.
+    public var counters: PollCounters { state.withLock { $0.counters } }
+
+    /// The schedule's state so far.
+    public var schedule: PollSchedule { state.withLock { $0.schedule } }
+
+    /// Polls now, counts the outcome and decides when to poll next, without waiting.
+    @discardableResult
+    public func pollOnce() async -> Report {
+        let outcome = await poll()
+        let at = now()
+        let draw = random()
+        let decision = state.withLock { state in
+            state.counters.record(outcome, now: at)
+            return state.schedule.record(outcome, now: at, random: draw)
+        }
+        let report = Report(name: name, at: at, outcome: outcome, decision: decision)
+        observe(report)
+        return report
+    }
+
+    /// Polls until the task is cancelled or a sleep on the clock throws (the worker's clock throws when a
+    /// graceful shutdown begins, so a poll under way finishes and the next one is not started).
+    public func run() async {
+        while !Task.isCancelled {
+            let report = await pollOnce()
+            do {
+                try await clock.sleep(for: report.decision.delay)
+            } catch {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Delivery
+import Foundation
+import Store
+import Worker
+
+/// A recorded sequence replayed as `liverelay replay` does, through the composition root, with a
+/// temporary state file.
+public enum SequenceReplay {
+    /// Replays `sequence` (a sequence file, from the repository root) through `config` (also from the root).
+    /// - Parameters:
+    ///   - provider: replaces the config's default provider when given (a ``RecordingProvider``).
+    ///   - output: receives what the replay prints, and what the console provider prints.
+    public static func run(
+        config: String, sequence: String, provider: (any PushProvider)? = nil,
+        output: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> ReplaySummary {
+        let loaded = try ConfigLoader.load(path: Repository.path(config))
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let worker = try await LiveRelayWorker.build(
+            loaded, rules: loaded.loadRules(), store: store,
+            environment: .test(
+                output: output, providers: provider.map { [loaded.defaultProviderID: $0] } ?? [:]))
+        defer { worker.shutdown() }
+        let path = Repository.path(sequence)
+        let recorded = try ReplaySequence.load(path: path)
+        guard let feed = loaded.feeds.first(where: { $0.id == recorded.feed }) else {
+            throw DemoConfigError(message: "\(sequence): feed \(recorded.feed) is not in \(config)")
+        }
+        return try await Replayer(pipeline: worker.pipeline, feed: feed, write: output)
+            .replay(recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+}

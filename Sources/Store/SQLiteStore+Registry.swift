@@ -1,0 +1,32 @@
+import GRDB
+import LiveRelayCore
+
+extension SQLiteStore {
+    /// Answers a provider's registry query (see ``RegistryQuery``) in one read: the tokens, the subscribers,
+    /// and the addresses of every device found, so one push's targets cost one round trip to the file.
+    public func registryRows(_ query: RegistryQuery) async throws(Failure) -> RegistryRows {
+        try await run(
+            "reading push targets",
+            { db in
+                var rows = RegistryRows()
+                switch query.tokens {
+                case .pushToStart(let entity, let attributesType)?:
+                    rows.tokens = try Self.pushToStartTokens(
+                        db, entity: entity, attributesType: attributesType, environment: query.environment)
+                case .activity(let activity)?:
+                    rows.tokens = try Self.activityTokens(db, activity: activity, environment: query.environment)
+                case nil:
+                    break
+                }
+                if let entity = query.subscribers { rows.subscribers = try Self.subscribedDevices(db, entity: entity) }
+                if let registry = query.registry {
+                    var devices = rows.subscribers
+                    var seen = Set(devices)
+                    for token in rows.tokens where seen.insert(token.device).inserted { devices.append(token.device) }
+                    rows.addresses = try Self.addresses(db, provider: registry, devices: devices)
+                    rows.activityAddress = try Self.activityAddress(db, activity: query.activity, provider: registry)
+                }
+                return rows
+            }, write: false)
+    }
+}

@@ -1,0 +1,62 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import Rules
+import Throttling
+
+extension LoadedConfig {
+    /// The rule files the config names, loaded with diagnostics (feed ids checked against the config).
+    public func loadRules() -> RuleSet {
+        RuleLoader(knownFeeds: Set(config.feeds.map(\.id))).load(paths: config.rules.map(resolve))
+    }
+
+    /// Every provider entry, by id: `provider` and the entries of `providers` (without `provider`, the first
+    /// of `providers` is the default: one entry under one id).
+    public var providerEntries: [ProviderConfig] {
+        config.defaultIsFirstOfProviders ? config.providers : [config.provider] + config.providers
+    }
+
+    /// The id of the default provider.
+    public var defaultProviderID: String { config.provider.id }
+
+    /// The routes of the config for these rules: `rule-file` routes name the rules loaded from that file.
+    /// A route naming no provider entry is a diagnostic.
+    public func routes(for rules: RuleSet) throws(Diagnostics) -> ProviderRoutes {
+        var routes = ProviderRoutes(defaultProvider: defaultProviderID)
+        let ids = Set(config.providers.map(\.id))
+        for (i, route) in config.routes.enumerated() {
+            guard ids.contains(route.provider) else {
+                throw Diagnostics([
+                    Diagnostic(
+                        file: path, location: nil,
+                        message: "routes[\(i)].provider: no entry of providers has the id \"\(route.provider)\"")
+                ])
+            }
+            if let type = route.attributesType, routes.byAttributesType[type] == nil {
+                routes.byAttributesType[type] = route.provider
+            }
+            if let file = route.ruleFile {
+                let path = URL(fileURLWithPath: resolve(file)).standardizedFileURL.path
+                for rule in rules.rules
+                where routes.byRule[rule.id] == nil
+                    && URL(fileURLWithPath: rule.source.file).standardizedFileURL.path == path
+                {
+                    routes.byRule[rule.id] = route.provider
+                }
+            }
+        }
+        return routes
+    }
+
+    /// The throttle's settings: the budgets, and each provider's request rate as the lane of its id.
+    public var throttleConfiguration: ThrottleConfiguration {
+        let t = config.throttle
+        var lanes: [String: RequestRate] = [:]
+        for entry in providerEntries where lanes[entry.id] == nil {
+            lanes[entry.id] = RequestRate(rate: entry.rate, burst: entry.burst)
+        }
+        return ThrottleConfiguration(
+            defaultBudget: t.budget, budgets: t.budgets, minimumInterval: t.minimumInterval,
+            autoRelevanceThreshold: config.priority.autoRelevanceThreshold, lanes: lanes)
+    }
+}

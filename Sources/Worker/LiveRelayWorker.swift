@@ -1,0 +1,320 @@
+import Delivery
+import Feeds
+import Foundation
+import HTTP
+import LiveRelayCore
+import Logging
+import Rules
+import ServiceLifecycle
+import Store
+import Synchronization
+import Throttling
+import UnixSignals
+
+/// The worker a config describes, built in one place: ``build(_:rules:store:environment:)`` is the
+/// composition root `run`, `tick`, `replay`, `send` and the tests all call.
+///
+/// It holds the pipeline, one poll loop per feed and one for the outbox (the loops `run` runs, on the
+/// environment's clock), the health they report, and the services of `run`: the loops, the rule reloader
+/// and the HTTP API. ``runOnce()`` is `tick`: every feed polled once, then one delivery round.
+///
+/// The store-failure policy is decided here, once: a state-store error in a poll or a delivery round is
+/// logged, counted (`liverelay_feed_errors_total{kind="store"}`, `liverelay_store_errors_total`) and shown by
+/// `/healthz`, and the loop backs off and tries again; the worker stays up.
+public struct LiveRelayWorker: Sendable {
+    /// The config it was built from.
+    public let loaded: LoadedConfig
+    /// The stages and the store.
+    public let pipeline: Pipeline
+    /// One poll loop per feed, in config order.
+    public let feedLoops: [PollLoop]
+    /// The loop that delivers what waits: held pushes whose time came, retries, a crashed run's outbox.
+    public let outboxLoop: PollLoop
+    /// What `/healthz` reports.
+    public let health: HealthBoard
+    private let rounds: Rounds
+    private let reloader: RuleReloader
+    private let api: any Service
+    private let transports: TransportPool
+
+    /// Builds the worker: providers (secrets read, transports opened), the throttle's saved state, routes,
+    /// loops, health and the API. Problems are diagnostics naming the config (never a secret).
+    public static func build(
+        _ loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, environment: WorkerEnvironment
+    ) async throws(Diagnostics) -> LiveRelayWorker {
+        func problem(_ message: String) -> Diagnostics {
+            Diagnostics([Diagnostic(file: loaded.path, location: nil, message: message)])
+        }
+        let logger = environment.logger
+        let transports = TransportPool(http: loaded.config.http, directory: loaded.directory)
+        let book = RuleBook(RuleEngine(rules: rules.rules), routes: try loaded.routes(for: rules))
+        var senders: [String: Sender] = [:]
+        var kinds: [String: ProviderKind] = [:]
+        for entry in loaded.providerEntries {
+            let provider: any PushProvider
+            if let given = environment.providers[entry.id] {
+                provider = given
+            } else {
+                do {
+                    provider = try entry.settings.makeProvider(
+                        ProviderContext(
+                            bundleID: entry.bundleID, expiration: entry.expiration, now: environment.now,
+                            tokenCache: StoreTokenCache(store: store), output: environment.output,
+                            readSecret: {
+                                [variables = environment.variables, directory = loaded.directory]
+                                (reference: SecretReference) throws(SecretError) -> Secret in
+                                try reference.resolve(baseDirectory: directory, environment: variables)
+                            },
+                            openTransport: { (shape: ProviderContext.TransportShape) throws(HTTPError) in
+                                try transports.open(shape)
+                            }))
+                } catch {
+                    throw problem(error.description)
+                }
+            }
+            kinds[entry.id] = provider.traits.kind
+            senders[entry.id] = Sender(
+                provider: provider, logger: logger,
+                pruning: RegistryPruner(
+                    store: store, registry: provider.traits.addressing.registry, now: environment.now),
+                clock: environment.clock, jitter: environment.random, metrics: environment.metrics.pushes)
+        }
+        let queue: PushQueue
+        do {
+            queue = try await PushQueue(
+                store: store, configuration: loaded.throttleConfiguration,
+                pushToStart: PushToStartPacer(
+                    limit: loaded.config.throttle.pushToStartLimit, window: loaded.config.throttle.pushToStartWindow))
+        } catch {
+            throw problem(error.description)
+        }
+        let pipeline = Pipeline(
+            store: store, rules: book, queue: queue, senders: senders, logger: logger, metrics: environment.metrics,
+            random: environment.random)
+        let feedTransport: any HTTPTransport
+        if let given = environment.feedTransport {
+            feedTransport = given
+        } else {
+            do {
+                feedTransport = try transports.openForFeeds()
+            } catch {
+                throw problem("cannot start the HTTP transport: \(error)")
+            }
+        }
+        let deliveries = DeliveryHealth(providers: kinds, defaultProvider: loaded.defaultProviderID)
+        let rounds = Rounds(
+            pipeline: pipeline, fetcher: FeedFetcher(transport: feedTransport), deliveries: deliveries,
+            defaultProvider: loaded.defaultProviderID, environment: environment)
+        let loopClock = endingOnGracefulShutdown(environment.clock)
+        let feedLoops = loaded.feeds.map { feed in
+            PollLoop(
+                name: feed.id, policy: feed.pollPolicy, clock: loopClock, now: environment.now,
+                random: environment.random, observe: { environment.metrics.polled($0) }
+            ) {
+                let polled = await rounds.poll(feed)
+                // What the change queued goes out now, not at the outbox loop's next look.
+                _ = await rounds.deliverLogged()
+                return polled.outcome
+            }
+        }
+        let outboxLoop = PollLoop(
+            name: "outbox", policy: PollSchedule.Policy(interval: .seconds(1), backoffCap: .seconds(30)),
+            clock: loopClock, now: environment.now, random: environment.random
+        ) {
+            await rounds.deliverLogged() == nil
+                ? PollOutcome(.failed(.store), message: rounds.lastStoreFailure) : PollOutcome(.fresh)
+        }
+        let health = HealthBoard(feeds: feedLoops, outbox: outboxLoop, deliveries: deliveries)
+        var bearer: Secret?
+        if let reference = loaded.config.api.bearerToken {
+            do {
+                bearer = try reference.resolve(baseDirectory: loaded.directory, environment: environment.variables)
+            } catch {
+                throw problem("api.bearer-token: \(error)")
+            }
+        }
+        let api = APIServer.application(
+            host: loaded.config.api.host, port: loaded.config.api.port, health: health,
+            registry: environment.prometheus,
+            tokens: TokenAPI(
+                store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
+                maxBodyBytes: loaded.config.api.maxBodyBytes, now: environment.now),
+            logger: logger, onRunning: environment.onAPIRunning)
+        return LiveRelayWorker(
+            loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, health: health,
+            rounds: rounds,
+            reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock), api: api,
+            transports: transports)
+    }
+
+    /// The service group of `run`: the poll loops, the rule reloader and the API, stopped gracefully by
+    /// `signals` (none in tests, which trigger the shutdown themselves).
+    public func serviceGroup(gracePeriod: Duration = .seconds(10), signals: [UnixSignal] = []) -> ServiceGroup {
+        let pending = pipeline.queue
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(
+                    service: WorkerService(
+                        loops: feedLoops + [outboxLoop], logger: rounds.logger,
+                        pending: { await pending.pendingCount })),
+                .init(service: reloader),
+                .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: signals, logger: rounds.logger)
+        configuration.maximumGracefulShutdownDuration = gracePeriod
+        return ServiceGroup(configuration: configuration)
+    }
+
+    /// The rule reloader `run` runs (its ``RuleReloader/reload(reason:)`` is what a SIGHUP does).
+    public var rules: RuleReloader { reloader }
+
+    /// `tick`: polls every feed once (each feed's result is in the report, a state-store failure as a feed
+    /// error), then delivers what the throttle releases and what the outbox holds. A store failure of the
+    /// delivery round is thrown.
+    /// - Parameter feeds: the feeds to poll; by default the config's.
+    public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(SQLiteStore.Failure) -> TickReport {
+        var feeds: [FeedReport] = []
+        for feed in polled ?? loaded.feeds {
+            let polled = await rounds.poll(feed)
+            feeds.append(FeedReport(polled.plan))
+        }
+        return TickReport(feeds: feeds, delivery: try await rounds.deliver())
+    }
+
+    /// The sender of a provider, by id.
+    public func sender(for provider: String) -> Sender? { pipeline.senders[provider] }
+
+    /// The APNs environment the default provider sends to, when it sends to one environment only.
+    public var defaultEnvironment: PushEnvironment? {
+        sender(for: loaded.defaultProviderID)?.provider.traits.addressing.environment
+    }
+
+    /// Stops the libcurl transports the worker opened.
+    public func shutdown() { transports.shutdown() }
+}
+
+extension LiveRelayWorker {
+    /// What one poll and one delivery round do, shared by the loops and ``runOnce()``.
+    fileprivate struct Rounds: Sendable {
+        let pipeline: Pipeline
+        let fetcher: FeedFetcher
+        let deliveries: DeliveryHealth
+        let defaultProvider: String
+        let environment: WorkerEnvironment
+        private let failure = LastFailure()
+
+        init(
+            pipeline: Pipeline, fetcher: FeedFetcher, deliveries: DeliveryHealth, defaultProvider: String,
+            environment: WorkerEnvironment
+        ) {
+            self.pipeline = pipeline
+            self.fetcher = fetcher
+            self.deliveries = deliveries
+            self.defaultProvider = defaultProvider
+            self.environment = environment
+        }
+
+        var logger: Logger { environment.logger }
+
+        /// Polls a feed; a state-store failure is this poll's failure (kind `store`), logged.
+        func poll(_ feed: FeedRuntime) async -> FeedPollResult {
+            let now = environment.now()
+            do {
+                let polled = try await pipeline.poll(feed, fetcher: fetcher, now: now)
+                if let error = polled.plan.feedError {
+                    logger.warning(
+                        "feed error",
+                        metadata: ["feed.id": "\(feed.id)", "kind": "\(error.kind)", "error": "\(error.description)"])
+                }
+                return polled
+            } catch {
+                logger.error("state store failed", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+                var plan = PollPlan(feed: feed.id, now: now)
+                plan.feedError = FeedError(kind: .store, feed: feed.id, url: redact(feed.url), message: "\(error)")
+                return FeedPollResult(plan: plan, outcome: PollOutcome(.failed(.store), message: "\(error)"))
+            }
+        }
+
+        /// Releases what the throttle allows into the outbox, delivers what is due, and counts the round.
+        func deliver() async throws(SQLiteStore.Failure) -> DeliveryReport {
+            let now = environment.now()
+            let decisions = try await pipeline.release(now: now)
+            let sent = try await pipeline.deliverDue(now: now)
+            var report = DeliveryReport(
+                defaultProvider: defaultProvider, decisions: decisions, deliveries: sent, routes: pipeline.rules.routes)
+            report.pending = await pipeline.queue.pendingCount + (try await pipeline.store.outboxStatus().depth)
+            deliveries.record(report)
+            return report
+        }
+
+        /// ``deliver()``, a state-store failure logged and counted instead of thrown (`nil`).
+        func deliverLogged() async -> DeliveryReport? {
+            do {
+                let report = try await deliver()
+                failure.note(nil)
+                return report
+            } catch {
+                failure.note(error.description)
+                logger.error("state store failed", metadata: ["during": "delivery", "error": "\(error)"])
+                environment.metrics.storeFailed()
+                return nil
+            }
+        }
+
+        /// The last delivery round's state-store failure, if it failed.
+        var lastStoreFailure: String? { failure.last }
+    }
+}
+
+/// The libcurl transports a worker opens (one for feeds, one per provider), to stop them together.
+final class TransportPool: Sendable {
+    private let http: HTTPConfig
+    private let directory: String
+    private let opened = Mutex<[CurlTransport]>([])
+
+    init(http: HTTPConfig, directory: String) {
+        self.http = http
+        self.directory = directory
+    }
+
+    /// A provider's transport: its connections and streams, one connection per host per thread, the
+    /// config's CA file and write coalescing.
+    func open(_ shape: ProviderContext.TransportShape) throws(HTTPError) -> CurlTransport {
+        var configuration = CurlTransport.Configuration()
+        configuration.caFile = http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        configuration.threads = shape.connections
+        configuration.maxConnectionsPerHost = 1
+        configuration.maxConcurrentStreams = shape.streams
+        configuration.coalesceWrites = http.coalesceWrites
+        return try keep(CurlTransport(configuration: configuration))
+    }
+
+    /// The feeds' transport: the config's CA file; never coalescing writes.
+    func openForFeeds() throws(HTTPError) -> CurlTransport {
+        try keep(
+            CurlTransport(
+                configuration: CurlTransport.Configuration(
+                    caFile: http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 })))
+    }
+
+    private func keep(_ transport: CurlTransport) -> CurlTransport {
+        opened.withLock { $0.append(transport) }
+        return transport
+    }
+
+    /// Stops every transport opened.
+    func shutdown() {
+        for transport in opened.withLock({ $0 }) { transport.shutdown() }
+    }
+}
+
+/// The last failure of something that runs again and again, for the next report.
+final class LastFailure: Sendable {
+    private let text = Mutex<String?>(nil)
+
+    /// Notes a failure, or `nil` for a success.
+    func note(_ failure: String?) { text.withLock { $0 = failure } }
+
+    /// The last failure, if the last run failed.
+    var last: String? { text.withLock { $0 } }
+}

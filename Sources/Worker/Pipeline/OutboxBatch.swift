@@ -1,0 +1,59 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import Store
+
+/// The due outbox rows of one delivery round, grouped for the senders: by provider, then by push (one push
+/// to all its targets in one call), each in the order the throttle released them.
+struct OutboxBatch: Sendable {
+    /// One push and the rows (indices into ``rows``) that carry it.
+    struct Push: Sendable {
+        var push: LiveActivityPush
+        var rows: [Int]
+    }
+
+    /// The rows whose push could be read, in release order; each with the provider it goes to.
+    private(set) var rows: [OutboxEntry] = []
+    /// Provider id → its pushes, in release order.
+    private(set) var byProvider: [String: [Push]] = [:]
+
+    /// Groups `due`: a row keeps the provider it was released to (rows from before providers were recorded
+    /// follow `routes`); a row whose push cannot be read is left out.
+    init(_ due: [OutboxEntry], routes: ProviderRoutes, providers: Set<String>) {
+        var decoded: [PushID: LiveActivityPush] = [:]
+        var position: [String: [PushID: Int]] = [:]
+        let decoder = JSONDecoder()
+        for var row in due {
+            guard let push = decoded[row.pushID] ?? (try? decoder.decode(LiveActivityPush.self, from: row.push)) else {
+                continue
+            }
+            decoded[row.pushID] = push
+            let provider = row.provider.flatMap { providers.contains($0) ? $0 : nil } ?? routes.provider(for: push)
+            row.provider = provider
+            let index = rows.count
+            rows.append(row)
+            if let at = position[provider]?[row.pushID] {
+                byProvider[provider]![at].rows.append(index)
+            } else {
+                position[provider, default: [:]][row.pushID] = byProvider[provider, default: []].count
+                byProvider[provider, default: []].append(Push(push: push, rows: [index]))
+            }
+        }
+    }
+
+    /// What became of each push: its receipts (one per row, `receipts` in row order), pushes in the order
+    /// their first row was due.
+    func deliveries(_ receipts: [DeliveryReceipt]) -> [PushDelivery] {
+        var deliveries: [(first: Int, delivery: PushDelivery)] = []
+        for (provider, pushes) in byProvider {
+            for push in pushes {
+                deliveries.append(
+                    (
+                        push.rows[0],
+                        PushDelivery(push: push.push, provider: provider, receipts: push.rows.map { receipts[$0] })
+                    ))
+            }
+        }
+        return deliveries.sorted { $0.first < $1.first }.map(\.delivery)
+    }
+}

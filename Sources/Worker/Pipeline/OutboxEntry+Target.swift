@@ -1,0 +1,36 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import Store
+
+extension OutboxEntry {
+    /// The row of one released push to one target, due at `nextAttempt`, for the provider with id `provider`.
+    init(_ push: LiveActivityPush, json: Data, to target: PushTarget, provider: String, nextAttempt: Int) {
+        self.init(
+            key: OutboxKey(activity: push.activity, target: target.outboxTarget), kind: target.kind.rawValue,
+            device: target.device, environment: target.environment?.rawValue, push: json, timestamp: push.timestamp,
+            nextAttempt: nextAttempt, address: target.address, provider: provider)
+    }
+
+    /// The target the row was written for.
+    var target: PushTarget {
+        let kind = PushTarget.TokenKind(rawValue: kind) ?? .activity
+        let isToken = !key.target.isEmpty && !key.target.hasPrefix("@")
+        return PushTarget(
+            kind: kind, token: isToken ? key.target : nil,
+            environment: environment.map(PushEnvironment.init(rawValue:)),
+            device: device, address: address)
+    }
+}
+
+extension PushTarget {
+    /// The target's part of its outbox key: its APNs token, else its provider address (`@`-prefixed), else
+    /// `""` (the console's placeholder).
+    var outboxTarget: String {
+        if let token, !token.isEmpty { return token }
+        if let d = address.device { return "@device:" + d }
+        if let u = address.user { return "@user:" + u }
+        if let a = address.activity { return "@activity:" + a }
+        return ""
+    }
+}

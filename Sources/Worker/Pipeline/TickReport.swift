@@ -1,0 +1,35 @@
+import Feeds
+
+/// Everything one pass over the feeds did (`liverelay tick`).
+public struct TickReport: Sendable {
+    /// One line per feed.
+    public var feeds: [FeedReport]
+    /// The delivery round after the polls.
+    public var delivery: DeliveryReport
+    /// True when a feed or a push failed.
+    public var failed: Bool { feeds.contains { $0.error != nil } || delivery.failed > 0 }
+}
+
+/// The outcome of one feed in one pass.
+public struct FeedReport: Sendable, CustomStringConvertible {
+    public var feed: String
+    public var error: FeedError?
+    public var notModified = false
+    public var changes = 0
+    public var queued = 0
+
+    /// The report of a poll's plan.
+    public init(_ plan: PollPlan) {
+        feed = plan.feed
+        error = plan.feedError
+        notModified = plan.notModified
+        changes = plan.steps.count
+        queued = plan.pushes.count
+    }
+
+    public var description: String {
+        if let error { return "feed \(feed): error (\(error.kind)): \(error.message)" }
+        if notModified { return "feed \(feed): not modified" }
+        return "feed \(feed): \(changes) changed entities, \(queued) pushes queued"
+    }
+}
