@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "LiveRelayTesting",
             dependencies: [
-                "LiveRelayCore", "Delivery", "Store", "Worker",
+                "LiveRelayCore", "HTTP", "Delivery", "Store", "Worker",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

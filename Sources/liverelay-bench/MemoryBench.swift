@@ -24,7 +24,6 @@ struct MemoryBench: AsyncParsableCommand {
         // Activities: a ledger record and a throttle state each (with two priority-10 sends in its window).
         var records: [ActivityRecord] = []
         var states: [(key: ActivityKey, json: Data, pending: Bool)] = []
-        let encoder = JSONEncoder()
         for i in 0..<activities {
             let key = ActivityKey("match-bench-\(i)")
             records.append(
@@ -38,7 +37,7 @@ struct MemoryBench: AsyncParsableCommand {
             var state = ActivityThrottleState(attributesType: "MatchAttributes")
             state.window = SendWindow(sends: [1_783_103_000, 1_783_104_000])
             state.lastSentAt = 1_783_104_000
-            states.append((key, try encoder.encode(state), false))
+            states.append((key, try state.canonicalJSON(), false))
         }
         try await store.save(records)
         try await store.saveThrottleStates(states)

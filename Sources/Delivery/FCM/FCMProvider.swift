@@ -35,7 +35,8 @@ public final class FCMProvider: SingleTargetProvider {
     }
 
     /// The APNs tokens, each with the install's registration token from the `fcm` registry.
-    public let traits = ProviderTraits(kind: .fcm, addressing: .apnsTokensWithAddress(registry: "fcm"))
+    public let traits = ProviderTraits(
+        kind: .fcm, addressing: .apnsTokensWithAddress(registry: AddressSchema.fcm.registry))
     /// The configuration the provider was made with.
     public let configuration: Configuration
     /// The project messages go to.

@@ -8,6 +8,8 @@ import LiveRelayCore
 public struct FCMProviderConfig: ProviderSettings {
     /// `fcm`.
     public static let kind = ProviderKind.fcm
+    /// The install's registration token.
+    public static let addresses: AddressSchema? = .fcm
 
     /// Where the Google service-account JSON key is read from.
     public var serviceAccount: SecretReference

@@ -47,7 +47,8 @@ public final class GetuiProvider: PushProvider {
 
     /// Each device's `cid` from the `getui` registry, with the activity's `laId`; up to 200 messages per batch.
     public let traits = ProviderTraits(
-        kind: .getui, addressing: .deviceAddresses(registry: "getui"), maxBatchSize: GetuiBatch.maximumMessages)
+        kind: .getui, addressing: .deviceAddresses(registry: AddressSchema.getui.registry),
+        maxBatchSize: GetuiBatch.maximumMessages)
     /// The configuration the provider was made with.
     public let configuration: Configuration
     private let transport: any HTTPTransport

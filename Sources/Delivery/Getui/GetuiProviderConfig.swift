@@ -8,6 +8,8 @@ import LiveRelayCore
 public struct GetuiProviderConfig: ProviderSettings {
     /// `getui`.
     public static let kind = ProviderKind.getui
+    /// The install's `cid`, the activity's `laId`.
+    public static let addresses: AddressSchema? = .getui
 
     /// The Getui app id.
     public var appID: String

@@ -9,6 +9,13 @@ public protocol ProviderSettings: Decodable, Sendable {
     static var kind: ProviderKind { get }
     /// The provider these settings describe: secrets read and transports opened through `context`.
     func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider
+    /// How the token API registers the provider's own addresses; `nil` when APNs tokens are all it needs.
+    static var addresses: AddressSchema? { get }
+}
+
+extension ProviderSettings {
+    /// Most providers need only the APNs tokens.
+    public static var addresses: AddressSchema? { nil }
 }
 
 /// What building a provider takes from the worker: the shared settings of its config entry, the clock,

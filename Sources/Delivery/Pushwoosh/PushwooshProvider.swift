@@ -40,7 +40,8 @@ public final class PushwooshProvider: PushProvider {
     public var traits: ProviderTraits {
         ProviderTraits(
             kind: .pushwoosh,
-            addressing: .activityAddress(registry: "pushwoosh", startsToSegment: configuration.startFilterCode != nil),
+            addressing: .activityAddress(
+                registry: AddressSchema.pushwoosh.registry, startsToSegment: configuration.startFilterCode != nil),
             maxBatchSize: PushwooshRequest.maximumRecipients)
     }
     /// The configuration the provider was made with.

@@ -11,6 +11,8 @@ import LiveRelayCore
 public struct PushwooshProviderConfig: ProviderSettings {
     /// `pushwoosh`.
     public static let kind = ProviderKind.pushwoosh
+    /// The install's HWID or push token and user, the activity's `live_activity_id`.
+    public static let addresses: AddressSchema? = .pushwoosh
 
     /// The Pushwoosh application code.
     public var application: String

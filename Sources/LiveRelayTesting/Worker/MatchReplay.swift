@@ -120,7 +120,7 @@ extension MatchReplay {
             authority: authority,
             configuration: FakeAPNs.Configuration(
                 keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey, bundleID: bundleID))
-        do {
+        try await fake.serving { fake in
             try await with(
                 provider: [
                     "type": "apns", "bundle-id": .string(bundleID), "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
@@ -129,10 +129,6 @@ extension MatchReplay {
                 ],
                 files: ["AuthKey_ABC123DEFG.p8": key.pemRepresentation]
             ) { replay in try await body(replay, fake) }
-        } catch {
-            try? await fake.stop()
-            throw error
         }
-        try await fake.stop()
     }
 }

@@ -135,7 +135,7 @@ public struct ProviderConfig: Sendable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        kind = ProviderKind(rawValue: try c.decodeIfPresent(String.self, forKey: .type) ?? "console")
+        kind = try c.decodeIfPresent(String.self, forKey: .type).map(ProviderKind.init(rawValue:)) ?? .console
         id = try c.decodeIfPresent(String.self, forKey: .id) ?? kind.rawValue
         bundleID = try c.decodeIfPresent(String.self, forKey: .bundleID) ?? "com.example.liverelay"
         expiration = try c.decodeIfPresent(Int.self, forKey: .expiration) ?? 3600

@@ -12,6 +12,9 @@ enum ProviderCatalog {
         GetuiProviderConfig.self,
     ]
 
+    /// The address schemas of the kinds that keep their own addresses, in table order.
+    static var addressSchemas: [AddressSchema] { kinds.compactMap { $0.addresses } }
+
     /// The settings type of a kind, if this build has it.
     static func settings(for kind: ProviderKind) -> (any ProviderSettings.Type)? {
         kinds.first { $0.kind == kind }

@@ -47,15 +47,6 @@ struct APITestServer {
     }
 
     /// One request; the answer's status and body.
-    func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = APITestServer.bearer)
-        async throws -> (status: Int, body: String)
-    {
-        var headers = [HTTPHeader("Content-Type", "application/json")]
-        if let bearer { headers.append(HTTPHeader("Authorization", "Bearer \(bearer)")) }
-        let response = try await transport.send(
-            HTTP.HTTPRequest(
-                method: method, url: "http://127.0.0.1:\(port)\(path)", headers: headers,
-                body: body.map { Data($0.utf8) }))
-        return (response.status, String(decoding: response.body, as: UTF8.self))
-    }
+    /// The API's client, with the bearer token.
+    var client: APIClient { APIClient(port: port, bearer: Self.bearer, transport: transport) }
 }

@@ -14,14 +14,14 @@ struct AddressAPITests {
     @Test func fcmRegistrationTokensAreStoredRotatedAndRemoved() async throws {
         try await APITestServer.with { api async throws in
             let path = "/v1/devices/iphone-a/providers/fcm"
-            #expect(try await api.request("PUT", path, body: #"{"token": "\#(Self.fcmToken)"}"#).status == 204)
+            #expect(try await api.client.request("PUT", path, body: #"{"token": "\#(Self.fcmToken)"}"#).status == 204)
             #expect(try await api.store.addresses(provider: "fcm").map(\.address) == [Self.fcmToken])
 
             let rotated = Self.fcmToken.replacingOccurrences(of: "x", with: "z")
-            #expect(try await api.request("PUT", path, body: #"{"token": "\#(rotated)"}"#).status == 204)
+            #expect(try await api.client.request("PUT", path, body: #"{"token": "\#(rotated)"}"#).status == 204)
             #expect(try await api.store.addresses(provider: "fcm").map(\.address) == [rotated])
 
-            #expect(try await api.request("DELETE", path).status == 204)
+            #expect(try await api.client.request("DELETE", path).status == 204)
             #expect(try await api.store.addresses(provider: "fcm").isEmpty)
         }
     }
@@ -31,11 +31,12 @@ struct AddressAPITests {
             try await api.store.dropAddress(Self.fcmToken, provider: "fcm", reason: "UNREGISTERED", now: 0)
             try await api.store.dropAddress(Self.cid, provider: "getui", reason: "target user is invalid", now: 0)
             #expect(
-                try await api.request(
+                try await api.client.request(
                     "PUT", "/v1/devices/iphone-a/providers/fcm", body: #"{"token": "\#(Self.fcmToken)"}"#)
                     == (410, #"{"error":"token: was dropped by fcm and is never stored again"}"#))
             #expect(
-                try await api.request("PUT", "/v1/devices/iphone-a/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#)
+                try await api.client.request(
+                    "PUT", "/v1/devices/iphone-a/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#)
                     == (410, #"{"error":"cid: was dropped by getui and is never stored again"}"#))
             #expect(try await api.store.addresses(provider: "fcm").isEmpty)
             #expect(try await api.store.addresses(provider: "getui").isEmpty)
@@ -46,7 +47,7 @@ struct AddressAPITests {
         try await APITestServer.with { api async throws in
             let path = "/v1/devices/iphone-a/providers/pushwoosh"
             #expect(
-                try await api.request(
+                try await api.client.request(
                     "PUT", path, body: #"{"hwid": "6F1D2C3B-AAAA-4BBB-8CCC-0123456789AB", "user": "fan@example.com"}"#
                 )
                 .status == 204)
@@ -57,12 +58,13 @@ struct AddressAPITests {
                         user: "fan@example.com")
                 ])
             // A PUT replaces the whole address: the user is gone with this one.
-            #expect(try await api.request("PUT", path, body: #"{"push-token": "\#(Self.pushToken)"}"#).status == 204)
+            #expect(
+                try await api.client.request("PUT", path, body: #"{"push-token": "\#(Self.pushToken)"}"#).status == 204)
             #expect(
                 try await api.store.addresses(provider: "pushwoosh") == [
                     RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: Self.pushToken)
                 ])
-            #expect(try await api.request("PUT", path, body: #"{"user": "fan-42"}"#).status == 204)
+            #expect(try await api.client.request("PUT", path, body: #"{"user": "fan-42"}"#).status == 204)
             #expect(
                 try await api.store.addresses(provider: "pushwoosh") == [
                     RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: nil, user: "fan-42")
@@ -117,7 +119,7 @@ struct AddressAPITests {
     ])
     func refusedDeviceAddresses(provider: String, body: String, status: Int, error: String) async throws {
         try await APITestServer.with { api async throws in
-            let answer = try await api.request("PUT", "/v1/devices/iphone-a/providers/\(provider)", body: body)
+            let answer = try await api.client.request("PUT", "/v1/devices/iphone-a/providers/\(provider)", body: body)
             #expect(answer.status == status)
             let decoded = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: String]
             #expect(decoded == ["error": error])
@@ -131,28 +133,31 @@ struct AddressAPITests {
         try await APITestServer.with { api async throws in
             let pushwoosh = "/v1/activities/match-760499/providers/pushwoosh"
             let getui = "/v1/activities/match-760499/providers/getui"
-            #expect(try await api.request("PUT", pushwoosh, body: #"{"live-activity-id": "pw-7d1e"}"#).status == 204)
-            #expect(try await api.request("PUT", getui, body: #"{"la-id": "myLA"}"#).status == 204)
+            #expect(
+                try await api.client.request("PUT", pushwoosh, body: #"{"live-activity-id": "pw-7d1e"}"#).status == 204)
+            #expect(try await api.client.request("PUT", getui, body: #"{"la-id": "myLA"}"#).status == 204)
             #expect(try await api.store.activityAddress(activity: "match-760499", provider: "pushwoosh") == "pw-7d1e")
             #expect(try await api.store.activityAddress(activity: "match-760499", provider: "getui") == "myLA")
 
             #expect(
-                try await api.request("PUT", pushwoosh, body: #"{"la-id": "myLA"}"#)
+                try await api.client.request("PUT", pushwoosh, body: #"{"la-id": "myLA"}"#)
                     == (400, #"{"error":"la-id: not a field of pushwoosh addresses (expected live-activity-id)"}"#))
             #expect(
-                try await api.request("PUT", getui, body: #"{}"#) == (400, #"{"error":"la-id: required"}"#))
+                try await api.client.request("PUT", getui, body: #"{}"#) == (400, #"{"error":"la-id: required"}"#))
             #expect(
-                try await api.request("PUT", getui, body: #"{"la-id": "my LA"}"#)
+                try await api.client.request("PUT", getui, body: #"{"la-id": "my LA"}"#)
                     == (
                         400,
                         #"{"error":"la-id: expected 1 to 128 letters, digits, '.', '_', ':' or '-'; got 5 characters"}"#
                     ))
             #expect(
-                try await api.request("PUT", "/v1/activities/match-760499/providers/fcm", body: #"{"token": "x"}"#)
-                    .status == 404)
+                try await api.client.request(
+                    "PUT", "/v1/activities/match-760499/providers/fcm", body: #"{"token": "x"}"#
+                )
+                .status == 404)
             #expect(try await api.store.activityAddress(activity: "match-760499", provider: "getui") == "myLA")
 
-            #expect(try await api.request("DELETE", getui).status == 204)
+            #expect(try await api.client.request("DELETE", getui).status == 204)
             #expect(try await api.store.activityAddress(activity: "match-760499", provider: "getui") == nil)
             #expect(try await api.store.activityAddress(activity: "match-760499", provider: "pushwoosh") == "pw-7d1e")
         }
@@ -162,20 +167,21 @@ struct AddressAPITests {
         try await APITestServer.with { api async throws in
             let path = "/v1/devices/iphone-a/providers/getui"
             #expect(
-                try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: nil)
+                try await api.client.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: nil)
                     == (401, #"{"error":"missing or wrong bearer token"}"#))
             #expect(
-                try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: "guess").status == 401)
+                try await api.client.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#, bearer: "guess").status
+                    == 401)
             #expect(try await api.store.addresses(provider: "getui").isEmpty)
 
             let almost = String(Self.fcmToken.dropLast()) + "!"
-            let refused = try await api.request(
+            let refused = try await api.client.request(
                 "PUT", "/v1/devices/iphone-a/providers/fcm", body: #"{"token": "\#(almost)"}"#)
             #expect(refused.status == 400)
             #expect(!refused.body.contains(String(almost.prefix(12))))
-            #expect(try await api.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#).status == 204)
+            #expect(try await api.client.request("PUT", path, body: #"{"cid": "\#(Self.cid)"}"#).status == 204)
             #expect(
-                try await api.request(
+                try await api.client.request(
                     "PUT", "/v1/devices/bad%20device/providers/getui", body: #"{"cid": "\#(Self.cid)"}"#
                 )
                 .status == 400)

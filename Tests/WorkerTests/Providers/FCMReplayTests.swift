@@ -17,7 +17,7 @@ struct FCMReplayTests {
         let fake = try await FakeFCM.start(
             authority: Setup.authority, clientEmail: "liverelay@demo-project.iam.gserviceaccount.com",
             projectID: "demo-project", publicKey: key.publicKey)
-        do {
+        try await fake.serving { fake in
             try await Setup.with(
                 provider: [
                     "type": "fcm", "bundle-id": "com.example.scores",
@@ -28,11 +28,7 @@ struct FCMReplayTests {
             ) { setup in
                 try await body(setup, fake)
             }
-        } catch {
-            try? await fake.stop()
-            throw error
         }
-        try await fake.stop()
     }
 
     static func register(_ store: SQLiteStore) async throws {

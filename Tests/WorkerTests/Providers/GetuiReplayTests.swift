@@ -16,7 +16,7 @@ struct GetuiReplayTests {
     static func with(_ body: (Setup, FakeGetui) async throws -> Void) async throws {
         let fake = try await FakeGetui.start(
             authority: Setup.authority, appID: "demoAppId0123", appKey: "demoAppKey456", masterSecret: masterSecret)
-        do {
+        try await fake.serving { fake in
             try await Setup.with(
                 provider: [
                     "type": "getui", "bundle-id": "com.example.scores", "app-id": "demoAppId0123",
@@ -27,11 +27,7 @@ struct GetuiReplayTests {
             ) { setup in
                 try await body(setup, fake)
             }
-        } catch {
-            try? await fake.stop()
-            throw error
         }
-        try await fake.stop()
     }
 
     static func register(_ store: SQLiteStore) async throws {

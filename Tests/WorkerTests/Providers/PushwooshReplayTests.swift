@@ -20,16 +20,12 @@ struct PushwooshReplayTests {
     ) async throws {
         let fake = try await FakePushwoosh.start(
             authority: Setup.authority, application: "ABCDE-12345", apiToken: apiToken)
-        do {
+        try await fake.serving { fake in
             try await Setup.with(provider: provider(fake), extra: extra, files: ["pushwoosh.token": apiToken]) {
                 setup in
                 try await body(setup, fake)
             }
-        } catch {
-            try? await fake.stop()
-            throw error
         }
-        try await fake.stop()
     }
 
     static func pushwoosh(_ fake: FakePushwoosh) -> JSONValue {

@@ -70,17 +70,8 @@ struct InProcessRun {
     }
 
     /// A request to the API, with the bearer token unless told otherwise.
-    func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = InProcessRun.bearer)
-        async throws -> (status: Int, body: String)
-    {
-        var headers = [HTTPHeader("Content-Type", "application/json")]
-        if let bearer { headers.append(HTTPHeader("Authorization", "Bearer \(bearer)")) }
-        let response = try await transport.send(
-            HTTPRequest(
-                method: method, url: "http://127.0.0.1:\(port)\(path)", headers: headers,
-                body: body.map { Data($0.utf8) }))
-        return (response.status, String(decoding: response.body, as: UTF8.self))
-    }
+    /// The API's client, with ``bearer``.
+    var api: APIClient { APIClient(port: port, bearer: Self.bearer, transport: transport) }
 
     /// What `/metrics` shows now.
     var metrics: String {

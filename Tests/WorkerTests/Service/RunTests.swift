@@ -28,28 +28,29 @@ struct RunTests {
                 let body = #"{"token": "\#(pts)", "environment": "sandbox"}"#
                 let pushToStart = "/v1/devices/\(Self.device)/push-to-start/MatchAttributes"
                 #expect(
-                    try await run.request("PUT", pushToStart, body: body, bearer: nil) == (
+                    try await run.api.request("PUT", pushToStart, body: body, bearer: nil) == (
                         401, #"{"error":"missing or wrong bearer token"}"#
                     ))
-                #expect(try await run.request("PUT", pushToStart, body: body, bearer: "guess").status == 401)
+                #expect(try await run.api.request("PUT", pushToStart, body: body, bearer: "guess").status == 401)
                 let huge = #"{"token": "\#(String(repeating: "ab", count: 10_000))"}"#
-                #expect(try await run.request("PUT", pushToStart, body: huge).status == 413)
+                #expect(try await run.api.request("PUT", pushToStart, body: huge).status == 413)
                 #expect(
-                    try await run.request("PUT", pushToStart, body: "{\"token\": ").body.contains(
+                    try await run.api.request("PUT", pushToStart, body: "{\"token\": ").body.contains(
                         "body is not valid JSON"))
-                let upper = try await run.request("PUT", pushToStart, body: #"{"token": "\#(pts.uppercased())"}"#)
+                let upper = try await run.api.request("PUT", pushToStart, body: #"{"token": "\#(pts.uppercased())"}"#)
                 #expect(upper == (400, #"{"error":"token: expected lower-case hex digits only"}"#))
                 #expect(
-                    try await run.request("PUT", "/v1/devices/\(Self.device)/subscriptions/nope/760499").status == 404)
+                    try await run.api.request("PUT", "/v1/devices/\(Self.device)/subscriptions/nope/760499").status
+                        == 404)
 
                 // Accepted: subscribe, push-to-start token, the activity's token.
                 #expect(
-                    try await run.request("PUT", "/v1/devices/\(Self.device)/subscriptions/\(Self.match)").status
+                    try await run.api.request("PUT", "/v1/devices/\(Self.device)/subscriptions/\(Self.match)").status
                         == 204)
-                #expect(try await run.request("PUT", pushToStart, body: body).status == 204)
+                #expect(try await run.api.request("PUT", pushToStart, body: body).status == 204)
                 let activityPath = "/v1/activities/match-760499/tokens/\(Self.device)"
                 #expect(
-                    try await run.request(
+                    try await run.api.request(
                         "PUT", activityPath, body: #"{"token": "\#(activityToken)", "environment": "sandbox"}"#
                     ).status == 204)
 
@@ -67,7 +68,7 @@ struct RunTests {
                 let events = try accepted.map { try JSONParser.parse($0.body)["aps"]?["event"] }
                 #expect(events == ["start", "update", "update", "update", "update", "update", "end"])
 
-                let metrics = try await run.request("GET", "/metrics", bearer: nil).body
+                let metrics = try await run.api.request("GET", "/metrics", bearer: nil).body
                 #expect(
                     metrics.contains(#"liverelay_pushes_total{provider="apns",priority="10",outcome="delivered"} 4"#))
                 #expect(
@@ -76,7 +77,7 @@ struct RunTests {
                 #expect(metrics.contains(#"liverelay_polls_total{feed="espn-worldcup"} 8"#))
                 #expect(metrics.contains(#"liverelay_outbox_depth 0"#))
                 #expect(!metrics.contains(InProcessRun.bearer))
-                let health = try await run.request("GET", "/healthz", bearer: nil)
+                let health = try await run.api.request("GET", "/healthz", bearer: nil)
                 #expect(health.status == 200)
                 #expect(try JSONParser.parse(health.body)["providers"]?["apns"]?["sent"] == 7)
                 #expect(!run.logs.all.joined().contains(InProcessRun.bearer))
@@ -116,7 +117,7 @@ struct RunTests {
             #expect(loop.counters.errors == ["store": 1])
             #expect(loop.schedule.consecutiveFailures == 1)
             #expect(recorder.pushes.map(\.event) == [.start], "nothing sent while the state cannot be saved")
-            let health = try await run.request("GET", "/healthz", bearer: nil)
+            let health = try await run.api.request("GET", "/healthz", bearer: nil)
             #expect(health.status == 503)
             let board = try JSONParser.parse(health.body)
             #expect(board["status"] == "degraded")
@@ -133,7 +134,7 @@ struct RunTests {
             #expect(loop.counters.consecutiveFailures == 0)
             #expect(recorder.pushes.map(\.event) == [.start, .update])
             #expect(recorder.pushes.last?.contentState["awayScore"] == 1)
-            #expect(try await run.request("GET", "/healthz", bearer: nil).status == 200)
+            #expect(try await run.api.request("GET", "/healthz", bearer: nil).status == 200)
         }
         try await feed.stop()
     }

@@ -57,19 +57,6 @@ struct RunWithAPNs {
             setup: setup, fake: fake, process: process, port: port, transport: try CurlTransport(), feed: feed)
     }
 
-    func request(_ method: String, _ path: String, body: String? = nil, bearer: String? = RunWithAPNs.bearer)
-        async throws
-        -> (status: Int, body: String)
-    {
-        var headers = [HTTPHeader("Content-Type", "application/json")]
-        if let bearer { headers.append(HTTPHeader("Authorization", "Bearer \(bearer)")) }
-        let response = try await transport.send(
-            HTTPRequest(
-                method: method, url: "http://127.0.0.1:\(port)\(path)", headers: headers,
-                body: body.map { Data($0.utf8) }))
-        return (response.status, String(decoding: response.body, as: UTF8.self))
-    }
-
     /// Waits until the fake has accepted `count` pushes (bounded).
     func waitForAccepted(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
