@@ -136,3 +136,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// What the model packages (swift-nio, Hummingbird) turn on: `any` on every existential, members visible only
+// from modules a file imports itself, and imports internal unless a file says `public import`.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}

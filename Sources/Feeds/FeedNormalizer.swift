@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Turns one feed body into facts per entity: the generic JSON mapping and every preset conform.
 ///

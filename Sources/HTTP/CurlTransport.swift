@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// The ``HTTPTransport`` of LiveRelay: libcurl's multi interface on dedicated threads.

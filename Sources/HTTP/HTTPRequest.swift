@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One HTTP request (or a `file://` read) to hand to an ``HTTPTransport``.
 public struct HTTPRequest: Sendable {

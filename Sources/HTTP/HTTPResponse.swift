@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A complete response: status, header fields and the decoded body.
 ///

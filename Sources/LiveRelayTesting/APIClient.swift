@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+public import HTTP
 
 /// Calls a running worker's HTTP API on loopback, with its bearer token unless told otherwise.
 public struct APIClient: Sendable {

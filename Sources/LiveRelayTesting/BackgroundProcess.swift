@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A program started in the background whose standard error is read as it comes, for tests of `liverelay

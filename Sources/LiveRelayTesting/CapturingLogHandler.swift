@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// A swift-log handler that keeps every message with its metadata, for tests that read what was logged

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs a program to completion and captures its output, for tests of the command-line tool.
 public struct CommandRun: Sendable {

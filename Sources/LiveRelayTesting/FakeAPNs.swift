@@ -1,5 +1,5 @@
-import Crypto
-import Foundation
+public import Crypto
+public import Foundation
 import Synchronization
 
 /// A loopback APNs for tests: HTTP/2 over TLS (certificate from a ``TestCertificateAuthority``) on

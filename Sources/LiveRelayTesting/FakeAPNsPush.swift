@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A push the fake APNs accepted, as it arrived: what a golden file compares byte for byte.
 public struct FakeAPNsPush: Sendable, Hashable, Codable {

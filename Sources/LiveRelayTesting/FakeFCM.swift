@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import _CryptoExtras
+public import _CryptoExtras
 
 /// A loopback Firebase Cloud Messaging (HTTP v1) with its OAuth 2.0 token endpoint, for tests: HTTP/2 over
 /// TLS with the test CA, as strict as Google about what the FCM Live Activity guide documents.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A request a fake provider (FCM, Pushwoosh, Getui) accepted, as it arrived, with any credential in the
 /// body replaced by a placeholder: what a golden file compares byte for byte.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 
 /// A feed on loopback: serves a recorded sequence of bodies in order, one per request (the last one again

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A request as a ``LoopbackHTTPServer`` received it, body read to the end.
 public struct RecordedRequest: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Paths inside this repository, for tests that read the committed samples, rules and recordings.
 public enum Repository {

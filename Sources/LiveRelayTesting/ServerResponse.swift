@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a ``LoopbackHTTPServer`` handler answers: a response, or a fault that stands in for a broken server.
 public struct ServerResponse: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Encodes bytes as a valid gzip stream made of uncompressed ("stored") deflate blocks.
 ///

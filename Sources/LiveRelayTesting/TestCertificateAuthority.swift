@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import NIOSSL
+import NIOCore
+public import NIOSSL
 import SwiftASN1
 import X509
 

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import LiveRelayCore
+public import LiveRelayCore
 
 /// One outbox row's identity: an activity and a target. A newer push for the same activity and target
 /// replaces a waiting older one.

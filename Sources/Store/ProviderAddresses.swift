@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LiveRelayCore
+public import LiveRelayCore
 
 /// What FCM, Pushwoosh and Getui need besides the APNs tokens:
 /// - per device and provider type: the provider's address of the install (FCM registration token, Getui

@@ -1,5 +1,5 @@
 import GRDB
-import LiveRelayCore
+public import LiveRelayCore
 
 extension SQLiteStore {
     /// Answers a provider's registry query (see ``RegistryQuery``) in one read: the tokens, the subscribers,

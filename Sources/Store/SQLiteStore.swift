@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import LiveRelayCore
+public import LiveRelayCore
 
 /// LiveRelay's state in one SQLite file (WAL): the last facts of every feed, HTTP validators, and every
 /// activity's last full content-state. A cron tick reads what the previous tick wrote.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The token registry, in the same SQLite file as the rest of the state:
 /// - push-to-start tokens, one per device and attributes type (a new one replaces the old: rotation);

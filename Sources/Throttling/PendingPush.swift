@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A push the ledger decided and the throttle has not released yet. Its priority is not final: the throttle
 /// chooses it at release from the policy and the activity's budget.

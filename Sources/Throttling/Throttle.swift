@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Settings of the throttle, per attributes type where it matters.
 public struct ThrottleConfiguration: Sendable, Hashable {

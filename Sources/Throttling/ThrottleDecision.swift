@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// What the throttle did with a pending push at release time.
 public enum ThrottleDecision: Sendable, Hashable {

@@ -1,15 +1,15 @@
-import Delivery
-import Feeds
+public import Delivery
+public import Feeds
 import Foundation
 import HTTP
-import LiveRelayCore
+public import LiveRelayCore
 import Logging
-import Rules
-import ServiceLifecycle
-import Store
+public import Rules
+public import ServiceLifecycle
+public import Store
 import Synchronization
 import Throttling
-import UnixSignals
+public import UnixSignals
 
 /// The worker a config describes, built in one place: ``build(_:rules:store:environment:)`` is the
 /// composition root `run`, `tick`, `replay`, `send` and the tests all call.

@@ -1,8 +1,8 @@
-import Delivery
+public import Delivery
 import Foundation
-import HTTP
-import Logging
-import Prometheus
+public import HTTP
+public import Logging
+public import Prometheus
 
 /// What the composition root takes from outside the config: time, randomness, logging, metrics, where the
 /// console prints, and, for tests, stand-ins for the network. `run`, `tick`, `replay` and `send` start from

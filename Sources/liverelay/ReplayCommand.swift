@@ -1,7 +1,9 @@
 import ArgumentParser
+import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
+import Rules
 import Worker
 
 struct ReplayCommand: AsyncParsableCommand {

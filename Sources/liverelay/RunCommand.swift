@@ -1,5 +1,7 @@
 import ArgumentParser
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import Worker
 
 struct RunCommand: AsyncParsableCommand {

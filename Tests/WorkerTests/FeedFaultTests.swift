@@ -2,6 +2,7 @@ import Feeds
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
+import Store
 import Testing
 import Worker
 

@@ -3,6 +3,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Logging
+import Rules
 import Store
 import Testing
 import Worker

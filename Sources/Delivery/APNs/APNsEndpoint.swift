@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Where APNs requests go, and which environment's tokens that server accepts.
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The JSON body APNs expects for a Live Activity push.
 public struct APNsPayload: Sendable, Hashable, Codable {

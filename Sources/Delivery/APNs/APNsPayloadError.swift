@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A push LiveRelay refuses to send to APNs because APNs or the device would refuse it: checked before
 /// sending, so the problem names the activity and the rule instead of coming back as a bare status code.

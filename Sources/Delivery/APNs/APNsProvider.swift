@@ -1,6 +1,6 @@
-import Foundation
-import HTTP
-import LiveRelayCore
+public import Foundation
+public import HTTP
+public import LiveRelayCore
 import Synchronization
 
 /// Delivers Live Activity pushes to APNs over HTTP/2 with token (JWT) authentication.

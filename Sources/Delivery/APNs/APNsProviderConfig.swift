@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The APNs part of the `provider` section (`"type": "apns"`), beside `bundle-id` and `expiration`:
 ///

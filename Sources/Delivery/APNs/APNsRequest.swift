@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// One HTTP/2 request to APNs, fully formed: what the APNs provider sends and what the console provider
 /// prints. The `authorization` header is not part of it: the provider adds it when sending.

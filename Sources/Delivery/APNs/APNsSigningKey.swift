@@ -1,6 +1,6 @@
-import Crypto
+public import Crypto
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The `.p8` key APNs token authentication signs with, and the ids that go with it. Mints the ES256 JSON
 /// Web Tokens APNs expects in `authorization: bearer …`.

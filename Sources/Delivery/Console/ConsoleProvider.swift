@@ -1,5 +1,5 @@
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Prints each push as the exact APNs request it stands for, and delivers nothing. The default provider: it
 /// needs no credentials and no network, so a new user sees what LiveRelay would send.

@@ -1,5 +1,5 @@
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The body of `POST /v1/projects/{project}/messages:send` for a Live Activity push, as the FCM Live
 /// Activity guide shows it: the app's registration token, the Live Activity token, the APNs priority, and

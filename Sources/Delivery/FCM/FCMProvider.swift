@@ -1,6 +1,6 @@
-import Foundation
-import HTTP
-import LiveRelayCore
+public import Foundation
+public import HTTP
+public import LiveRelayCore
 
 /// Delivers Live Activity pushes through Firebase Cloud Messaging's HTTP v1 API.
 ///

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The FCM part of a provider section (`"type": "fcm"`):
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import LiveRelayCore
-import _CryptoExtras
+public import LiveRelayCore
+public import _CryptoExtras
 
 /// A Google service account as its JSON key file describes it, and the RS256 JWT assertions it signs for
 /// Google's OAuth 2.0 token endpoint (the "JWT bearer" grant FCM HTTP v1 authenticates with).

@@ -1,5 +1,5 @@
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// One message of Getui's RestAPI v2 push to a `cid`: the body of `POST /v2/{appId}/push/single/cid` and
 /// one entry of `msg_list` in `POST /v2/{appId}/push/single/batch/cid`.

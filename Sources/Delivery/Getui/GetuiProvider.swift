@@ -1,6 +1,6 @@
-import Foundation
-import HTTP
-import LiveRelayCore
+public import Foundation
+public import HTTP
+public import LiveRelayCore
 
 /// Delivers Live Activity pushes through Getui's RestAPI v2, to each target's `cid` with the activity's
 /// `laId` (see ``GetuiMessage``).

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The Getui part of a provider section (`"type": "getui"`):
 ///

@@ -1,4 +1,4 @@
-import HTTP
+public import HTTP
 
 /// What the `Sender` does about a provider's answer, whichever provider gave it. Each provider's error
 /// table (APNs reasons, FCM codes, Pushwoosh statuses, Getui codes) maps its answers onto these.

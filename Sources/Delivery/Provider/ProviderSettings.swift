@@ -1,5 +1,5 @@
-import HTTP
-import LiveRelayCore
+public import HTTP
+public import LiveRelayCore
 
 /// A provider kind's own settings: the keys its config entry has beside the shared ones (`id`, `type`,
 /// `bundle-id`, `expiration`, `rate`, `burst`), decoded from that same entry, and how to build the provider

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A way of delivering Live Activity pushes (APNs, FCM, Pushwoosh, Getui, the console). A provider encodes,
 /// sends and classifies; retries, logging and metrics live once in the `Sender`, and what the worker must

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Where one push goes: a device's push-to-start token (for `start`) or an activity's update token.
 public struct PushTarget: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
-import HTTP
-import LiveRelayCore
+public import HTTP
+public import LiveRelayCore
 
 /// Delivers Live Activity pushes through Pushwoosh's `startLiveActivity` and `updateLiveActivity` methods.
 ///

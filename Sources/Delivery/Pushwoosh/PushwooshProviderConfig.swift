@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The Pushwoosh part of a provider section (`"type": "pushwoosh"`):
 ///

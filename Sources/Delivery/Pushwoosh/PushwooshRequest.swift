@@ -1,5 +1,5 @@
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The body of Pushwoosh's `POST /json/1.3/startLiveActivity` and `/json/1.3/updateLiveActivity`, exactly as
 /// the API reference shows it: `{"request": {"application", "auth", "notifications": […]}}`.

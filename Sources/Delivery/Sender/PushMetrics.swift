@@ -1,4 +1,4 @@
-import CoreMetrics
+public import CoreMetrics
 import LiveRelayCore
 
 /// The push metrics the `Sender` records, through swift-metrics: one count per receipt by provider,

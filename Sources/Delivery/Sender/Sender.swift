@@ -1,6 +1,6 @@
 import CoreMetrics
-import LiveRelayCore
-import Logging
+public import LiveRelayCore
+public import Logging
 
 /// The front end every push goes through, whatever the provider. Providers only encode, send and classify;
 /// the sender acts on the class, the same way for all of them:

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 extension Addressing {
     /// What to read from the registry to address `push`.

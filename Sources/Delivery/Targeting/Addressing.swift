@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// How a provider's pushes are addressed. A `start` goes to the devices subscribed to the push's entity,
 /// an `update` or `end` to the devices that reported an update token for the activity; what a target

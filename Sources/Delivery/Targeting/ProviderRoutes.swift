@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Which provider a push goes to, by provider id: the config's `routes` by attributes type first, then by
 /// the rules that made the push (a `rule-file` route names the rules of a file), else the default provider.

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Compares a feed's facts now with the facts it had before and reports what changed, entity by entity.
 public enum ChangeDetector {

@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Turns a feed body into facts per entity with a `GenericMapping`. Pointers are parsed once, at creation.
 public struct GenericNormalizer: FeedNormalizer {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// When to poll a feed next, and why.
 public struct PollDecision: Sendable, Hashable, CustomStringConvertible {
     /// Why the delay is what it is.

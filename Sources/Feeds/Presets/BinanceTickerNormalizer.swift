@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Binance spot tickers: `/api/v3/ticker/24hr` (full or `MINI`) and `/api/v3/ticker/price`, for one
 /// symbol (an object) or many (an array). One entity per symbol (`BTCUSDT`).

@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// CoinGecko `/api/v3/simple/price?ids=…&vs_currencies=…`: one entity per coin id (`bitcoin`), in one
 /// currency.

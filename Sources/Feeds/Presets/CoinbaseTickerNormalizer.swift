@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Coinbase Exchange `/products/{product}/ticker`: one entity, the product (`BTC-USD`), which the body
 /// itself does not name.

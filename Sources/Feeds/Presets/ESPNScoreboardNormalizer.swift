@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// ESPN's site API scoreboard, `/apis/site/v2/sports/{sport}/{league}/scoreboard`, for any head-to-head
 /// sport and league: one entity per event, keyed by the event id.

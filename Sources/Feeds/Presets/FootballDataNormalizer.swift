@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// football-data.org v4 matches (`/v4/competitions/{code}/matches`, `/v4/matches`, or one
 /// `/v4/matches/{id}`): one entity per match, keyed by the match id.

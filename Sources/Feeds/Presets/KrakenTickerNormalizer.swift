@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Kraken `/0/public/Ticker?pair=…`: one entity per pair.
 ///

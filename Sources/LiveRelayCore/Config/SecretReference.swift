@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a secret comes from: an environment variable or a file. A config names the place, never the value.
 public enum SecretReference: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one JSON encoding LiveRelay writes for machines: sorted keys and unescaped slashes, so equal values
 /// encode to equal bytes (provider request bodies, JWT parts, saved states, API answers).

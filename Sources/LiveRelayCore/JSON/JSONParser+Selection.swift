@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Selective parsing: a document of which only a ``JSONSelection`` is built; the rest is checked as JSON
 /// and skipped without building anything (no strings, no dictionaries).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON text that is not valid JSON, with where it went wrong.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {

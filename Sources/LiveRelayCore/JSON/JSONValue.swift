@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON value as LiveRelay moves it between stages: feed facts, rule data, content-states.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// The demo config (`Samples/demo/liverelay.json`) as a test edits it: its one feed pointed elsewhere, its
 /// rules, provider and sections replaced, then written into a folder. Relative paths in it resolve against

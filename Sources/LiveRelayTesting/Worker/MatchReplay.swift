@@ -1,10 +1,10 @@
 import Crypto
-import Foundation
-import LiveRelayCore
-import Logging
-import Store
-import Worker
-import _CryptoExtras
+public import Foundation
+public import LiveRelayCore
+public import Logging
+public import Store
+public import Worker
+public import _CryptoExtras
 
 /// The recorded AUS v EGY match replayed through the composition root into a provider a test configures
 /// (pointing at a running fake): a temporary folder with the demo's feed and rules and a config whose

@@ -1,5 +1,5 @@
-import Delivery
-import LiveRelayCore
+public import Delivery
+public import LiveRelayCore
 import Synchronization
 
 /// A provider that records every push it is handed and answers as told (by default: delivered). By

@@ -1,7 +1,7 @@
-import Delivery
+public import Delivery
 import Foundation
 import Store
-import Worker
+public import Worker
 
 /// A recorded sequence replayed as `liverelay replay` does, through the composition root, with a
 /// temporary state file.

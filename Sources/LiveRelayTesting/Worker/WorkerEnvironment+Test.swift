@@ -1,6 +1,6 @@
-import Delivery
-import Logging
-import Worker
+public import Delivery
+public import Logging
+public import Worker
 
 extension WorkerEnvironment {
     /// An environment for tests: `clock` (by default one whose sleeps return at once), the wall time `now`

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Evaluates rules against feed changes. Pure: `now` is a parameter, no I/O.
 public struct RuleEngine: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 extension JSONValue {
     /// JsonLogic truthiness: JavaScript's, except that an empty array is falsy.

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A JsonLogic rule (jsonlogic.com), compiled once and evaluated many times.
 ///

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A rule that cannot be compiled, with where in the rule the problem is.
 public struct JsonLogicError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import Foundation
-import LiveRelayCore
+public import Foundation
+public import LiveRelayCore
 
 /// Reads rule files: JSON parsed with positions, checked against `Rules/rules.schema.json`, every expression
 /// compiled. Each problem becomes a `file:line:column: rule <id>: message` diagnostic, and the rules without

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// One compiled rule: when a change of `feed` satisfies `when`, act on the activity `activityKey` names.
 public struct Rule: Sendable {

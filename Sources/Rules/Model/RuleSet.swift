@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// The rules loaded from a set of files, and every problem found on the way. Problems in one rule do not
 /// stop the others from loading.

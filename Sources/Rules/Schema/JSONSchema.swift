@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A compiled JSON Schema (draft 2020-12 subset) that validates instances and explains every violation in
 /// words a config or rule author understands.

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// Folds rule intents into full content-states, one push per activity per change.
 ///

@@ -1,4 +1,4 @@
-import LiveRelayCore
+public import LiveRelayCore
 
 /// What the ledger made of the intents for one activity after one change.
 public enum LedgerDecision: Sendable, Hashable {

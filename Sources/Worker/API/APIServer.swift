@@ -1,8 +1,8 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import LiveRelayCore
-import Logging
-import Prometheus
+public import Logging
+public import Prometheus
 
 /// The worker's small HTTP API: `/healthz` (feed and provider health), `/metrics` (Prometheus), and the token
 /// registration routes of ``TokenAPI`` under `/v1`.

@@ -1,7 +1,7 @@
-import Foundation
-import Hummingbird
-import LiveRelayCore
-import Store
+public import Foundation
+public import Hummingbird
+public import LiveRelayCore
+public import Store
 
 /// Token registration as an app backend calls it. Every route needs `Authorization: Bearer <api.bearer-token>`.
 ///

@@ -1,4 +1,5 @@
 import Delivery
+import HTTPTypes
 import LiveRelayCore
 import Store
 

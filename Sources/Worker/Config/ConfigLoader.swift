@@ -1,6 +1,6 @@
-import Feeds
-import Foundation
-import LiveRelayCore
+public import Feeds
+public import Foundation
+public import LiveRelayCore
 import Rules
 
 /// A config file read, checked and resolved: paths made absolute, secrets read, mappings compiled.

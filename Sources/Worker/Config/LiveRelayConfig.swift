@@ -1,7 +1,7 @@
-import Delivery
-import Feeds
-import LiveRelayCore
-import Throttling
+public import Delivery
+public import Feeds
+public import LiveRelayCore
+public import Throttling
 
 /// The whole configuration, decoded from one JSON file (see `docs/configuration.md`).
 public struct LiveRelayConfig: Sendable, Decodable {

@@ -1,8 +1,8 @@
-import Delivery
+public import Delivery
 import Foundation
-import LiveRelayCore
-import Rules
-import Throttling
+public import LiveRelayCore
+public import Rules
+public import Throttling
 
 extension LoadedConfig {
     /// The rule files the config names, loaded with diagnostics (feed ids checked against the config).

@@ -1,5 +1,5 @@
-import Feeds
-import LiveRelayCore
+public import Feeds
+public import LiveRelayCore
 
 /// A feed's `"preset"`: a name (`"binance"`), or an object with the name and the preset's options
 /// (`{"name": "espn-scoreboard", "sport": "soccer"}`). See `docs/configuration.md`.

@@ -1,9 +1,9 @@
-import CoreMetrics
-import Delivery
-import Feeds
+public import CoreMetrics
+public import Delivery
+public import Feeds
 import LiveRelayCore
 import Metrics
-import Throttling
+public import Throttling
 
 /// The worker's metrics, through swift-metrics: `run` bootstraps Prometheus and serves them on `/metrics`;
 /// tests pass their own factory. Labels never carry secrets (feed ids, providers, outcomes only).

@@ -1,6 +1,6 @@
-import Feeds
-import Foundation
-import HTTP
+public import Feeds
+public import Foundation
+public import HTTP
 
 /// Fetches one feed body through the transport, with conditional GET when the server gave validators.
 public struct FeedFetcher: Sendable {

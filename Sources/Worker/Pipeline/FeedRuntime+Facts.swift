@@ -1,7 +1,7 @@
-import Feeds
+public import Feeds
 import Foundation
 import HTTP
-import LiveRelayCore
+public import LiveRelayCore
 
 extension FeedRuntime {
     /// A feed outside any config, such as `liverelay facts --preset binance ticker.json` reads.

@@ -1,7 +1,7 @@
-import Feeds
+public import Feeds
 import HTTP
 import LiveRelayCore
-import Store
+public import Store
 
 /// One poll of one feed: what its body meant, and what the poll came to for the loop's schedule.
 public struct FeedPollResult: Sendable {

@@ -1,12 +1,12 @@
-import Delivery
+public import Delivery
 import Feeds
-import Foundation
+public import Foundation
 import HTTP
 import LiveRelayCore
-import Logging
+public import Logging
 import Rules
-import Store
-import Throttling
+public import Store
+public import Throttling
 
 /// Moves values between the stages and the store: a body through normalise → detect changes → rules →
 /// ledger → throttle (``plan(feed:body:validators:now:)``), what the throttle releases into the durable

@@ -1,7 +1,7 @@
-import Feeds
-import LiveRelayCore
-import Rules
-import Throttling
+public import Feeds
+public import LiveRelayCore
+public import Rules
+public import Throttling
 
 /// Everything one poll of one feed decided, before delivery: each change, the rules it fired, and what the
 /// ledger made of them. `replay` prints it; `tick` and `run` deliver its pushes.

@@ -1,5 +1,5 @@
-import Delivery
-import LiveRelayCore
+public import Delivery
+public import LiveRelayCore
 
 /// What became of one push: one receipt per target it went to.
 public struct PushDelivery: Sendable {

@@ -1,7 +1,7 @@
-import Foundation
-import LiveRelayCore
-import Store
-import Throttling
+public import Foundation
+public import LiveRelayCore
+public import Store
+public import Throttling
 
 /// The throttle between the ledger and the sender, kept in SQLite so a cron tick continues the budget and
 /// the held pushes of the previous one. Each push draws from the request rate of the provider it goes to

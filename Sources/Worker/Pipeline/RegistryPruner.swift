@@ -1,4 +1,5 @@
 import Delivery
+import LiveRelayCore
 import Store
 
 /// Keeps the registry free of tokens a provider declared dead: the `Sender` calls it on `dropToken`.

@@ -1,5 +1,5 @@
-import Delivery
-import Store
+public import Delivery
+public import Store
 
 /// Keeps provider tokens in the state file (see ``ProviderTokenCache``).
 public struct StoreTokenCache: ProviderTokenCache {

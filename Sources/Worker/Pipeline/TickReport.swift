@@ -1,4 +1,4 @@
-import Feeds
+public import Feeds
 
 /// Everything one pass over the feeds did (`liverelay tick`).
 public struct TickReport: Sendable {

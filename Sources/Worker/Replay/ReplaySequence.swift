@@ -1,6 +1,6 @@
 import Feeds
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 
 /// A recorded sequence of feed bodies with the moments they were seen, for `liverelay replay`.
 ///

@@ -1,5 +1,5 @@
-import Delivery
-import Feeds
+public import Delivery
+public import Feeds
 import Foundation
 import Synchronization
 

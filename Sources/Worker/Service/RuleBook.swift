@@ -1,5 +1,5 @@
-import Delivery
-import Rules
+public import Delivery
+public import Rules
 import Synchronization
 
 /// The rules in force and the provider routes made from them, swapped together and atomically when a

@@ -1,8 +1,9 @@
 import Delivery
 import Foundation
-import Logging
+import LiveRelayCore
+public import Logging
 import Rules
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 import UnixSignals
 

@@ -1,6 +1,6 @@
-import Feeds
-import Logging
-import ServiceLifecycle
+public import Feeds
+public import Logging
+public import ServiceLifecycle
 
 /// `liverelay run`'s polling: one ``PollLoop`` per feed and one for the outbox, each on the worker's clock,
 /// until a graceful shutdown (SIGTERM/SIGINT). Then only the waits are cut short (the loops' clock throws):

@@ -1,6 +1,6 @@
 import Foundation
-import LiveRelayCore
-import Store
+public import LiveRelayCore
+public import Store
 
 /// Tokens and subscriptions to load into the registry from a JSON file, for replays, manual tests and
 /// demos until apps register through the HTTP API:

@@ -1,3 +1,4 @@
+import Crypto
 import Delivery
 import Foundation
 import HTTP

@@ -1,5 +1,6 @@
 import Crypto
 import Delivery
+import Foundation
 import HTTP
 import LiveRelayCore
 import LiveRelayTesting

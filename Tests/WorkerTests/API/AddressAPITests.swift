@@ -1,5 +1,6 @@
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
 import Store
 import Testing
 

@@ -5,6 +5,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Logging
 import Prometheus
+import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Store
 import Worker

@@ -3,6 +3,7 @@ import Feeds
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
+import Rules
 import Store
 import Testing
 import Worker
