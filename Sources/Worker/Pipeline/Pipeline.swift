@@ -1,5 +1,5 @@
 public import Delivery
-import Feeds
+public import Feeds
 public import Foundation
 import HTTP
 import LiveRelayCore
@@ -8,10 +8,11 @@ import Rules
 public import Store
 public import Throttling
 
-/// Moves values between the stages and the store: a body through normalise → detect changes → rules →
-/// ledger → throttle (``plan(feed:body:validators:now:)``), what the throttle releases into the durable
-/// outbox with its targets (``release(now:)``), and what is due in the outbox to the providers' senders
-/// (``deliverDue(now:)``). Every decision is made in a pure module; this only wires them to SQLite.
+/// Moves values between the stages and the store: a feed fetched (``poll(_:fetcher:now:)``), its body through
+/// normalise → detect changes → rules → ledger → throttle (``plan(feed:body:validators:now:)``), what the
+/// throttle releases into the durable outbox with its targets (``release(now:)``), and what is due in the
+/// outbox to the providers' senders (``deliverDue(now:)``). Every decision is made in a pure module; this
+/// only wires them to SQLite. `queue` is the `Throttle` with its state kept in SQLite.
 public struct Pipeline: Sendable {
     public let store: SQLiteStore
     /// The rules and routes in force; replaced atomically by a reload.
@@ -39,6 +40,39 @@ public struct Pipeline: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.random = random
+    }
+
+    /// Polls a feed once: a conditional GET with the validators saved by the last poll, then `plan`. A feed
+    /// problem of any kind is in the result, never thrown: it emits no change and keeps the previous facts.
+    /// A state-store failure is thrown.
+    public func poll(_ feed: FeedRuntime, fetcher: FeedFetcher, now: Int) async throws(SQLiteStore.Failure)
+        -> FeedPollResult
+    {
+        let saved = try await store.validators(feed: feed.id)
+        let validators =
+            saved.etag == nil && saved.lastModified == nil
+            ? nil : CacheValidators(etag: saved.etag, lastModified: saved.lastModified)
+        let response = await fetcher.response(feed, validators: validators)
+        var outcome = PollOutcome(
+            .fresh, status: response.status, retryAfter: response.retryAfter, cacheControl: response.cacheControl)
+        var plan = PollPlan(feed: feed.id, now: now)
+        switch response.result {
+        case .failure(let error):
+            plan.feedError = error
+        case .success(.notModified):
+            plan.notModified = true
+            outcome.result = .notModified
+        case .success(.body(let body, let newValidators)):
+            plan = try await self.plan(
+                feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)
+        }
+        if let error = plan.feedError {
+            outcome.result = .failed(error.kind)
+            outcome.message = error.description
+        }
+        outcome.changes = plan.steps.count
+        outcome.pushes = plan.pushes.count
+        return FeedPollResult(plan: plan, outcome: outcome)
     }
 
     /// Decides what one body means and saves the new facts and activity states in one transaction.
@@ -210,6 +244,19 @@ public struct Pipeline: Sendable {
                     attempts: 0)
         }
     }
+}
+
+/// One poll of one feed: what its body meant, and what the poll came to for the loop's schedule.
+public struct FeedPollResult: Sendable {
+    /// What the body meant (or the feed error, or 304).
+    public var plan: PollPlan
+    /// What the poll came to, for the schedule and the counters.
+    public var outcome: PollOutcome
+}
+
+extension FeedRuntime {
+    /// The feed's polling schedule: its interval, 10 % jitter, backoff capped at ten minutes.
+    public var pollPolicy: PollSchedule.Policy { PollSchedule.Policy(interval: .seconds(interval)) }
 }
 
 /// A URL safe to log: no credentials, no query values (`?key=…`), the same text the transport's errors use.
