@@ -34,7 +34,7 @@ public struct LiveRelayWorker: Sendable {
     public let health: HealthBoard
     private let rounds: Rounds
     private let reloader: RuleReloader
-    private let api: any Service
+    private let tokens: TokenAPI
     private let transports: TransportPool
 
     /// Builds the worker: providers (secrets read, transports opened), the throttle's saved state, routes,
@@ -133,24 +133,26 @@ public struct LiveRelayWorker: Sendable {
                 throw problem("api.bearer-token: \(error)")
             }
         }
-        let api = APIServer.application(
-            host: loaded.config.api.host, port: loaded.config.api.port, health: health,
-            registry: environment.prometheus,
-            tokens: TokenAPI(
-                store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
-                maxBodyBytes: loaded.config.api.maxBodyBytes, now: environment.now),
-            logger: logger, onRunning: environment.onAPIRunning)
+        let tokens = TokenAPI(
+            store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
+            maxBodyBytes: loaded.config.api.maxBodyBytes, now: environment.now)
         return LiveRelayWorker(
             loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, health: health,
             rounds: rounds,
-            reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock), api: api,
-            transports: transports)
+            reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock),
+            tokens: tokens, transports: transports)
     }
 
     /// The service group of `run`: the poll loops, the rule reloader and the API, stopped gracefully by
     /// `signals` (none in tests, which trigger the shutdown themselves).
     public func serviceGroup(gracePeriod: Duration = .seconds(10), signals: [UnixSignal] = []) -> ServiceGroup {
         let pending = pipeline.queue
+        let environment = rounds.environment
+        // Made here, not in `build`: `tick`, `replay` and `send` never start the API's event loops.
+        let api = APIServer.application(
+            host: loaded.config.api.host, port: loaded.config.api.port, health: health,
+            registry: environment.prometheus, tokens: tokens, logger: environment.logger,
+            onRunning: environment.onAPIRunning)
         var configuration = ServiceGroupConfiguration(
             services: [
                 .init(
