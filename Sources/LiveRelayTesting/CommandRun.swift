@@ -6,8 +6,22 @@ public struct CommandRun: Sendable {
     public var standardOutput: String
     public var standardError: String
 
-    /// Runs `executable` with `arguments`, feeding `input` on standard input.
-    public static func run(_ executable: URL, _ arguments: [String], input: String = "", directory: URL? = nil) throws
+    /// Runs `executable` with `arguments`, feeding `input` on standard input, and waits for it on a thread
+    /// of its own: a test waiting for a program must not hold one of the few threads of the cooperative pool,
+    /// which the loopback servers of the tests running beside it need to answer.
+    public static func run(_ executable: URL, _ arguments: [String], input: String = "", directory: URL? = nil)
+        async throws -> CommandRun
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { try runBlocking(executable, arguments, input: input, directory: directory) })
+            }
+        }
+    }
+
+    /// The same, blocking the calling thread.
+    static func runBlocking(_ executable: URL, _ arguments: [String], input: String, directory: URL?) throws
         -> CommandRun
     {
         let process = Process()

@@ -7,8 +7,8 @@ import Testing
 @Suite struct CommandLineTests {
     let liverelay = Repository.executable("liverelay")
 
-    @Test func checkReportsThreeMistakesPreciselyAndExitsOne() throws {
-        let run = try CommandRun.run(
+    @Test func checkReportsThreeMistakesPreciselyAndExitsOne() async throws {
+        let run = try await CommandRun.run(
             liverelay, ["check", "Tests/RulesTests/Fixtures/broken.rules.json"], directory: Repository.root)
         #expect(run.status == 1)
         #expect(
@@ -21,15 +21,15 @@ import Testing
                 """)
     }
 
-    @Test func checkOfTheDemoConfigPasses() throws {
-        let run = try CommandRun.run(
+    @Test func checkOfTheDemoConfigPasses() async throws {
+        let run = try await CommandRun.run(
             liverelay, ["check", "--config", "Samples/demo/liverelay.json"], directory: Repository.root)
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardOutput.hasSuffix("4 rules loaded from 1 files, 0 problems\n"))
     }
 
     /// Every case of the JsonLogic conformance suite, through `liverelay eval --jsonl` in one run.
-    @Test func evalJSONLGivesTheConformanceResults() throws {
+    @Test func evalJSONLGivesTheConformanceResults() async throws {
         let suite = try JSONParser.parse(
             Data(contentsOf: Repository.url("Tests/RulesTests/Resources/jsonlogic-tests.json")))
         let cases = suite.arrayValue!.compactMap { $0.arrayValue }
@@ -37,7 +37,7 @@ import Testing
         var input = cases.map { JSONValue.object(["rule": $0[0], "data": $0[1]]).jsonString() }
         input.insert("not json", at: 10)
         input.insert(#"{"rule": {"nope": []}}"#, at: 20)
-        let run = try CommandRun.run(liverelay, ["eval", "--jsonl"], input: input.joined(separator: "\n") + "\n")
+        let run = try await CommandRun.run(liverelay, ["eval", "--jsonl"], input: input.joined(separator: "\n") + "\n")
         #expect(run.status == 0)
         var lines = run.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.last == "")
@@ -54,8 +54,8 @@ import Testing
         }
     }
 
-    @Test func evalPrintsOneResult() throws {
-        let run = try CommandRun.run(
+    @Test func evalPrintsOneResult() async throws {
+        let run = try await CommandRun.run(
             liverelay,
             [
                 "eval", #"{">": [{"var": "curr.home.score"}, {"var": "prev.home.score"}]}"#, "--data",
@@ -65,12 +65,12 @@ import Testing
         #expect(run.standardOutput == "true\n")
     }
 
-    @Test func theDemoPrintsTheSameTwiceAndMatchesTheGoldenFile() throws {
+    @Test func theDemoPrintsTheSameTwiceAndMatchesTheGoldenFile() async throws {
         let args = [
             "replay", "Samples/sequences/espn-aus-egy/sequence.json", "--config", "Samples/demo/liverelay.json",
         ]
-        let first = try CommandRun.run(liverelay, args, directory: Repository.root)
-        let second = try CommandRun.run(liverelay, args, directory: Repository.root)
+        let first = try await CommandRun.run(liverelay, args, directory: Repository.root)
+        let second = try await CommandRun.run(liverelay, args, directory: Repository.root)
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput == second.standardOutput)
         let golden = try String(
@@ -79,7 +79,7 @@ import Testing
         #expect(first.standardOutput.split(separator: "\n", maxSplits: 1).last.map(String.init) == golden)
     }
 
-    @Test func tickTwiceSendsNothingTheSecondTime() throws {
+    @Test func tickTwiceSendsNothingTheSecondTime() async throws {
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("liverelay.json")
@@ -91,7 +91,7 @@ import Testing
             .replacingOccurrences(of: "../../Rules/", with: Repository.path("Rules") + "/")
             .replacingOccurrences(of: "\"$schema\": \"../../docs/liverelay.schema.json\",", with: "")
         try demo.write(to: config, atomically: true, encoding: .utf8)
-        let first = try CommandRun.run(liverelay, ["tick", "--config", config.path])
+        let first = try await CommandRun.run(liverelay, ["tick", "--config", config.path])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("\"event\":\"start\""))
         #expect(
@@ -100,7 +100,7 @@ import Testing
                 provider console: 1 sent (1 at priority 10, 0 at 5, 0 downgraded), 0 failed, 0 waiting
 
                 """)
-        let second = try CommandRun.run(liverelay, ["tick", "--config", config.path])
+        let second = try await CommandRun.run(liverelay, ["tick", "--config", config.path])
         #expect(second.status == 0)
         #expect(second.standardOutput == "")
         #expect(

@@ -14,12 +14,12 @@ import Testing
     ]
 
     @Test(arguments: samples)
-    func checkAndReplayEverySample(config: String, sequence: String) throws {
-        let check = try CommandRun.run(
+    func checkAndReplayEverySample(config: String, sequence: String) async throws {
+        let check = try await CommandRun.run(
             liverelay, ["check", "--config", "Samples/presets/\(config).json"], directory: Repository.root)
         #expect(check.status == 0, "\(check.standardOutput)")
         #expect(check.standardOutput.hasSuffix("rules loaded from 1 files, 0 problems\n"))
-        let replay = try CommandRun.run(
+        let replay = try await CommandRun.run(
             liverelay,
             ["replay", "Samples/sequences/\(sequence)/sequence.json", "--config", "Samples/presets/\(config).json"],
             directory: Repository.root)
@@ -27,8 +27,8 @@ import Testing
         #expect(replay.standardOutput.contains("→ start "))
     }
 
-    @Test func factsPrintsOneLinePerEntity() throws {
-        let run = try CommandRun.run(
+    @Test func factsPrintsOneLinePerEntity() async throws {
+        let run = try await CommandRun.run(
             liverelay,
             ["facts", "--preset", "kraken", "Samples/recordings/kraken-ticker-bcheur.json"], directory: Repository.root)
         #expect(run.status == 0)
@@ -39,7 +39,7 @@ import Testing
                 }
 
                 """)
-        let espn = try CommandRun.run(
+        let espn = try await CommandRun.run(
             liverelay,
             [
                 "facts", "--preset", "espn-scoreboard", "--option", "sport=soccer",
@@ -53,16 +53,16 @@ import Testing
             ))
     }
 
-    @Test func factsOfAConfigsFeed() throws {
-        let run = try CommandRun.run(
+    @Test func factsOfAConfigsFeed() async throws {
+        let run = try await CommandRun.run(
             liverelay, ["facts", "--config", "Samples/presets/coinbase.json", "--feed", "markets"],
             directory: Repository.root)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains(#""BTC-USD": {"ask":4417.01,"bid":4417,"price":4417.01"#))
     }
 
-    @Test func aBodyThatDoesNotFitGivesThePollersErrorAndExitsOne() throws {
-        let run = try CommandRun.run(
+    @Test func aBodyThatDoesNotFitGivesThePollersErrorAndExitsOne() async throws {
+        let run = try await CommandRun.run(
             liverelay,
             ["facts", "--preset", "kraken", "Samples/recordings/coinbase-exchange-ticker-btc-usd.json"],
             directory: Repository.root)
@@ -74,11 +74,11 @@ import Testing
             run.standardError
                 == "error (shape): feed kraken (\(url)): the body is not a Kraken ticker: no \"error\" at the document root (it has ask, bid, price, size, time, …)\n"
         )
-        let html = try CommandRun.run(
+        let html = try await CommandRun.run(
             liverelay, ["facts", "--preset", "binance", "README.md"], directory: Repository.root)
         #expect(html.status == 1)
         #expect(html.standardError.hasPrefix("error (invalid_json): feed binance ("))
-        let missing = try CommandRun.run(
+        let missing = try await CommandRun.run(
             liverelay, ["facts", "--preset", "binance", "no-such-file.json"], directory: Repository.root)
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error (transport): feed binance ("))

@@ -14,7 +14,7 @@ import Worker
 
     @Test func aManualStartReachesTheFakeAPNs() async throws {
         try await Setup.withFakeAPNs { setup, fake in
-            let run = try await Self.run(
+            let run = try await CommandRun.run(
                 liverelay,
                 [
                     "send", "--config", setup.configPath, "--provider", "apns", "--event", "start", "--token",
@@ -36,7 +36,7 @@ import Worker
 
     @Test func aStartWithoutAnAlertIsRefusedBeforeSending() async throws {
         try await Setup.withFakeAPNs { setup, fake in
-            let run = try await Self.run(
+            let run = try await CommandRun.run(
                 liverelay,
                 [
                     "send", "--config", setup.configPath, "--event", "start", "--token", Setup.startToken,
@@ -51,7 +51,7 @@ import Worker
     @Test func anUnregisteredTokenSaysSo() async throws {
         try await Setup.withFakeAPNs { setup, fake in
             fake.unregister(Setup.activityToken)
-            let run = try await Self.run(
+            let run = try await CommandRun.run(
                 liverelay,
                 [
                     "send", "--config", setup.configPath, "--event", "end", "--token", Setup.activityToken,
@@ -62,18 +62,8 @@ import Worker
         }
     }
 
-    /// Runs the command on a thread of its own: waiting for it must not hold a thread of the cooperative
-    /// pool, which the fake APNs' handler needs to answer.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> CommandRun {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try CommandRun.run(executable, arguments) })
-            }
-        }
-    }
-
-    @Test func helpExplainsTheCommand() throws {
-        let run = try CommandRun.run(liverelay, ["send", "--help"])
+    @Test func helpExplainsTheCommand() async throws {
+        let run = try await CommandRun.run(liverelay, ["send", "--help"])
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("Send one Live Activity push"))
         #expect(run.standardOutput.contains("--provider"))
