@@ -9,7 +9,8 @@ public import _CryptoExtras
 ///   public key and name its e-mail (`iss`), the FCM scope, this endpoint (`aud`) and a one-hour lifetime;
 ///   it answers `{"access_token", "expires_in": 3600, "token_type": "Bearer"}`.
 /// - `POST /v1/projects/{project}/messages:send` needs a current access token (else 401 `UNAUTHENTICATED`)
-///   and a message with `token`, `apns.live_activity_token`, `apns.headers.apns-priority` (5 or 10) and an
+///   and a message with `token`, `apns.live_activity_token`, `apns.headers.apns-priority` (5 or 10; other
+///   headers only `apns-*` ones, `apns-expiration` a UNIX time) and an
 ///   `aps` with `timestamp`, `event` and `content-state` (a start also `attributes-type`, `attributes` and an
 ///   alert); else 400 `INVALID_ARGUMENT`. Unregistered tokens get 404 `UNREGISTERED`.
 public final class FakeFCM: Sendable {
@@ -126,6 +127,12 @@ public final class FakeFCM: Sendable {
         guard apns["live_activity_token"] is String else { return "apns.live_activity_token is missing" }
         guard let headers = apns["headers"] as? [String: String], ["5", "10"].contains(headers["apns-priority"] ?? "")
         else { return "apns.headers.apns-priority must be 5 or 10" }
+        if let expiration = headers["apns-expiration"], Int(expiration) == nil {
+            return "apns.headers.apns-expiration must be a UNIX time"
+        }
+        if let other = headers.keys.sorted().first(where: { !$0.hasPrefix("apns-") }) {
+            return "apns.headers.\(other) is not an APNs header"
+        }
         guard let aps = (apns["payload"] as? [String: Any])?["aps"] as? [String: Any] else {
             return "apns.payload.aps is missing"
         }

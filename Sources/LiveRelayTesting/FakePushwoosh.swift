@@ -1,4 +1,5 @@
 import Foundation
+import LiveRelayCore
 import Synchronization
 
 /// A loopback Pushwoosh for tests: HTTP/2 over TLS with the test CA, checking `startLiveActivity` and
@@ -93,6 +94,7 @@ public final class FakePushwoosh: Sendable {
         guard let notifications = body["notifications"] as? [[String: Any]], !notifications.isEmpty else {
             return answer(200, 210, "notifications is missing or empty")
         }
+        if let problem = Self.checkRelevance(request.body) { return answer(400, 400, problem) }
         for notification in notifications {
             if let problem = start ? Self.checkStart(notification) : Self.checkUpdate(notification) {
                 return answer(200, 210, problem)
@@ -127,9 +129,31 @@ public final class FakePushwoosh: Sendable {
         for key in ["devices", "users"] {
             guard let list = n[key] else { continue }
             guard let strings = list as? [String], strings.count <= 1000 else { return "\(key): at most 1000 strings" }
-            if key == "devices", strings.contains(where: { $0 != $0.lowercased() }) {
+            // iOS push tokens (hex) must be lower case; HWIDs are identifiers and keep their case.
+            if key == "devices", strings.contains(where: { isHex($0) && $0 != $0.lowercased() }) {
                 return "devices: iOS push tokens must be lower case"
             }
+        }
+        return nil
+    }
+
+    /// A push token: 64 or more hex digits (of either case).
+    static func isHex(_ text: String) -> Bool {
+        text.utf8.count >= 64
+            && text.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+            }
+    }
+
+    /// Every `relevance-score` of the body, where there is one, must be an integer from 1 (Pushwoosh's API
+    /// reference); Pushwoosh answers anything else with HTTP 400.
+    static func checkRelevance(_ body: Data) -> String? {
+        guard case .array(let notifications)? = (try? JSONParser.parse(body))?["request"]?["notifications"] else {
+            return nil
+        }
+        for notification in notifications {
+            guard let score = notification["live_activity"]?["relevance-score"] else { continue }
+            guard case .int(let n) = score, n >= 1 else { return "relevance-score: an integer from 1" }
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LiveRelayCore
 import Rules
 import Worker
@@ -35,6 +36,7 @@ struct CheckCommand: AsyncParsableCommand {
                     rules.diagnostics += extra.diagnostics
                     rules.files += extra.files
                 }
+                diagnostics += loaded.startProblems(rules: rules, variables: ProcessInfo.processInfo.environment)
                 standardOutput("\(config): \(loaded.feeds.count) feeds")
             } catch {
                 diagnostics += error.items

@@ -16,9 +16,12 @@ struct SendCommand: AsyncParsableCommand {
             happened; exits 1 when the push was not delivered.
 
             A start needs the attributes type, the attributes and an alert, and goes to a push-to-start token; \
-            an update or end goes to the activity's update token (the app reports both). Tokens are hex.
+            an update or end goes to the activity's update token (the app reports both). Tokens are hex. FCM \
+            also needs the install's registration token (--device-address), Getui its cid (--device-address) \
+            and Pushwoosh a start's HWID, push token (--device-address) or user (--user); --activity-id names \
+            the activity at Pushwoosh or Getui.
 
-            Examples (T is a hex token the app reported):
+            Examples (T is a hex token the app reported, R an FCM registration token, C a Getui cid, L its laId):
               liverelay send -c liverelay.json --provider apns --event start \\
                 --token T --attributes-type MatchAttributes \\
                 --attributes '{"homeTeam": "Australia"}' \\
@@ -27,20 +30,46 @@ struct SendCommand: AsyncParsableCommand {
                 --content-state '{"homeScore": 1}' --priority 5
               liverelay send -c liverelay.json --provider console --event end \\
                 --token T --content-state '{"homeScore": 1}'
+              liverelay send -c liverelay.json --provider fcm --event update --token T \\
+                --device-address R --content-state '{"homeScore": 1}'
+              liverelay send -c liverelay.json --provider getui --event update \\
+                --device-address C --activity-id L --content-state '{"homeScore": 1}'
             """)
 
     @Option(name: .shortAndLong, help: "The config file: its provider section has the bundle id and APNs key.")
     var config: String
 
     @Option(
-        help: "The config's provider type (apns, fcm, pushwoosh, getui) or console (prints the APNs request).")
+        help:
+            "A provider of the config, by id or type (apns, fcm, pushwoosh, getui), or console (prints the APNs request)."
+    )
     var provider: String?
 
     @Option(help: "start, update or end.")
     var event: String
 
-    @Option(help: "The push-to-start token (start) or the activity's update token (update, end), in hex.")
-    var token: String
+    @Option(
+        help: """
+            The APNs token, in hex: the push-to-start token (start) or the activity's update token (update, end). \
+            apns and fcm need it.
+            """)
+    var token: String?
+
+    @Option(
+        help: """
+            The install's address at the provider: fcm, its registration token; getui, its cid; pushwoosh, its HWID \
+            or push token (for a start).
+            """)
+    var deviceAddress: String?
+
+    @Option(help: "pushwoosh: the user id (set with /registerUser) a start goes to, instead of --device-address.")
+    var user: String?
+
+    @Option(
+        help:
+            "The activity's id at the provider: pushwoosh, its live_activity_id; getui, its laId. Default: --activity."
+    )
+    var activityID: String?
 
     @Option(help: "The activity key, for logs and the apns-id.")
     var activity: String = "manual"
@@ -110,7 +139,10 @@ struct SendCommand: AsyncParsableCommand {
         defer { worker.shutdown() }
         guard let sender = worker.sender(for: loaded.defaultProviderID) else { throw ExitCode(1) }
         let kind = sender.provider.traits.kind
-        let receipt = await sender.send(push, to: PushTarget(kind: PushTarget.kind(for: push.event), token: token))
+        let target = PushTarget(
+            kind: PushTarget.kind(for: push.event), token: try token.map { try checked($0) },
+            address: ProviderAddress(device: deviceAddress, user: user, activity: activityID))
+        let receipt = await sender.send(push, to: target)
         if receipt.delivered {
             standardError("\(push.event) delivered by \(kind)")
         } else {
@@ -145,6 +177,15 @@ struct SendCommand: AsyncParsableCommand {
         narrowed.config.routes = []
         narrowed.config.defaultIsFirstOfProviders = false
         return narrowed
+    }
+
+    /// An APNs token in lower-case hex (as the registry keeps them).
+    private func checked(_ token: String) throws -> String {
+        let lower = token.lowercased()
+        guard lower.count >= 8, lower.count % 2 == 0, lower.allSatisfy(\.isHexDigit) else {
+            throw ValidationError("--token must be an APNs token in hex")
+        }
+        return lower
     }
 
     private func object(_ text: String, _ option: String) throws -> JSONValue {

@@ -28,6 +28,35 @@ import Testing
         #expect(run.standardOutput.hasSuffix("4 rules loaded from 1 files, 0 problems\n"))
     }
 
+    /// `check` reads every credential the config names, as `run` would at start, without sending: a `.p8`
+    /// that is not a key, a secret that is not set, a route to no provider.
+    @Test func checkReadsTheCredentialsRunWouldRefuse() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "not a key".write(
+            to: directory.appendingPathComponent("AuthKey.p8"), atomically: true, encoding: .utf8)
+        var config = try DemoConfig()
+        config["provider"] = [
+            "type": "apns", "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ", "key": ["file": "AuthKey.p8"],
+        ]
+        config["providers"] = [
+            ["id": "pw", "type": "pushwoosh", "application": "A-1", "api-token": ["env": "NO_SUCH_VAR"]]
+        ]
+        config["routes"] = [["attributes-type": "PriceAttributes", "provider": "nope"]]
+        let path = try config.write(to: directory)
+        let run = try await CommandRun.run(liverelay, ["check", "--config", path])
+        #expect(run.status == 1)
+        #expect(
+            run.standardOutput.contains(
+                "\(path): provider.key: the APNs key ABC123DEFG is not a PEM-encoded P-256 private key (.p8)"))
+        #expect(
+            run.standardOutput.contains(
+                "\(path): providers[0] (pw): provider.api-token: secret from environment variable NO_SUCH_VAR is not set"
+            ))
+        #expect(run.standardOutput.contains(#"routes[0].provider: no entry of providers has the id "nope""#))
+        #expect(!run.standardOutput.contains("not a key"))
+    }
+
     /// Every case of the JsonLogic conformance suite, through `liverelay eval --jsonl` in one run.
     @Test func evalJSONLGivesTheConformanceResults() async throws {
         let suite = try JSONParser.parse(

@@ -54,6 +54,16 @@ import Worker
         #expect(zip(pushes, pushes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
     }
 
+    /// A provider that keeps failing: the outbox tries the pushes again in later rounds, and the summary still
+    /// counts each push once.
+    @Test func theSummaryCountsPushesNotDeliveryRounds() async throws {
+        let failing = RecordingProvider(answer: { _, _ in .retry(afterSeconds: nil, reason: "503") })
+        let (out, summary) = try await Self.replay(provider: failing)
+        #expect(Set(failing.pushes.map(\.id)).count == summary.pushes)
+        #expect(failing.pushes.count > summary.pushes, "rounds were repeated")
+        #expect(out.text.contains("\(summary.pushes) pushes, 0 feed errors"))
+    }
+
     /// The console output is the documented demo: compare it with the golden file byte for byte.
     /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
     @Test func theConsoleOutputMatchesTheGoldenFile() async throws {

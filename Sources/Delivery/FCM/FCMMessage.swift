@@ -20,7 +20,7 @@ public struct FCMSendRequest: Sendable, Hashable, Codable {
     public struct APNs: Sendable, Hashable, Codable {
         /// The push-to-start token for a start, the activity's update token for an update or an end.
         public var liveActivityToken: String
-        /// `apns-priority` (and nothing else: FCM sets the push type and topic).
+        /// `apns-priority` and `apns-expiration` (FCM sets the push type and topic).
         public var headers: [String: String]
         /// `{"aps": …}`, exactly as APNs would receive it.
         public var payload: APNsPayload
@@ -32,11 +32,19 @@ public struct FCMSendRequest: Sendable, Hashable, Codable {
     }
 
     /// The request for one push to one install.
-    public init(_ push: LiveActivityPush, registrationToken: String, liveActivityToken: String) {
+    /// - Parameter expirationSeconds: how long after its timestamp APNs may keep the push for an offline
+    ///   device (`apns-expiration`).
+    public init(
+        _ push: LiveActivityPush, registrationToken: String, liveActivityToken: String, expirationSeconds: Int = 3600
+    ) {
         message = Message(
             token: registrationToken,
             apns: APNs(
-                liveActivityToken: liveActivityToken, headers: ["apns-priority": String(push.priority.rawValue)],
+                liveActivityToken: liveActivityToken,
+                headers: [
+                    "apns-priority": String(push.priority.rawValue),
+                    "apns-expiration": String(push.timestamp + expirationSeconds),
+                ],
                 payload: APNsPayload(push)))
     }
 }

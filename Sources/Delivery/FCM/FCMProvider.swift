@@ -19,12 +19,15 @@ public final class FCMProvider: SingleTargetProvider {
         public var projectID: String?
         /// The limit for one request.
         public var requestTimeout: Duration
+        /// `apns-expiration`: seconds after a push's timestamp during which APNs may keep it.
+        public var expirationSeconds: Int
 
         /// Creates a configuration.
         public init(
             endpoint: String = "https://fcm.googleapis.com", tokenURL: String? = nil, projectID: String? = nil,
-            requestTimeout: Duration = .seconds(10)
+            requestTimeout: Duration = .seconds(10), expirationSeconds: Int = 3600
         ) {
+            self.expirationSeconds = expirationSeconds
             var endpoint = endpoint
             while endpoint.hasSuffix("/") { endpoint.removeLast() }
             self.endpoint = endpoint
@@ -71,8 +74,10 @@ public final class FCMProvider: SingleTargetProvider {
         let body: Data
         do {
             _ = try APNsRequestEncoder.payload(for: push)  // the same checks as APNs: FCM forwards it
-            body = try FCMSendRequest(push, registrationToken: registration, liveActivityToken: liveActivityToken)
-                .canonicalJSON()
+            body = try FCMSendRequest(
+                push, registrationToken: registration, liveActivityToken: liveActivityToken,
+                expirationSeconds: configuration.expirationSeconds
+            ).canonicalJSON()
         } catch let error as APNsPayloadError {
             return .rejected(reason: error.description)
         } catch {

@@ -50,7 +50,7 @@ public struct FCMProviderConfig: ProviderSettings {
         }
         let configuration = FCMProvider.Configuration(
             endpoint: endpoint ?? "https://fcm.googleapis.com", tokenURL: tokenEndpoint, projectID: projectID,
-            requestTimeout: .seconds(timeout))
+            requestTimeout: .seconds(timeout), expirationSeconds: context.expiration)
         return FCMProvider(
             configuration: configuration, account: account, transport: try context.transport(), now: context.now)
     }

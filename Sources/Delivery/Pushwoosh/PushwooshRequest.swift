@@ -58,8 +58,8 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
         public var attributes: JSONValue?
         /// UNIX seconds at which an ended activity leaves the lock screen.
         public var dismissalDate: Int?
-        /// Orders the device's activities.
-        public var relevanceScore: RelevanceScore?
+        /// Orders the device's activities: an integer from 1 (see ``relevance(_:)``).
+        public var relevanceScore: Int?
         /// UNIX seconds after which the activity is stale.
         public var staleDate: Int?
 
@@ -87,7 +87,14 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
         }
         return LiveActivity(
             event: push.event, contentState: push.contentState, dismissalDate: push.dismissalDate,
-            relevanceScore: push.relevanceScore, staleDate: push.staleDate)
+            relevanceScore: push.relevanceScore.map(relevance), staleDate: push.staleDate)
+    }
+
+    /// Pushwoosh's `relevance-score` for a push's: its API takes an integer from 1 upwards (100 suggested as
+    /// the highest), so the score is rounded to the nearest integer (halves away from zero) and raised to 1
+    /// when below: 12.5 → 13, 0.4 → 1, 0 → 1, 100 → 100.
+    public static func relevance(_ score: RelevanceScore) -> Int {
+        max(1, Int(min(score.value.rounded(), Double(Int.max / 2))))
     }
 
     /// The notifications of a start to `devices` and `users` (lists longer than ``maximumRecipients`` split
@@ -102,7 +109,15 @@ public struct PushwooshRequest: Sendable, Hashable, Codable {
                 liveActivityID: liveActivityID, devices: devices, users: users)
         }
         return chunks(users).map { notification(devices: nil, users: $0) }
-            + chunks(devices.map { $0.lowercased() }).map { notification(devices: $0, users: nil) }
+            + chunks(devices.map(device)).map { notification(devices: $0, users: nil) }
+    }
+
+    /// A device as `devices` takes it: an iOS push token in lower case, as Pushwoosh requires; an HWID as it
+    /// was registered (HWIDs are case-sensitive identifiers).
+    static func device(_ address: String) -> String {
+        let isPushToken =
+            address.utf8.count >= 64 && address.utf8.count % 2 == 0 && address.utf8.allSatisfy(AddressCheck.isHexDigit)
+        return isPushToken ? address.lowercased() : address
     }
 
     /// The notification of a start to a segment: `filter_code`, and neither `devices` nor `users` (which

@@ -94,15 +94,16 @@ public struct Sender: Sendable {
     private func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
         let started = ContinuousClock.now
         let kind = provider.traits.kind
-        var metadata: Logger.Metadata = [
+        // Per target: its device; per request (retries, a batch's drops): how many targets.
+        let metadata: Logger.Metadata = [
             "provider": "\(kind)", "activity.key": "\(push.activity)", "push.event": "\(push.event)",
             "push.priority": "\(push.priority.rawValue)", "token.kind": "\(targets[0].kind.rawValue)",
         ]
-        if targets.count > 1 {
-            metadata["targets"] = "\(targets.count)"
-        } else if let device = targets[0].device {
-            metadata["device"] = "\(device)"
+        func about(_ target: PushTarget) -> Logger.Metadata {
+            guard let device = target.device else { return metadata }
+            return metadata.merging(["device": "\(device)"]) { $1 }
         }
+        var dropped = 0
         var receipts = [DeliveryReceipt?](repeating: nil, count: targets.count)
         if let reason = health.stoppedReason {
             return targets.map {
@@ -133,13 +134,15 @@ public struct Sender: Sendable {
                 case .refreshCredentials(let reason):
                     let final = DeliveryOutcome.retry(
                         afterSeconds: nil, reason: "\(reason), again after refreshing the credentials")
-                    receipts[index] = finish(final, "push not delivered, giving up", reason, attempts, target, metadata)
+                    receipts[index] = finish(
+                        final, "push not delivered, giving up", reason, attempts, target, about(target))
                 case .delivered:
-                    logger.debug("push delivered", metadata: metadata.merging(["attempts": "\(attempts)"]) { $1 })
+                    logger.debug("push delivered", metadata: about(target).merging(["attempts": "\(attempts)"]) { $1 })
                     receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
                 case .dropToken(let reason):
                     await pruning?.dropToken(target, reason: reason)
-                    receipts[index] = finish(outcome, "token dropped", reason, attempts, target, metadata)
+                    dropped += 1
+                    receipts[index] = finish(outcome, "token dropped", reason, attempts, target, about(target))
                 case .configurationError(let reason):
                     if health.stop(reason: reason) {
                         logger.critical(
@@ -148,7 +151,7 @@ public struct Sender: Sendable {
                     }
                     receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
                 case .rejected(let reason):
-                    receipts[index] = finish(outcome, "push rejected", reason, attempts, target, metadata)
+                    receipts[index] = finish(outcome, "push rejected", reason, attempts, target, about(target))
                 }
             }
             pending = again.map(\.index)
@@ -167,13 +170,21 @@ public struct Sender: Sendable {
             else {
                 for (index, outcome) in again {
                     receipts[index] = finish(
-                        outcome, "push not delivered, giving up", outcome.reason, attempts, targets[index], metadata)
+                        outcome, "push not delivered, giving up", outcome.reason, attempts, targets[index],
+                        about(targets[index]))
                 }
                 break
             }
             logger.info(
                 "push will be retried",
-                metadata: metadata.merging(["reason": "\(again[0].outcome.reason)", "delay": "\(delay)"]) { $1 })
+                metadata: metadata.merging([
+                    "reason": "\(again[0].outcome.reason)", "delay": "\(delay)", "targets": "\(again.count)",
+                ]) { $1 })
+        }
+        if dropped > 0, targets.count > 1 {
+            logger.warning(
+                "tokens dropped from a batch",
+                metadata: metadata.merging(["dropped": "\(dropped)", "targets": "\(targets.count)"]) { $1 })
         }
         let done = receipts.map { $0! }
         let elapsed = ContinuousClock.now - started

@@ -117,7 +117,8 @@ public struct Replayer: Sendable {
             write("  delivery of \(push.event) \(push.activity): no registered token")
         }
         for result in deliveries {
-            summary.pushes += 1
+            // A push the outbox tries again in a later round is one push, not two.
+            if summary.delivered.insert(result.push.id).inserted { summary.pushes += 1 }
             for receipt in result.receipts where !receipt.delivered {
                 write("  delivery to \(receipt.target.device ?? "the placeholder"): \(receipt.outcome)")
             }
@@ -150,6 +151,9 @@ public struct Replayer: Sendable {
 
 /// Totals of a replay.
 public struct ReplaySummary: Sendable {
+    /// Pushes handed to the provider (each once, however many rounds it took).
     public var pushes = 0
     public var feedErrors = 0
+    /// The pushes counted so far.
+    var delivered = Set<PushID>()
 }

@@ -68,7 +68,9 @@ struct FCMProviderTests {
             #expect(message["token"] as? String == "fcm-registration-a")
             let apns = try #require(message["apns"] as? [String: Any])
             #expect(apns["live_activity_token"] as? String == "5f3c")
-            #expect(apns["headers"] as? [String: String] == ["apns-priority": "10"])
+            // FCM passes the APNs headers on: the priority, and how long APNs may keep the push (an hour).
+            #expect(
+                apns["headers"] as? [String: String] == ["apns-priority": "10", "apns-expiration": "1783105300"])
         }
     }
 

@@ -46,7 +46,8 @@ struct PushwooshProviderTests {
         try await Self.with { fake, sender, _ in
             let targets = (0..<2500).map {
                 PushTarget(
-                    kind: .pushToStart, token: nil, device: "d\($0)", address: ProviderAddress(device: "AB\($0)"))
+                    kind: .pushToStart, token: nil, device: "d\($0)",
+                    address: ProviderAddress(device: String(format: "AB%062X", $0)))
             }
             let receipts = await sender.send(Self.start, to: targets)
             #expect(receipts.count == 2500)
@@ -79,6 +80,44 @@ struct PushwooshProviderTests {
                 fake.accepted.first?.body
                     == #"{"request":{"application":"ABCDE-12345","auth":"<auth>","notifications":[{"live_activity":{"content-state":{"homeScore":1},"event":"update","relevance-score":50,"stale-date":1783102000},"live_activity_id":"la-1"}]}}"#
             )
+        }
+    }
+
+    /// Only iOS push tokens go lower case (the API requires it); an HWID is an identifier and keeps its case.
+    @Test func hwidsKeepTheirCaseAndPushTokensGoLowerCase() async throws {
+        try await Self.with { fake, sender, _ in
+            let token = String(repeating: "AB12", count: 16)
+            let targets = [
+                PushTarget(kind: .pushToStart, token: nil, address: ProviderAddress(device: "HWID-iphone-b.0001")),
+                PushTarget(kind: .pushToStart, token: nil, address: ProviderAddress(device: token)),
+            ]
+            #expect(await sender.send(Self.start, to: targets).allSatisfy(\.delivered), "\(fake.rejections)")
+            let request = try #require(fake.accepted.first?.json["request"] as? [String: Any])
+            let notification = try #require((request["notifications"] as? [[String: Any]])?.first)
+            #expect(notification["devices"] as? [String] == ["HWID-iphone-b.0001", token.lowercased()])
+        }
+    }
+
+    /// Pushwoosh takes `relevance-score` as an integer from 1: scores are rounded and raised to 1, and a 400
+    /// for one push's value rejects that push while the provider goes on.
+    @Test func relevanceIsAnIntegerFromOneAndA400RejectsOnlyThatPush() async throws {
+        #expect(
+            [12.5, 0.4, 0, 99.49, 100].map { PushwooshRequest.relevance(RelevanceScore($0)) } == [13, 1, 1, 99, 100])
+        try await Self.with { fake, sender, _ in
+            let target = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
+            for score in [12.5, 0] {
+                var push = Self.update
+                push.relevanceScore = RelevanceScore(score)
+                #expect(await sender.send(push, to: [target]).first?.delivered == true, "\(fake.rejections)")
+            }
+            #expect(fake.accepted.map { $0.body.contains(#""relevance-score":13"#) } == [true, false])
+            #expect(fake.accepted.last?.body.contains(#""relevance-score":1,"#) == true)
+            fake.script([FakePushwoosh.Fault(status: 400, statusCode: 400)])
+            #expect(
+                await sender.send(Self.update, to: [target]).first?.outcome
+                    == .rejected(reason: "Pushwoosh answered 400, status_code 400"))
+            #expect(sender.stoppedReason == nil, "the provider goes on")
+            #expect(await sender.send(Self.update, to: [target]).first?.delivered == true)
         }
     }
 

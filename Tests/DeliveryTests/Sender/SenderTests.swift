@@ -176,6 +176,27 @@ import Testing
         #expect(clock.sleeps == [.milliseconds(500)], "the retry waited its backoff although a refresh came with it")
     }
 
+    /// A batch that drops one of its addresses says how many of how many; the line for the dropped one names
+    /// its device, not the batch's size.
+    @Test func aBatchSaysHowManyAddressesItDropped() async {
+        let targets = [
+            PushTarget(kind: .activity, token: "t0", device: "phone-0"),
+            PushTarget(kind: .activity, token: "t1", device: "phone-1"),
+        ]
+        let provider = ScriptedBatchProvider(size: 10, ["t1": [.dropToken(reason: "20001")]])
+        let logs = CapturingLogHandler.Store()
+        _ = await Sender(provider: provider, logger: CapturingLogHandler.logger(logs), clock: ImmediateClock())
+            .send(Self.push, to: targets)
+        let dropped = logs.all.filter { $0.contains("token dropped") }
+        #expect(dropped.count == 1)
+        #expect(dropped.first?.contains("device=phone-1") == true)
+        #expect(dropped.first?.contains("targets=") == false)
+        #expect(
+            logs.all.contains {
+                $0.contains("tokens dropped from a batch") && $0.contains("dropped=1") && $0.contains("targets=2")
+            })
+    }
+
     /// Many pushes at once: each gets its receipts in target order, and the provider's concurrency bound
     /// holds (one at a time keeps the release order, as the console needs).
     @Test func manyPushesKeepTheirOrderWhenTheProviderTakesOneAtATime() async {

@@ -6,6 +6,7 @@ import Rules
 import Store
 import Testing
 import Worker
+import _CryptoExtras
 
 /// `liverelay send` as a user runs it, against the fake APNs.
 @Suite struct SendCommandTests {
@@ -93,5 +94,67 @@ import Worker
         }
         try #"{"provider": {"type": "apns", "key-id": "abc"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: Diagnostics.self) { try ConfigLoader.load(path: path) }
+    }
+}
+
+/// `liverelay send` through the providers that need more than an APNs token.
+@Suite struct SendCommandProviderTests {
+    let liverelay = Repository.executable("liverelay")
+
+    @Test func fcmTakesTheRegistrationToken() async throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let fake = try await FakeFCM.start(
+            authority: MatchReplay.authority, clientEmail: "liverelay@demo-project.iam.gserviceaccount.com",
+            projectID: "demo-project", publicKey: key.publicKey)
+        try await fake.serving { fake in
+            try await MatchReplay.with(
+                provider: [
+                    "type": "fcm", "bundle-id": "com.example.scores", "service-account": ["file": "sa.json"],
+                    "endpoint": .string(fake.url),
+                ],
+                files: ["sa.json": try MatchReplay.serviceAccountJSON(key: key, tokenURI: fake.tokenURL)]
+            ) { setup in
+                let update = [
+                    "send", "--config", setup.configPath, "--provider", "fcm", "--event", "update", "--token",
+                    MatchReplay.activityToken, "--content-state", #"{"homeScore": 1}"#,
+                ]
+                let without = try await CommandRun.run(liverelay, update)
+                #expect(without.status == 1)
+                #expect(without.standardError.contains("no FCM registration token for the device"))
+                let run = try await CommandRun.run(liverelay, update + ["--device-address", "fcm-registration-a"])
+                #expect(run.status == 0, "\(run.standardError)")
+                let message = try #require(fake.accepted.first?.json["message"] as? [String: Any])
+                #expect(message["token"] as? String == "fcm-registration-a")
+            }
+        }
+    }
+
+    @Test func getuiTakesTheCidAndTheActivityID() async throws {
+        let fake = try await FakeGetui.start(
+            authority: MatchReplay.authority, appID: "demoAppId0123", appKey: "demoAppKey456", masterSecret: "ms")
+        try await fake.serving { fake in
+            try await MatchReplay.with(
+                provider: [
+                    "type": "getui", "app-id": "demoAppId0123", "app-key": "demoAppKey456",
+                    "master-secret": ["file": "getui.secret"], "endpoint": .string(fake.url),
+                ],
+                files: ["getui.secret": "ms"]
+            ) { setup in
+                let run = try await CommandRun.run(
+                    liverelay,
+                    [
+                        "send", "--config", setup.configPath, "--provider", "getui", "--event", "update",
+                        "--device-address", "0123456789abcdef0123456789abcdef", "--activity-id", "la-7",
+                        "--content-state", #"{"homeScore": 1}"#,
+                    ])
+                #expect(run.status == 0, "\(run.standardError)")
+                let message = try #require(fake.accepted.first?.json)
+                #expect(
+                    (message["audience"] as? [String: Any])?["cid"] as? [String] == ["0123456789abcdef0123456789abcdef"]
+                )
+                let ios = (message["push_channel"] as? [String: Any])?["ios"] as? [String: Any]
+                #expect(ios?["laId"] as? String == "la-7")
+            }
+        }
     }
 }

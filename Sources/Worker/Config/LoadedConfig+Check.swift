@@ -1,0 +1,58 @@
+public import Delivery
+public import HTTP
+public import LiveRelayCore
+public import Rules
+
+extension LoadedConfig {
+    /// What `run` would refuse at start that the schema cannot see, found without sending anything: each
+    /// provider's credentials read and parsed (an APNs `.p8` that is not a P-256 key, a service-account file
+    /// that is not one, a secret that is not set), the API's bearer token, and routes to unknown providers.
+    /// - Parameter variables: the environment secret references read.
+    public func startProblems(rules: RuleSet, variables: [String: String]) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        func problem(_ message: String) { problems.append(Diagnostic(file: path, location: nil, message: message)) }
+        for entry in providerEntries {
+            let context = ProviderContext(
+                bundleID: entry.bundleID, expiration: entry.expiration, now: { 0 }, output: { _ in },
+                readSecret: { [directory] (reference: SecretReference) throws(SecretError) -> Secret in
+                    try reference.resolve(baseDirectory: directory, environment: variables)
+                },
+                openTransport: { (_: ProviderContext.TransportShape) throws(HTTPError) -> any HTTPTransport in
+                    UnconnectedTransport()
+                })
+            do {
+                _ = try entry.settings.makeProvider(context)
+            } catch {
+                problem(entries(prefix: entry) + error.description)
+            }
+        }
+        if let reference = config.api.bearerToken {
+            do {
+                _ = try reference.resolve(baseDirectory: directory, environment: variables)
+            } catch {
+                problem("api.bearer-token: \(error)")
+            }
+        }
+        do {
+            _ = try routes(for: rules)
+        } catch {
+            problems += error.items
+        }
+        return problems
+    }
+
+    /// `providers[1] (pw): ` for an entry of `providers`; nothing for the default provider.
+    private func entries(prefix entry: ProviderConfig) -> String {
+        guard let index = config.providers.firstIndex(where: { $0.id == entry.id }),
+            !(config.defaultIsFirstOfProviders && index == 0)
+        else { return "" }
+        return "providers[\(index)] (\(entry.id)): "
+    }
+}
+
+/// A transport for building providers to check them: it sends nothing.
+struct UnconnectedTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        throw HTTPError(code: .other, url: request.url, message: "not connected: checking sends nothing")
+    }
+}
