@@ -54,6 +54,7 @@ public final class FakeAPNs: Sendable {
     private struct State {
         var tokens: FakeAPNsProviderTokens
         var faults: [Fault] = []
+        var outage: Fault?
         var unregistered: [String: String] = [:]
         var accepted: [FakeAPNsPush] = []
         var rejections: [FakeAPNsRejection] = []
@@ -116,6 +117,9 @@ public final class FakeAPNs: Sendable {
     /// Queues faults; each request takes the first one left.
     public func script(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
 
+    /// Answers every request with `fault` (when no scripted one is left) until called with `nil`: an outage.
+    public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
+
     /// Makes every answer wait this long (`nil`: answer at once).
     public func setResponseDelay(_ delay: Duration?) { state.withLock { $0.responseDelay = delay } }
 
@@ -123,7 +127,7 @@ public final class FakeAPNs: Sendable {
         let (fault, delay) = state.withLock { state -> (Fault?, Duration?) in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
-            return (state.faults.isEmpty ? nil : state.faults.removeFirst(), state.responseDelay)
+            return (state.faults.isEmpty ? state.outage : state.faults.removeFirst(), state.responseDelay)
         }
         defer { state.withLock { $0.inFlight -= 1 } }
         if let delay { try? await Task.sleep(for: delay) }

@@ -37,6 +37,7 @@ public final class FakeFCM: Sendable {
     private struct State {
         var issued: [String] = []
         var faults: [Fault] = []
+        var outage: Fault?
         var unregistered: Set<String> = []
         var accepted: [FakeProviderRequest] = []
         var rejections: [String] = []
@@ -93,6 +94,9 @@ public final class FakeFCM: Sendable {
     }
     /// Queues faults; each `messages:send` takes the first one left.
     public func script(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
+
+    /// Answers every `messages:send` with `fault` (when no scripted one is left) until called with `nil`.
+    public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
     /// Revokes every access token issued so far: the next message gets 401.
     public func revokeAccessTokens() { state.withLock { $0.issued.removeAll() } }
 
@@ -105,7 +109,7 @@ public final class FakeFCM: Sendable {
         guard bearer.hasPrefix("Bearer "), state.withLock({ $0.issued.contains(String(bearer.dropFirst(7))) }) else {
             return error(401, "UNAUTHENTICATED", nil, "no valid access token")
         }
-        if let fault = state.withLock({ $0.faults.isEmpty ? nil : $0.faults.removeFirst() }) {
+        if let fault = state.withLock({ $0.faults.isEmpty ? $0.outage : $0.faults.removeFirst() }) {
             return error(fault.status, fault.canonical, fault.errorCode, "scripted", retryAfter: fault.retryAfter)
         }
         guard let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],

@@ -46,6 +46,7 @@ public final class FakeGetui: Sendable {
         var tokens: [String: Int] = [:]
         var issued = 0
         var faults: [Fault] = []
+        var outage: Fault?
         var invalidCIDs: Set<String> = []
         var requestIDs: [String] = []
         var accepted: [FakeProviderRequest] = []
@@ -104,6 +105,9 @@ public final class FakeGetui: Sendable {
 
     /// Queues answers; each push (or `auth`, for faults `onAuth`) takes the first one left for it.
     public func script(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
+
+    /// Answers every push with `fault` (when no scripted one is left) until called with `nil`.
+    public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
     /// Answers messages to this `cid` with 20001 `target user is invalid` from now on.
     public func invalidate(cid: String) { state.withLock { _ = $0.invalidCIDs.insert(cid) } }
     /// Expires every token issued so far: the next push gets 10001.
@@ -250,7 +254,9 @@ public final class FakeGetui: Sendable {
 
     private func takeFault(onAuth: Bool) -> Fault? {
         state.withLock { state in
-            guard let index = state.faults.firstIndex(where: { $0.onAuth == onAuth }) else { return nil }
+            guard let index = state.faults.firstIndex(where: { $0.onAuth == onAuth }) else {
+                return onAuth ? nil : state.outage
+            }
             return state.faults.remove(at: index)
         }
     }

@@ -35,6 +35,7 @@ public final class FakePushwoosh: Sendable {
 
     private struct State {
         var faults: [Fault] = []
+        var outage: Fault?
         var accepted: [FakeProviderRequest] = []
         var rejections: [String] = []
     }
@@ -77,12 +78,15 @@ public final class FakePushwoosh: Sendable {
     /// Queues answers; each request takes the first one left.
     public func script(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
 
+    /// Answers every request with `fault` (when no scripted one is left) until called with `nil`.
+    public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
+
     private func handle(_ request: RecordedRequest) -> ServerResponse {
         let start = request.path == "/json/1.3/startLiveActivity"
         guard request.method == "POST", start || request.path == "/json/1.3/updateLiveActivity" else {
             return answer(404, 404, "Not found: \(request.path)")
         }
-        if let fault = state.withLock({ $0.faults.isEmpty ? nil : $0.faults.removeFirst() }) {
+        if let fault = state.withLock({ $0.faults.isEmpty ? $0.outage : $0.faults.removeFirst() }) {
             return answer(fault.status, fault.statusCode, "scripted", retryAfter: fault.retryAfter)
         }
         guard let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],

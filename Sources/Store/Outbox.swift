@@ -64,6 +64,21 @@ public struct OutboxEntry: Sendable, Hashable {
     public var pushID: PushID { PushID(activity: key.activity, timestamp: timestamp) }
 }
 
+/// A waiting row given a newer push (a start carrying a newer state), if it still holds the push it held at
+/// `previousTimestamp`.
+public struct OutboxRewrite: Sendable, Hashable {
+    /// The row with its new push and timestamp.
+    public var row: OutboxEntry
+    /// Its timestamp when it was read.
+    public var previousTimestamp: Int
+
+    /// A rewrite.
+    public init(row: OutboxEntry, previousTimestamp: Int) {
+        self.row = row
+        self.previousTimestamp = previousTimestamp
+    }
+}
+
 /// The durable outbox: what the throttle released is written here (in the same transaction as the throttle's
 /// state) before it is sent, and leaves only on a final receipt. One row per activity and token: a newer state
 /// replaces a waiting older one, and an older one never replaces a newer.
@@ -102,13 +117,31 @@ extension SQLiteStore {
     }
 
     /// Saves released pushes and the throttle states that released them, in one transaction.
+    /// Older rows the release supersedes go in the same transaction: `rewrites` replace a row's push and
+    /// timestamp if it still holds the push it held when read (`timestamp` then), `drops` remove rows the
+    /// same way; a row delivered meanwhile is left alone.
     public func commitRelease(
-        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry]
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = []
     ) async throws(Failure) {
         try await run(
             "saving released pushes",
             { db in
                 try Self.saveThrottleStates(throttleStates, db)
+                for r in rewrites {
+                    try db.execute(
+                        sql:
+                            "UPDATE outbox SET push = ?, timestamp = ? WHERE activity = ? AND token = ? AND timestamp = ?",
+                        arguments: [
+                            String(decoding: r.row.push, as: UTF8.self), r.row.timestamp, r.row.key.activity.rawValue,
+                            r.row.key.target, r.previousTimestamp,
+                        ])
+                }
+                for d in drops {
+                    try db.execute(
+                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
+                        arguments: [d.key.activity.rawValue, d.key.target, d.timestamp])
+                }
                 var seq = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0
                 for e in entries {
                     seq += 1
@@ -141,17 +174,38 @@ extension SQLiteStore {
                 try Row.fetchAll(
                     db, sql: "SELECT * FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?",
                     arguments: [now, limit]
-                ).map { row in
-                    let push: String = row["push"]
-                    return OutboxEntry(
-                        key: OutboxKey(activity: ActivityKey(row["activity"]), target: row["token"]), kind: row["kind"],
-                        device: row["device"], environment: row["environment"], push: Data(push.utf8),
-                        timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
-                        address: ProviderAddress(
-                            device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
-                        provider: row["provider"])
-                }
+                ).map(Self.entry)
             }, write: false)
+    }
+
+    /// Every row waiting for these activities, due or not.
+    public func waitingOutbox(activities: some Collection<ActivityKey>) async throws(Failure) -> [OutboxEntry] {
+        let keys = Array(activities)
+        return try await run(
+            "reading the outbox",
+            { db in
+                var rows: [OutboxEntry] = []
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let chunk = keys[start..<min(start + 500, keys.count)]
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    rows += try Row.fetchAll(
+                        db, sql: "SELECT * FROM outbox WHERE activity IN (\(marks)) ORDER BY seq",
+                        arguments: StatementArguments(chunk.map(\.rawValue))
+                    ).map(Self.entry)
+                }
+                return rows
+            }, write: false)
+    }
+
+    private static func entry(_ row: Row) -> OutboxEntry {
+        let push: String = row["push"]
+        return OutboxEntry(
+            key: OutboxKey(activity: ActivityKey(row["activity"]), target: row["token"]), kind: row["kind"],
+            device: row["device"], environment: row["environment"], push: Data(push.utf8),
+            timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
+            address: ProviderAddress(
+                device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
+            provider: row["provider"])
     }
 
     /// Removes rows after their final receipts, unless a newer push has replaced one meanwhile.

@@ -17,25 +17,33 @@ struct OutboxBatch: Sendable {
     /// Provider id → its pushes, in release order.
     private(set) var byProvider: [String: [Push]] = [:]
 
+    /// One push's rows: its activity and timestamp, and whether they start the activity (a start that waited
+    /// carries the state of the update released with it, under the update's timestamp).
+    private struct Group: Hashable {
+        var id: PushID
+        var kind: String
+    }
+
     /// Groups `due`: a row keeps the provider it was released to (rows from before providers were recorded
     /// follow `routes`); a row whose push cannot be read is left out.
     init(_ due: [OutboxEntry], routes: ProviderRoutes, providers: Set<String>) {
-        var decoded: [PushID: LiveActivityPush] = [:]
-        var position: [String: [PushID: Int]] = [:]
+        var decoded: [Group: LiveActivityPush] = [:]
+        var position: [String: [Group: Int]] = [:]
         let decoder = JSONDecoder()
         for var row in due {
-            guard let push = decoded[row.pushID] ?? (try? decoder.decode(LiveActivityPush.self, from: row.push)) else {
+            let group = Group(id: row.pushID, kind: row.kind)
+            guard let push = decoded[group] ?? (try? decoder.decode(LiveActivityPush.self, from: row.push)) else {
                 continue
             }
-            decoded[row.pushID] = push
+            decoded[group] = push
             let provider = row.provider.flatMap { providers.contains($0) ? $0 : nil } ?? routes.provider(for: push)
             row.provider = provider
             let index = rows.count
             rows.append(row)
-            if let at = position[provider]?[row.pushID] {
+            if let at = position[provider]?[group] {
                 byProvider[provider]![at].rows.append(index)
             } else {
-                position[provider, default: [:]][row.pushID] = byProvider[provider, default: []].count
+                position[provider, default: [:]][group] = byProvider[provider, default: []].count
                 byProvider[provider, default: []].append(Push(push: push, rows: [index]))
             }
         }

@@ -132,12 +132,29 @@ public struct Pipeline: Sendable {
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
     /// target its provider's addressing finds in the registry, in the same transaction as the throttle's
-    /// state. Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two loses nothing.
+    /// state; what still waits for the same activities is superseded there too (``Supersession``: an older
+    /// state never goes out after a newer one, a start not yet delivered carries the newest state, an ended
+    /// activity is never started). Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two
+    /// loses nothing. Releases and delivery rounds never overlap, so no row is rewritten while it is in flight.
     public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
+        await gate.enter()
+        do {
+            let result = try await releaseRound(now: now)
+            await gate.leave()
+            return result
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private func releaseRound(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
         let routes = rules.routes
         let decisions = await queue.release(now: now) { routes.provider(for: $0) }
         var entries: [OutboxEntry] = []
+        var released: [ActivityKey: LiveActivityPush] = [:]
         for case .send(let push, _) in decisions {
+            released[push.activity] = push
             let provider = routes.provider(for: push)
             guard let traits = senders[provider]?.provider.traits, let json = try? push.canonicalJSON() else {
                 continue
@@ -161,10 +178,43 @@ public struct Pipeline: Sendable {
                 entries.append(OutboxEntry(push, json: json, to: target, provider: provider, nextAttempt: due))
             }
         }
-        try await store.commitRelease(throttleStates: await queue.takeChanges(), outbox: entries)
+        let (rewrites, drops) = try await superseded(by: released)
+        // A start rewritten to carry an update stands in for the update on its target.
+        let rewritten = Set(rewrites.map(\.row.key))
+        entries.removeAll { rewritten.contains($0.key) }
+        try await store.commitRelease(
+            throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops)
         for decision in decisions { metrics.throttled(decision) }
         metrics.pendingPushes(await queue.pendingCount)
         return decisions
+    }
+
+    /// What the released pushes supersede among the rows still waiting for their activities.
+    private func superseded(by released: [ActivityKey: LiveActivityPush])
+        async throws(SQLiteStore.Failure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])
+    {
+        guard !released.isEmpty else { return ([], []) }
+        var rewrites: [OutboxRewrite] = []
+        var drops: [OutboxEntry] = []
+        let decoder = JSONDecoder()
+        for row in try await store.waitingOutbox(activities: released.keys) {
+            guard let newer = released[row.key.activity],
+                let waiting = try? decoder.decode(LiveActivityPush.self, from: row.push)
+            else { continue }
+            switch Supersession.decide(waiting: waiting, released: newer) {
+            case .keep:
+                break
+            case .drop:
+                drops.append(row)
+            case .rewrite(let push):
+                guard let json = try? push.canonicalJSON() else { continue }
+                var rewritten = row
+                rewritten.push = json
+                rewritten.timestamp = push.timestamp
+                rewrites.append(OutboxRewrite(row: rewritten, previousTimestamp: row.timestamp))
+            }
+        }
+        return (rewrites, drops)
     }
 
     /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender.
@@ -185,7 +235,23 @@ public struct Pipeline: Sendable {
     }
 
     private func deliverRound(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
-        let due = try await store.dueOutbox(now: now)
+        var due = try await store.dueOutbox(now: now)
+        // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
+        // throttle) never goes out.
+        let start = PushTarget.TokenKind.pushToStart.rawValue
+        let starting = Set(due.filter { $0.kind == start }.map(\.key.activity))
+        if !starting.isEmpty {
+            let ended = Set(try await store.activities(starting).values.filter { $0.phase == .ended }.map(\.key))
+            let stale = due.filter { $0.kind == start && ended.contains($0.key.activity) }
+            if !stale.isEmpty {
+                for row in stale {
+                    logger.info(
+                        "start dropped: the activity has ended", metadata: ["activity.key": "\(row.key.activity)"])
+                }
+                try await store.completeOutbox(stale)
+                due.removeAll { $0.kind == start && ended.contains($0.key.activity) }
+            }
+        }
         guard !due.isEmpty else { return [] }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         let receipts = await send(batch)

@@ -1,0 +1,153 @@
+import Crypto
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Store
+import _CryptoExtras
+
+/// Each provider with its fake running, as the life-cycle scenarios need it: the config's provider section,
+/// the registration of one device, an outage switch, and the events the fake accepted, in order.
+enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
+    case apns, fcm, pushwoosh, getui
+
+    var description: String { rawValue }
+
+    struct Running: Sendable {
+        var provider: JSONValue
+        var files: [String: String]
+        var register: @Sendable (SQLiteStore) async throws -> Void
+        /// Makes the fake refuse every push with an answer the worker retries later (a `Retry-After` longer
+        /// than the sender waits in process), or ends the outage.
+        var setOutage: @Sendable (Bool) -> Void
+        var events: @Sendable () -> [String]
+        var stop: @Sendable () async throws -> Void
+        /// The APNs pushes the fake accepted (APNs only; empty for the others).
+        var accepted: @Sendable () -> [(event: String, state: JSONValue?)] = { [] }
+    }
+
+    static let cid = "0123456789abcdef0123456789abcdef"
+
+    /// Starts the fake and runs `body` with it; stops it afterwards.
+    func run(_ body: (Running) async throws -> Void) async throws {
+        let running = try await start()
+        do {
+            try await body(running)
+        } catch {
+            try? await running.stop()
+            throw error
+        }
+        try await running.stop()
+    }
+
+    private func start() async throws -> Running {
+        let authority = MatchReplay.authority
+        switch self {
+        case .apns:
+            // The same key for the fake and the config: written by `files`.
+            let key = P256.Signing.PrivateKey()
+            let fake = try await FakeAPNs.start(
+                authority: authority,
+                configuration: FakeAPNs.Configuration(
+                    keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey,
+                    bundleID: MatchReplay.bundleID))
+            return Running(
+                provider: [
+                    "type": "apns", "bundle-id": .string(MatchReplay.bundleID), "key-id": "ABC123DEFG",
+                    "team-id": "DEF123GHIJ", "key": ["file": "key.p8"], "environment": "sandbox",
+                    "endpoint": .string(fake.url),
+                ],
+                files: ["key.p8": key.pemRepresentation], register: MatchReplay.registerTokens,
+                setOutage: { fake.setOutage($0 ? .status(429, reason: "TooManyRequests", retryAfter: 60) : nil) },
+                events: { fake.accepted.map { Self.event(of: $0.body, at: ["aps"]) } }, stop: { try await fake.stop() },
+                accepted: {
+                    fake.accepted.map { push in
+                        let aps = (try? JSONParser.parse(push.body))?["aps"]
+                        return (aps?["event"]?.stringValue ?? "?", aps?["content-state"])
+                    }
+                })
+        case .fcm:
+            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            let fake = try await FakeFCM.start(
+                authority: authority, clientEmail: "liverelay@demo-project.iam.gserviceaccount.com",
+                projectID: "demo-project", publicKey: key.publicKey)
+            return Running(
+                provider: [
+                    "type": "fcm", "bundle-id": "com.example.scores", "service-account": ["file": "sa.json"],
+                    "endpoint": .string(fake.url),
+                ],
+                files: ["sa.json": try MatchReplay.serviceAccountJSON(key: key, tokenURI: fake.tokenURL)],
+                register: { store in
+                    try await MatchReplay.registerTokens(store)
+                    _ = try await store.registerAddress(
+                        RegisteredAddress(device: "iphone-a", provider: "fcm", address: "fcm-registration-a"), now: 0)
+                },
+                setOutage: {
+                    fake.setOutage(
+                        $0
+                            ? FakeFCM.Fault(
+                                status: 429, canonical: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED",
+                                retryAfter: 60) : nil)
+                },
+                events: { fake.accepted.map { Self.event(of: $0.body, at: ["message", "apns", "payload", "aps"]) } },
+                stop: { try await fake.stop() })
+        case .pushwoosh:
+            let fake = try await FakePushwoosh.start(
+                authority: authority, application: "ABCDE-12345", apiToken: "pw-token")
+            return Running(
+                provider: [
+                    "type": "pushwoosh", "application": "ABCDE-12345", "api-token": ["file": "pw.token"],
+                    "endpoint": .string(fake.url),
+                ],
+                files: ["pw.token": "pw-token"],
+                register: { store in
+                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match)
+                    _ = try await store.registerAddress(
+                        RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: "HWID-iphone-a"), now: 0)
+                },
+                setOutage: {
+                    fake.setOutage($0 ? FakePushwoosh.Fault(status: 429, statusCode: 429, retryAfter: 60) : nil)
+                },
+                events: {
+                    fake.accepted.map { request in
+                        request.path.hasSuffix("startLiveActivity")
+                            ? "start"
+                            : Self.event(of: request.body, at: ["request", "notifications", "0", "live_activity"])
+                    }
+                },
+                stop: { try await fake.stop() })
+        case .getui:
+            let fake = try await FakeGetui.start(
+                authority: authority, appID: "demoAppId0123", appKey: "demoAppKey456", masterSecret: "ms")
+            return Running(
+                provider: [
+                    "type": "getui", "app-id": "demoAppId0123", "app-key": "demoAppKey456",
+                    "master-secret": ["file": "getui.secret"], "endpoint": .string(fake.url),
+                ],
+                files: ["getui.secret": "ms"],
+                register: { store in
+                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match)
+                    _ = try await store.registerAddress(
+                        RegisteredAddress(device: "iphone-a", provider: "getui", address: Self.cid), now: 0)
+                },
+                // 10005: a per-minute limit; the provider pauses for a minute.
+                setOutage: { fake.setOutage($0 ? FakeGetui.Fault(code: 10005, msg: "limit exceeded") : nil) },
+                events: {
+                    fake.accepted.map { Self.event(of: $0.body, at: ["push_channel", "ios", "aps"]) }
+                },
+                stop: { try await fake.stop() })
+        }
+    }
+
+    /// The `event` of the object at `path` in a request's JSON body (array indices as numbers).
+    static func event(of body: String, at path: [String]) -> String {
+        var value = try? JSONParser.parse(body)
+        for step in path {
+            if let index = Int(step), case .array(let items)? = value {
+                value = index < items.count ? items[index] : nil
+            } else {
+                value = value?[step]
+            }
+        }
+        return value?["event"]?.stringValue ?? "?"
+    }
+}
