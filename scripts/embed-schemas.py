@@ -9,7 +9,7 @@ TARGETS = [
     ("Rules/rules.schema.json", "Sources/Rules/Loader/RuleFileSchema.swift", "RuleFileSchema", "import LiveRelayCore\n",
      "The rule-file schema (`Rules/rules.schema.json`), compiled once."),
     ("docs/liverelay.schema.json", "Sources/Worker/Config/ConfigSchema.swift", "ConfigSchema",
-     "import LiveRelayCore\nimport Rules\n", "The config schema (`docs/liverelay.schema.json`), compiled once."),
+     "import LiveRelayCore\npublic import Rules\n", "The config schema (`docs/liverelay.schema.json`), compiled once."),
 ]
 
 for source, destination, name, imports, doc in TARGETS:

@@ -72,6 +72,7 @@ public final class SQLiteStore: Sendable {
         registerOutboxMigration(&m)
         registerProviderTokenMigration(&m)
         registerProviderAddressMigration(&m)
+        registerActivityStartMigration(&m)
         return m
     }
 

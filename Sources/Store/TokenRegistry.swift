@@ -49,6 +49,16 @@ extension SQLiteStore {
         let token = token.lowercased()
         return try await write("registering a push-to-start token") { db in
             guard try !Self.isDropped(token, db) else { return false }
+            // A start still waiting for the rotated token goes to the new one (not to both, not to none).
+            if let old = try String.fetchOne(
+                db, sql: "SELECT token FROM push_to_start_token WHERE device = ? AND attributes_type = ?",
+                arguments: [device, attributesType]), old != token
+            {
+                try db.execute(
+                    sql: "UPDATE OR IGNORE outbox SET token = ? WHERE kind = 'push-to-start' AND token = ?",
+                    arguments: [token, old])
+                try db.execute(sql: "DELETE FROM outbox WHERE kind = 'push-to-start' AND token = ?", arguments: [old])
+            }
             try db.execute(
                 sql: """
                     INSERT INTO push_to_start_token (device, attributes_type, token, environment, updated_at)

@@ -90,7 +90,7 @@ public struct LiveRelayWorker: Sendable {
         }
         let pipeline = Pipeline(
             store: store, rules: book, queue: queue, senders: senders, logger: logger, metrics: environment.metrics,
-            random: environment.random)
+            random: environment.random, restartAfter: loaded.config.throttle.restartAfter)
         let feedTransport: any HTTPTransport
         if let given = environment.feedTransport {
             feedTransport = given

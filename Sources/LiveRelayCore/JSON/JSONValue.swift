@@ -84,6 +84,12 @@ extension JSONValue {
         if case .object(let o) = self { return o[key] }
         return nil
     }
+
+    /// Element lookup on arrays; `nil` for other values or an index out of range.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
 }
 
 extension JSONValue: Equatable {

@@ -3,6 +3,7 @@ public import Foundation
 public import LiveRelayCore
 public import Logging
 public import Store
+import Synchronization
 public import Worker
 public import _CryptoExtras
 
@@ -40,11 +41,14 @@ public struct MatchReplay: Sendable {
     }
 
     /// Builds the worker through the composition root (backoff on a clock that does not sleep) and replays
-    /// the recorded match; `registering` fills the registry first. Returns the store.
+    /// the recorded match; `registering` fills the registry first, `started` runs once the match's activity
+    /// is active (its start delivered), as an app reports the new activity's update token then. Returns the
+    /// store.
     @discardableResult
     public func replay(
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-        metrics: LiveRelayMetrics = .none, registering: (SQLiteStore) async throws -> Void
+        metrics: LiveRelayMetrics = .none, registering: (SQLiteStore) async throws -> Void,
+        started: @escaping @Sendable (SQLiteStore) async throws -> Void = { _ in }
     ) async throws -> SQLiteStore {
         let loaded = try ConfigLoader.load(path: configPath)
         let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
@@ -56,16 +60,24 @@ public struct MatchReplay: Sendable {
                 variables: ProcessInfo.processInfo.environment))
         defer { worker.shutdown() }
         let sequence = try ReplaySequence.load(path: Repository.path("Samples/sequences/espn-aus-egy/sequence.json"))
+        let once = StartedOnce()
         _ = try await Replayer(pipeline: worker.pipeline, feed: loaded.feeds[0], write: { _ in })
-            .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy"))
+            .replay(sequence, directory: Repository.path("Samples/sequences/espn-aus-egy")) { _ in
+                let phase = try await store.activities(["match-760499"])["match-760499"]?.phase
+                if phase == .active || phase == .ended, once.first() { try await started(store) }
+            }
         return store
     }
 
-    /// One device subscribed to the match, with its APNs tokens (as for the APNs golden).
-    public static func registerTokens(_ store: SQLiteStore) async throws {
+    /// One device subscribed to the match, with its push-to-start token (as for the APNs golden).
+    public static func registerDevice(_ store: SQLiteStore) async throws {
         try await store.subscribe(device: "iphone-a", to: match)
         try await store.registerPushToStartToken(
             device: "iphone-a", attributesType: "MatchAttributes", token: startToken, environment: .sandbox, now: 0)
+    }
+
+    /// The update token the app reports once the match's activity started on the device.
+    public static func registerActivityToken(_ store: SQLiteStore) async throws {
         try await store.registerActivityToken(
             activity: "match-760499", device: "iphone-a", token: activityToken, environment: .sandbox, now: 0)
     }
@@ -129,6 +141,18 @@ extension MatchReplay {
                 ],
                 files: ["AuthKey_ABC123DEFG.p8": key.pemRepresentation]
             ) { replay in try await body(replay, fake) }
+        }
+    }
+}
+
+/// True the first time it is asked, false after.
+final class StartedOnce: Sendable {
+    private let done = Mutex(false)
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
         }
     }
 }

@@ -15,6 +15,7 @@ public import Store
 /// | `DELETE /v1/devices/{device}/subscriptions/{feed}/{entity}` | | it stops |
 /// | `PUT`/`DELETE /v1/devices/{device}/providers/{provider}` | the install's address at FCM, Pushwoosh or Getui | see `TokenAPI+Addresses.swift` |
 /// | `PUT`/`DELETE /v1/activities/{activity}/providers/{provider}` | the activity's Pushwoosh or Getui id | |
+/// | `GET /v1/activities/{activity}/devices` | | the devices the activity was started on and those that reported its update token |
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
@@ -91,6 +92,13 @@ public struct TokenAPI: Sendable {
                 device: try Validate.device(context.parameters.get("device")), from: try entity(context))
             return Response(status: .noContent)
         }
+        api.get("activities/:activity/devices") { _, context in
+            let activity = try Validate.activity(context.parameters.get("activity"))
+            let devices = try await store.activityDevices(activity).map {
+                DeviceReport(device: $0.device, startedAt: $0.startedAt, tokenAt: $0.tokenAt)
+            }
+            return try APIServer.jsonResponse(DevicesReport(activity: activity.rawValue, devices: devices), status: .ok)
+        }
         registerAddressRoutes(on: api)
     }
 
@@ -152,4 +160,34 @@ struct ActivityTokenBody: Decodable {
 extension APIError {
     /// A token the provider declared dead is refused for good, so a stale app cannot bring it back.
     static let droppedToken = APIError(.gone, "token was dropped by the provider and is never stored again")
+}
+
+/// `GET /v1/activities/{activity}/devices`: which devices have the activity. A device with `started-at` and
+/// no `token-at` got its start but has not reported the activity's update token (yet): the app backend can
+/// see a device that did not.
+struct DevicesReport: Encodable {
+    var activity: String
+    var devices: [DeviceReport]
+}
+
+/// One device of ``DevicesReport``.
+struct DeviceReport: Encodable {
+    var device: String
+    /// When (UNIX seconds) its start went to the provider.
+    var startedAt: Int?
+    /// When the app reported the activity's update token from it.
+    var tokenAt: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case device
+        case startedAt = "started-at"
+        case tokenAt = "token-at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(device, forKey: .device)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(tokenAt, forKey: .tokenAt)
+    }
 }

@@ -75,7 +75,8 @@ public enum ConfigSchema {
                   "description": "Pacing of push-to-start per device and attributes type.",
                   "properties": {
                     "limit": { "type": "integer", "minimum": 1, "description": "Starts per window. Default 10." },
-                    "window": { "type": "integer", "minimum": 1, "description": "The window in seconds. Default 3600." }
+                    "window": { "type": "integer", "minimum": 1, "description": "The window in seconds. Default 3600." },
+                    "restart-after": { "type": "integer", "minimum": 60, "description": "Seconds after which a device that got an activity's start and never reported its update token may get another start (the first may have been lost). Default: never; one start per device and activity." }
                   }
                 }
               }

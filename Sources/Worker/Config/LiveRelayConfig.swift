@@ -203,6 +203,9 @@ public struct ThrottleConfig: Sendable, Decodable {
     /// Push-to-start: starts per device and attributes type per window.
     public var pushToStartLimit: Int
     public var pushToStartWindow: Int
+    /// Seconds after which a device started without reporting the activity's token may get another start;
+    /// `nil` (the default): never.
+    public var restartAfter: Int?
 
     enum CodingKeys: String, CodingKey {
         case budget, budgets
@@ -213,6 +216,12 @@ public struct ThrottleConfig: Sendable, Decodable {
     struct PushToStart: Decodable {
         var limit: Int?
         var window: Int?
+        var restartAfter: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case limit, window
+            case restartAfter = "restart-after"
+        }
     }
 
     public init() {
@@ -232,6 +241,7 @@ public struct ThrottleConfig: Sendable, Decodable {
         let p = try c.decodeIfPresent(PushToStart.self, forKey: .pushToStart)
         pushToStartLimit = p?.limit ?? 10
         pushToStartWindow = p?.window ?? 3600
+        restartAfter = p?.restartAfter
     }
 }
 

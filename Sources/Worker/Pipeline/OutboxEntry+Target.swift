@@ -23,6 +23,15 @@ extension OutboxEntry {
     }
 }
 
+extension OutboxEntry {
+    /// The device and activity of a start to a known device; `nil` for other rows (updates, a segment, the
+    /// console's placeholder).
+    var deviceStart: DeviceStart? {
+        guard kind == PushTarget.TokenKind.pushToStart.rawValue, let device else { return nil }
+        return DeviceStart(activity: key.activity, device: device)
+    }
+}
+
 extension PushTarget {
     /// The target's part of its outbox key: its APNs token, else its provider address (`@`-prefixed), else
     /// `""` (the console's placeholder).

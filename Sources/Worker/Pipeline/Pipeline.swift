@@ -25,13 +25,18 @@ public struct Pipeline: Sendable {
     private let logger: Logger
     /// Draws in `0..<1`, for the outbox's backoff jitter.
     private let random: @Sendable () -> Double
+    /// Seconds after which a device started without reporting the activity's token may be started again;
+    /// `nil`: never (see ``StartGuard``).
+    private let restartAfter: Int?
     /// Keeps delivery rounds from overlapping.
     private let gate = AsyncGate()
 
     public init(
         store: SQLiteStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
-        metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        restartAfter: Int? = nil
     ) {
+        self.restartAfter = restartAfter
         self.store = store
         self.rules = rules
         ledger = ActivityLedger()
@@ -239,9 +244,10 @@ public struct Pipeline: Sendable {
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
         let start = PushTarget.TokenKind.pushToStart.rawValue
-        let starting = Set(due.filter { $0.kind == start }.map(\.key.activity))
-        if !starting.isEmpty {
-            let ended = Set(try await store.activities(starting).values.filter { $0.phase == .ended }.map(\.key))
+        let startingActivities = Set(due.filter { $0.kind == start }.map(\.key.activity))
+        if !startingActivities.isEmpty {
+            let ended = Set(
+                try await store.activities(startingActivities).values.filter { $0.phase == .ended }.map(\.key))
             let stale = due.filter { $0.kind == start && ended.contains($0.key.activity) }
             if !stale.isEmpty {
                 for row in stale {
@@ -252,9 +258,15 @@ public struct Pipeline: Sendable {
                 due.removeAll { $0.kind == start && ended.contains($0.key.activity) }
             }
         }
+        let marked = try await admitStarts(&due, now: now)
         guard !due.isEmpty else { return [] }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         let receipts = await send(batch)
+        // A start that did not get through leaves no mark: it may go again (from the outbox, or later).
+        let missed = zip(batch.rows, receipts).compactMap { row, receipt in
+            receipt.delivered ? nil : row.deviceStart
+        }.filter(marked.contains)
+        if !missed.isEmpty { try await store.clearStarted(missed) }
         var done: [OutboxEntry] = []
         var later: [OutboxEntry] = []
         for (var row, receipt) in zip(batch.rows, receipts) {
@@ -285,6 +297,43 @@ public struct Pipeline: Sendable {
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
         return deliveries
+    }
+
+    /// One start per device and activity (``StartGuard``): starts to a device that runs the activity or was
+    /// started already are taken out of `due` and the outbox; the others are marked as started before they
+    /// are sent, so a crash after the send cannot start the activity twice. Returns the marked starts.
+    private func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(SQLiteStore.Failure) -> Set<DeviceStart>
+    {
+        let starts = due.filter { $0.deviceStart != nil }
+        guard !starts.isEmpty else { return [] }
+        let states = try await store.deviceStates(Array(Set(starts.compactMap(\.deviceStart))))
+        var admitted = Set<DeviceStart>()
+        var refused: [OutboxEntry] = []
+        for row in starts {
+            let start = row.deviceStart!
+            let state = states[start]
+            switch StartGuard.decide(
+                startedAt: state?.startedAt, tokenAt: state?.tokenAt, now: now, restartAfter: restartAfter)
+            {
+            case .send where admitted.insert(start).inserted:
+                break
+            case .send:
+                // A second token of the same device (rotated, or of another environment) in this round.
+                refused.append(row)
+            case .skip(let reason):
+                logger.info(
+                    "start not sent",
+                    metadata: ["activity.key": "\(start.activity)", "device": "\(start.device)", "reason": "\(reason)"])
+                refused.append(row)
+            }
+        }
+        if !refused.isEmpty {
+            try await store.completeOutbox(refused)
+            let gone = Set(refused.map(\.key))
+            due.removeAll { gone.contains($0.key) }
+        }
+        try await store.markStarted(Array(admitted), now: now)
+        return admitted
     }
 
     /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.

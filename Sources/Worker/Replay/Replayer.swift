@@ -21,8 +21,12 @@ public struct Replayer: Sendable {
         self.write = write
     }
 
-    /// Replays every step. Body files resolve against `directory`.
-    public func replay(_ sequence: ReplaySequence, directory: String) async throws -> ReplaySummary {
+    /// Replays every step. Body files resolve against `directory`; `afterStep` runs after each step (with
+    /// its index from 0), once its pushes were delivered (tests register what an app would report then).
+    public func replay(
+        _ sequence: ReplaySequence, directory: String,
+        afterStep: @Sendable (Int) async throws -> Void = { _ in }
+    ) async throws -> ReplaySummary {
         var summary = ReplaySummary()
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
@@ -45,6 +49,7 @@ public struct Replayer: Sendable {
             }
             describe(plan)
             try await release(at: now, summary: &summary)
+            try await afterStep(i)
         }
         try await releaseDue(before: Int.max, summary: &summary)
         try await printSummary(summary)

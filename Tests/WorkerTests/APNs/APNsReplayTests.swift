@@ -16,7 +16,7 @@ struct APNsReplayTests {
     /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
     @Test func theFakeRecordsExactlyTheGoldenPushes() async throws {
         try await Setup.withFakeAPNs { setup, fake in
-            _ = try await setup.replay(registering: Setup.registerTokens)
+            _ = try await setup.replay(registering: Setup.registerDevice, started: Setup.registerActivityToken)
             #expect(fake.rejections.isEmpty, "\(fake.rejections)")
             let recorded = fake.accepted
             #expect(recorded.map(\.token) == [Setup.startToken] + Array(repeating: Setup.activityToken, count: 6))
@@ -33,11 +33,12 @@ struct APNsReplayTests {
         try await Setup.withFakeAPNs { setup, fake in
             let gone = "77" + String(repeating: "e0", count: 79)
             fake.unregister(gone)
-            let store = try await setup.replay { store in
-                try await Setup.registerTokens(store)
-                try await store.registerActivityToken(
-                    activity: "match-760499", device: "iphone-b", token: gone, environment: .sandbox, now: 0)
-            }
+            let store = try await setup.replay(
+                registering: { store in
+                    try await Setup.registerDevice(store)
+                    try await store.registerActivityToken(
+                        activity: "match-760499", device: "iphone-b", token: gone, environment: .sandbox, now: 0)
+                }, started: Setup.registerActivityToken)
             let toGone = fake.rejections.filter { $0.path.hasSuffix(gone) }
             #expect(toGone.map(\.reason) == ["Unregistered"], "one answer, no retry, no later push")
             #expect(try await store.isDropped(gone))

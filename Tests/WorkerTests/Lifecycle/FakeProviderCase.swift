@@ -56,7 +56,7 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                     "team-id": "DEF123GHIJ", "key": ["file": "key.p8"], "environment": "sandbox",
                     "endpoint": .string(fake.url),
                 ],
-                files: ["key.p8": key.pemRepresentation], register: MatchReplay.registerTokens,
+                files: ["key.p8": key.pemRepresentation], register: Self.registerTwoDevices,
                 setOutage: { fake.setOutage($0 ? .status(429, reason: "TooManyRequests", retryAfter: 60) : nil) },
                 events: { fake.accepted.map { Self.event(of: $0.body, at: ["aps"]) } }, stop: { try await fake.stop() },
                 accepted: {
@@ -77,9 +77,12 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                 ],
                 files: ["sa.json": try MatchReplay.serviceAccountJSON(key: key, tokenURI: fake.tokenURL)],
                 register: { store in
-                    try await MatchReplay.registerTokens(store)
-                    _ = try await store.registerAddress(
-                        RegisteredAddress(device: "iphone-a", provider: "fcm", address: "fcm-registration-a"), now: 0)
+                    try await Self.registerTwoDevices(store)
+                    for device in ["iphone-a", "iphone-b"] {
+                        _ = try await store.registerAddress(
+                            RegisteredAddress(device: device, provider: "fcm", address: "fcm-registration-\(device)"),
+                            now: 0)
+                    }
                 },
                 setOutage: {
                     fake.setOutage(
@@ -136,6 +139,18 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                 },
                 stop: { try await fake.stop() })
         }
+    }
+
+    /// Two devices follow the match: iphone-a runs its activity already (its update token is known: updates
+    /// and the end reach it), iphone-b waits for its start (a push-to-start token only).
+    static func registerTwoDevices(_ store: SQLiteStore) async throws {
+        for device in ["iphone-a", "iphone-b"] { try await store.subscribe(device: device, to: MatchReplay.match) }
+        try await store.registerActivityToken(
+            activity: "match-760499", device: "iphone-a", token: MatchReplay.activityToken, environment: .sandbox,
+            now: 0)
+        try await store.registerPushToStartToken(
+            device: "iphone-b", attributesType: "MatchAttributes", token: MatchReplay.startToken,
+            environment: .sandbox, now: 0)
     }
 
     /// The `event` of the object at `path` in a request's JSON body (array indices as numbers).

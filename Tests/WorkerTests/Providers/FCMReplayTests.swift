@@ -32,7 +32,7 @@ struct FCMReplayTests {
     }
 
     static func register(_ store: SQLiteStore) async throws {
-        try await Setup.registerTokens(store)
+        try await Setup.registerDevice(store)
         try await store.registerAddress(
             RegisteredAddress(device: "iphone-a", provider: "fcm", address: "fcm-registration-iphone-a"), now: 0)
     }
@@ -40,7 +40,7 @@ struct FCMReplayTests {
     /// Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite the golden file after an intended change.
     @Test func theFakeRecordsExactlyTheGoldenMessages() async throws {
         try await Self.with { setup, fake in
-            _ = try await setup.replay(registering: Self.register)
+            _ = try await setup.replay(registering: Self.register, started: Setup.registerActivityToken)
             #expect(fake.rejections.isEmpty, "\(fake.rejections)")
             #expect(fake.issuedTokens == 1)
             let (actual, expected) = try Setup.golden(
@@ -59,7 +59,7 @@ struct FCMReplayTests {
     @Test func anUnregisteredRegistrationTokenIsDroppedAndNeverUsedAgain() async throws {
         try await Self.with { setup, fake in
             fake.unregister("fcm-registration-iphone-a")
-            let store = try await setup.replay(registering: Self.register)
+            let store = try await setup.replay(registering: Self.register, started: Setup.registerActivityToken)
             #expect(fake.rejections.count == 1, "one answer, no retry, no later push: \(fake.rejections)")
             #expect(try await store.addresses(provider: "fcm").isEmpty)
             #expect(
@@ -74,7 +74,9 @@ struct FCMReplayTests {
         try await Self.with { setup, fake in
             fake.script([FakeFCM.Fault(status: 503, canonical: "UNAVAILABLE")])
             let logs = CapturingLogHandler.Store()
-            _ = try await setup.replay(logger: CapturingLogHandler.logger(logs), registering: Self.register)
+            _ = try await setup.replay(
+                logger: CapturingLogHandler.logger(logs), registering: Self.register,
+                started: Setup.registerActivityToken)
             let text = logs.all.joined(separator: "\n")
             #expect(text.contains("push will be retried"))
             #expect(!text.contains("ya29."))

@@ -44,23 +44,32 @@ struct RunTests {
                     try await run.api.request("PUT", "/v1/devices/\(Self.device)/subscriptions/nope/760499").status
                         == 404)
 
-                // Accepted: subscribe, push-to-start token, the activity's token.
+                // Accepted: subscribe, push-to-start token.
                 #expect(
                     try await run.api.request("PUT", "/v1/devices/\(Self.device)/subscriptions/\(Self.match)").status
                         == 204)
                 #expect(try await run.api.request("PUT", pushToStart, body: body).status == 204)
-                let activityPath = "/v1/activities/match-760499/tokens/\(Self.device)"
-                #expect(
-                    try await run.api.request(
-                        "PUT", activityPath, body: #"{"token": "\#(activityToken)", "environment": "sandbox"}"#
-                    ).status == 204)
 
                 // The match, moment by moment: each poll delivers what its change queued before the loop sleeps.
+                // Once the start arrived, the app reports the new activity's update token.
                 let expected = [0, 1, 2, 3, 4, 5, 6, 7]
+                let devices = "/v1/activities/match-760499/devices"
                 for step in 1..<RunWithAPNs.steps.count {
                     feed.advance(to: step)
                     await run.advance(by: .seconds(1))
                     #expect(fake.accepted.count == expected[step], "step \(step)")
+                    if step == 1 {
+                        let started = try JSONParser.parse(try await run.api.request("GET", devices).body)
+                        #expect(started["devices"]?[0]?["device"] == .string(Self.device))
+                        #expect(started["devices"]?[0]?["token-at"] == .null, "started, no token reported yet")
+                        let activityPath = "/v1/activities/match-760499/tokens/\(Self.device)"
+                        #expect(
+                            try await run.api.request(
+                                "PUT", activityPath, body: #"{"token": "\#(activityToken)", "environment": "sandbox"}"#
+                            ).status == 204)
+                        let reported = try JSONParser.parse(try await run.api.request("GET", devices).body)
+                        #expect(reported["devices"]?[0]?["token-at"] != .null)
+                    }
                 }
                 let accepted = fake.accepted
                 #expect(fake.rejections.isEmpty, "\(fake.rejections)")

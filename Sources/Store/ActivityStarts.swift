@@ -1,0 +1,121 @@
+public import GRDB
+public import LiveRelayCore
+
+/// A device's part in an activity's life: when a start was handed to a provider for it (push-to-start), and
+/// when the app reported the activity's update token from it.
+public struct ActivityDevice: Sendable, Hashable {
+    /// The device.
+    public var device: String
+    /// When (UNIX seconds) its start went to the provider; `nil` when none did.
+    public var startedAt: Int?
+    /// When the app reported the activity's update token from this device; `nil` when it has not.
+    public var tokenAt: Int?
+
+    /// A record.
+    public init(device: String, startedAt: Int?, tokenAt: Int?) {
+        self.device = device
+        self.startedAt = startedAt
+        self.tokenAt = tokenAt
+    }
+}
+
+/// One start of one activity on one device.
+public struct DeviceStart: Sendable, Hashable {
+    public var activity: ActivityKey
+    public var device: String
+
+    /// A pair.
+    public init(activity: ActivityKey, device: String) {
+        self.activity = activity
+        self.device = device
+    }
+}
+
+/// Which devices each activity was started on: a start is marked when it is handed to the provider, before
+/// it is sent, so a crash after the send never starts the activity on the device a second time (at most once:
+/// the mark is cleared when the provider's final answer is that it did not get through).
+extension SQLiteStore {
+    static func registerActivityStartMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v9-activity-starts") { db in
+            try db.create(table: "activity_start") { t in
+                t.column("activity", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("started_at", .integer).notNull()
+                t.primaryKey(["activity", "device"])
+            }
+        }
+    }
+
+    /// Marks starts as handed to their provider at `now`.
+    public func markStarted(_ starts: [DeviceStart], now: Int) async throws(Failure) {
+        try await run(
+            "marking starts",
+            { db in
+                for s in starts {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO activity_start (activity, device, started_at) VALUES (?, ?, ?)
+                            ON CONFLICT(activity, device) DO UPDATE SET started_at = excluded.started_at
+                            """, arguments: [s.activity.rawValue, s.device, now])
+                }
+            }, write: true)
+    }
+
+    /// Clears the marks of starts that did not get through.
+    public func clearStarted(_ starts: [DeviceStart]) async throws(Failure) {
+        try await run(
+            "clearing starts",
+            { db in
+                for s in starts {
+                    try db.execute(
+                        sql: "DELETE FROM activity_start WHERE activity = ? AND device = ?",
+                        arguments: [s.activity.rawValue, s.device])
+                }
+            }, write: true)
+    }
+
+    /// What is known of these starts: when each was started, and whether the device reported the
+    /// activity's update token (then it runs the activity, whoever started it).
+    public func deviceStates(_ starts: [DeviceStart]) async throws(Failure) -> [DeviceStart: ActivityDevice] {
+        try await run(
+            "reading starts",
+            { db in
+                var out: [DeviceStart: ActivityDevice] = [:]
+                for s in starts {
+                    let started = try Int.fetchOne(
+                        db, sql: "SELECT started_at FROM activity_start WHERE activity = ? AND device = ?",
+                        arguments: [s.activity.rawValue, s.device])
+                    let token = try Int.fetchOne(
+                        db, sql: "SELECT updated_at FROM activity_token WHERE activity = ? AND device = ?",
+                        arguments: [s.activity.rawValue, s.device])
+                    out[s] = ActivityDevice(device: s.device, startedAt: started, tokenAt: token)
+                }
+                return out
+            }, write: false)
+    }
+
+    /// Every device an activity was started on or reported a token from, by device.
+    public func activityDevices(_ activity: ActivityKey) async throws(Failure) -> [ActivityDevice] {
+        try await run(
+            "reading an activity's devices",
+            { db in
+                var byDevice: [String: ActivityDevice] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT device, started_at FROM activity_start WHERE activity = ?",
+                    arguments: [activity.rawValue])
+                {
+                    let device: String = row["device"]
+                    byDevice[device] = ActivityDevice(device: device, startedAt: row["started_at"], tokenAt: nil)
+                }
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT device, updated_at FROM activity_token WHERE activity = ?",
+                    arguments: [activity.rawValue])
+                {
+                    let device: String = row["device"]
+                    byDevice[device, default: ActivityDevice(device: device, startedAt: nil, tokenAt: nil)].tokenAt =
+                        row["updated_at"]
+                }
+                return byDevice.keys.sorted().map { byDevice[$0]! }
+            }, write: false)
+    }
+}
