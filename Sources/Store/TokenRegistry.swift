@@ -70,22 +70,35 @@ extension SQLiteStore {
         }
     }
 
-    /// Stores (or rotates) the update token a device reported for an activity. Returns `false`, storing
-    /// nothing, when the token was dropped before.
+    /// What became of an update token reported for an activity.
+    public enum ActivityTokenRegistration: Sendable, Hashable {
+        /// Stored: the activity's next pushes go to it.
+        case stored
+        /// Refused: the provider dropped this token before.
+        case dropped
+        /// Refused: the activity has ended; nothing more is sent for it.
+        case ended
+    }
+
+    /// Stores (or rotates) the update token a device reported for an activity; stores nothing for a token
+    /// dropped before or an activity that has ended (a token arriving after the end would get nothing).
     @discardableResult
     public func registerActivityToken(
         activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
-    ) async throws(Failure) -> Bool {
+    ) async throws(Failure) -> ActivityTokenRegistration {
         let token = token.lowercased()
         return try await write("registering an activity token") { db in
-            guard try !Self.isDropped(token, db) else { return false }
+            guard try !Self.isDropped(token, db) else { return .dropped }
+            let phase = try String.fetchOne(
+                db, sql: "SELECT phase FROM activity WHERE key = ?", arguments: [activity.rawValue])
+            guard phase != ActivityPhase.ended.rawValue else { return .ended }
             try db.execute(
                 sql: """
                     INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
                     environment = excluded.environment, updated_at = excluded.updated_at
                     """, arguments: [activity.rawValue, device, token, environment.rawValue, now])
-            return true
+            return .stored
         }
     }
 

@@ -74,11 +74,18 @@ import Testing
                 try await store.pushToStartTokens(entity: Self.match, attributesType: "T", environment: nil).isEmpty)
             let again = try await store.registerActivityToken(
                 activity: "m2", device: "a", token: "ab", environment: .sandbox, now: 9)
-            #expect(!again, "a dropped token is refused")
+            #expect(again == .dropped, "a dropped token is refused")
             #expect(try await store.activityTokens(activity: "m2", environment: nil).isEmpty)
             let fresh = try await store.registerActivityToken(
                 activity: "m2", device: "a", token: "cd", environment: .sandbox, now: 9)
-            #expect(fresh)
+            #expect(fresh == .stored)
+            try await store.save([
+                ActivityRecord(key: "m2", attributesType: "T", phase: .ended, state: [:], lastTimestamp: 10)
+            ])
+            let late = try await store.registerActivityToken(
+                activity: "m2", device: "b", token: "ef", environment: .sandbox, now: 11)
+            #expect(late == .ended, "a token for an ended activity is refused")
+            #expect(try await store.activityTokens(activity: "m2", environment: nil).map(\.token) == ["cd"])
         }
     }
 }

@@ -84,6 +84,14 @@ import Throttling
             ])
     }
 
+    /// An end rule without `dismissal-after` still gives the end a dismissal date: iOS's longest, four hours.
+    @Test func everyEndCarriesADismissalDate() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 1)
+        let end = pushes(ledger.apply([intent("e", .end, ["n": 2])], to: &records, now: 100))
+        #expect(end.first?.dismissalDate == 100 + 4 * 3600)
+    }
+
     @Test func aSecondStartOfALiveActivityBecomesAnUpdate() {
         var records: [ActivityKey: ActivityRecord] = [:]
         _ = ledger.apply([intent("s", .start, ["n": 1])], to: &records, now: 1)

@@ -8,6 +8,11 @@ public import LiveRelayCore
 /// Pure: the records come in and go out as values, `now` is a parameter.
 /// The pushes it makes are pending: the `Throttle` chooses their final priority.
 public struct ActivityLedger: Sendable {
+    /// How long an ended activity stays on the lock screen when its end rule gives no `dismissal-after`:
+    /// four hours, the longest iOS keeps one. Every end carries its dismissal date, so the system removes
+    /// the activity when LiveRelay says, not at a time nobody wrote down.
+    public static let defaultDismissalAfter = 4 * 3600
+
     public init() {}
 
     /// Applies the intents of one change (or one poll) to the records, returning one decision per activity,
@@ -61,7 +66,7 @@ public struct ActivityLedger: Sendable {
             contentState: state, attributes: event == .start ? (intent.attributes ?? .emptyObject) : nil,
             alert: intent.alert, relevanceScore: intent.relevance,
             staleDate: intent.staleAfter.map { timestamp + $0 },
-            dismissalDate: event == .end ? intent.dismissalAfter.map { timestamp + $0 } : nil,
+            dismissalDate: event == .end ? timestamp + (intent.dismissalAfter ?? Self.defaultDismissalAfter) : nil,
             priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs, entity: intent.entity)
         record = ActivityRecord(
             key: intent.activity, attributesType: intent.attributesType,

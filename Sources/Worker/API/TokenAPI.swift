@@ -66,12 +66,13 @@ public struct TokenAPI: Sendable {
             let device = try Validate.device(context.parameters.get("device"))
             let body = try await decode(ActivityTokenBody.self, request)
             let token = try Validate.token(body.token)
-            guard
-                try await store.registerActivityToken(
-                    activity: activity, device: device, token: token,
-                    environment: try Validate.environment(body.environment), now: now())
-            else {
-                throw APIError.droppedToken
+            switch try await store.registerActivityToken(
+                activity: activity, device: device, token: token,
+                environment: try Validate.environment(body.environment), now: now())
+            {
+            case .stored: break
+            case .dropped: throw APIError.droppedToken
+            case .ended: throw APIError.endedActivity(activity)
             }
             if let frequent = body.frequentUpdates { try await queue.setFrequentUpdates(frequent, for: activity) }
             return Response(status: .noContent)
@@ -160,6 +161,11 @@ struct ActivityTokenBody: Decodable {
 extension APIError {
     /// A token the provider declared dead is refused for good, so a stale app cannot bring it back.
     static let droppedToken = APIError(.gone, "token was dropped by the provider and is never stored again")
+
+    /// A token for an activity that has ended would get nothing: the app learns that instead.
+    static func endedActivity(_ activity: ActivityKey) -> APIError {
+        APIError(.conflict, "activity \(activity) has ended: nothing more is sent for it")
+    }
 }
 
 /// `GET /v1/activities/{activity}/devices`: which devices have the activity. A device with `started-at` and

@@ -57,6 +57,11 @@ public struct LiveRelayMetrics: Sendable {
         }
     }
 
+    /// An activity's end that will never reach some of its targets.
+    public func endLost(provider: String) {
+        Counter(label: "liverelay_ends_lost_total", dimensions: [("provider", provider)], factory: factory).increment()
+    }
+
     public func coalesced() {
         Counter(label: "liverelay_coalesced_pushes_total", factory: factory).increment()
     }

@@ -14,6 +14,8 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
         public var downgraded = 0
         /// Pushes that failed (a dropped token is not a failure).
         public var failed = 0
+        /// Ends that will never reach some of their targets (their activities stay on those devices).
+        public var endsLost = 0
 
         /// Every push delivered.
         public var sent: Int { sentHigh + sentLow }
@@ -47,6 +49,9 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
         }
         for delivery in deliveries {
             progress += 1
+            if delivery.push.event == .end, delivery.lost > 0 {
+                providers[delivery.provider, default: Tally()].endsLost += 1
+            }
             if delivery.failed {
                 providers[delivery.provider, default: Tally()].failed += 1
             } else if delivery.delivered {
@@ -69,6 +74,7 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
         func line(_ id: String, _ t: Tally) -> String {
             "provider \(id): \(t.sent) sent (\(t.sentHigh) at priority 10, \(t.sentLow) at 5, \(t.downgraded) downgraded), "
                 + "\(t.failed) failed"
+                + (t.endsLost > 0 ? " (\(t.endsLost) end\(t.endsLost == 1 ? "" : "s") lost)" : "")
         }
         let others = providers.keys.filter { $0 != defaultProvider }.sorted()
         guard !others.isEmpty else {

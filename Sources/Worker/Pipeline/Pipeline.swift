@@ -269,7 +269,8 @@ public struct Pipeline: Sendable {
         if !missed.isEmpty { try await store.clearStarted(missed) }
         var done: [OutboxEntry] = []
         var later: [OutboxEntry] = []
-        for (var row, receipt) in zip(batch.rows, receipts) {
+        var lost = Set<Int>()
+        for (index, (var row, receipt)) in zip(batch.rows, receipts).enumerated() {
             if case .retry(let after, _) = receipt.outcome,
                 let delay = RetryPolicy.outbox.delay(
                     afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: random())
@@ -283,12 +284,16 @@ public struct Pipeline: Sendable {
                         "push given up after retries",
                         metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])
                 }
+                if receipt.failed { lost.insert(index) }
                 done.append(row)
             }
         }
         try await store.completeOutbox(done)
         try await store.postponeOutbox(later)
-        let deliveries = batch.deliveries(receipts)
+        let deliveries = batch.deliveries(receipts, lost: lost)
+        for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
+            reportLostEnd(delivery)
+        }
         let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
         if !started.isEmpty {
             var records = try await store.activities(Set(started.map(\.activity)))
@@ -297,6 +302,19 @@ public struct Pipeline: Sendable {
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
         return deliveries
+    }
+
+    /// An end that will never reach some of its targets leaves the activity running on those devices (until
+    /// its stale date, or iOS's eight hours): said loudly, counted, and reported by the round.
+    private func reportLostEnd(_ delivery: PushDelivery) {
+        let reasons = Set(delivery.receipts.filter(\.failed).map(\.outcome.reason)).sorted()
+        logger.error(
+            "activity end not delivered",
+            metadata: [
+                "activity.key": "\(delivery.push.activity)", "provider": "\(delivery.provider)",
+                "targets": "\(delivery.lost)", "reason": "\(reasons.joined(separator: "; "))",
+            ])
+        metrics.endLost(provider: delivery.provider)
     }
 
     /// One start per device and activity (``StartGuard``): starts to a device that runs the activity or was

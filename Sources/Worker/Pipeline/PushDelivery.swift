@@ -9,6 +9,9 @@ public struct PushDelivery: Sendable {
     public var provider: String
     /// One per target, in the order the targets were resolved.
     public var receipts: [DeliveryReceipt]
+    /// How many of its targets it will never reach: failed for good (rejected, or given up after the
+    /// outbox's retries), a dropped token not counted.
+    public var lost = 0
 
     /// Whether it reached at least one device's token.
     public var delivered: Bool { receipts.contains(where: \.delivered) }

@@ -89,7 +89,7 @@ public struct TokenFile: Sendable, Decodable {
     }
 
     /// Stores everything in the registry; tokens default to `environment`. Returns the tokens refused
-    /// because they were dropped before.
+    /// because they were dropped before (or, for update tokens, because their activity has ended).
     @discardableResult
     public func apply(to store: SQLiteStore, environment: PushEnvironment, now: Int) async throws(SQLiteStore.Failure)
         -> Int
@@ -108,7 +108,7 @@ public struct TokenFile: Sendable, Decodable {
             let stored = try await store.registerActivityToken(
                 activity: ActivityKey(t.activity), device: t.device, token: t.token,
                 environment: t.environment ?? environment, now: now)
-            if !stored { refused += 1 }
+            if stored != .stored { refused += 1 }
         }
         return refused
     }

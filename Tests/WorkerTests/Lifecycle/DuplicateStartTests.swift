@@ -2,7 +2,6 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Store
-import Synchronization
 import Testing
 import Worker
 
@@ -16,69 +15,10 @@ struct DuplicateStartTests {
     static let secondStartToken = "82" + String(repeating: "c3", count: 79)
     static let lateToken = "6e" + String(repeating: "4d", count: 79)
 
-    /// The worker on the recorded match (fed by a feed server) and the fake APNs, with the wall clock in hand.
-    struct Bed {
-        let worker: LiveRelayWorker
-        let store: SQLiteStore
-        let fake: FakeAPNs
-        let feed: FeedServer
-        let wall: Wall
-
-        /// Moves the feed to `step`, the clock by a minute, and runs one pass.
-        func step(_ step: Int) async throws {
-            feed.advance(to: step)
-            wall.advance(60)
-            _ = try await worker.runOnce()
-        }
-
-        var now: Int { wall.now }
-
-        /// The tokens the fake accepted starts on, in order.
-        var startTokens: [String] {
-            fake.accepted.filter { (try? JSONParser.parse($0.body))?["aps"]?["event"] == "start" }.map(\.token)
-        }
-    }
-
-    /// The wall clock, moved by hand (from the real time: the fake APNs checks provider tokens against its own).
-    final class Wall: Sendable {
-        private let seconds = Mutex(Int(Date().timeIntervalSince1970))
-        var now: Int { seconds.withLock { $0 } }
-        func advance(_ by: Int) { seconds.withLock { $0 += by } }
-    }
-
-    static func with(
-        throttle: JSONValue? = nil, registering: @escaping (SQLiteStore) async throws -> Void,
-        _ body: (Bed) async throws -> Void
-    ) async throws {
-        try await MatchReplay.withFakeAPNs { setup, fake in
-            let feed = try await RunWithAPNs.feedServer()
-            try await feed.serving { feed in
-                try RunWithAPNs.prepare(setup, feed: feed)
-                if let throttle {
-                    var config = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: setup.configPath)))
-                    if case .object(var object) = config {
-                        object["throttle"] = throttle
-                        config = .object(object)
-                    }
-                    try config.jsonData().write(to: URL(fileURLWithPath: setup.configPath))
-                }
-                let loaded = try ConfigLoader.load(path: setup.configPath)
-                let store = try SQLiteStore(path: loaded.resolve(loaded.config.state))
-                try await registering(store)
-                let wall = Wall()
-                let worker = try await LiveRelayWorker.build(
-                    loaded, rules: loaded.loadRules(), store: store,
-                    environment: .test(now: { wall.now }, variables: ["LIVERELAY_TEST_BEARER": "b"]))
-                defer { worker.shutdown() }
-                try await body(Bed(worker: worker, store: store, fake: fake, feed: feed, wall: wall))
-            }
-        }
-    }
-
     /// iphone-a started the activity itself (the app reported its update token before kick-off) and also has
     /// a push-to-start token: the kick-off start goes to iphone-b only, and iphone-a gets every update.
     @Test func aDeviceThatRunsTheActivityGetsNoStart() async throws {
-        try await Self.with(registering: { store in
+        try await LifecycleBed.with(registering: { store in
             try await FakeProviderCase.registerTwoDevices(store)
             try await store.registerPushToStartToken(
                 device: "iphone-a", attributesType: "MatchAttributes", token: Self.secondStartToken,
@@ -99,7 +39,7 @@ struct DuplicateStartTests {
     /// has not reported the activity's token after that long gets it again (the first may have been lost);
     /// once it reported the token, never.
     @Test func aStartBackInTheOutboxAfterACrashIsNotSentTwice() async throws {
-        try await Self.with(
+        try await LifecycleBed.with(
             throttle: ["push-to-start": ["restart-after": 600]],
             registering: { store in try await MatchReplay.registerDevice(store) }
         ) { bed in
@@ -136,7 +76,7 @@ struct DuplicateStartTests {
     /// The app reports the new activity's token three minutes late: the updates before it reach the other
     /// device only, no second start goes to the late one, and the updates after it reach it.
     @Test func theAppsTokenArrivingLateBringsNoSecondStart() async throws {
-        try await Self.with(registering: FakeProviderCase.registerTwoDevices) { bed in
+        try await LifecycleBed.with(registering: FakeProviderCase.registerTwoDevices) { bed in
             for step in 1...3 { try await bed.step(step) }
             try await bed.store.registerActivityToken(
                 activity: Self.match, device: "iphone-b", token: Self.lateToken, environment: .sandbox,
@@ -155,7 +95,7 @@ struct DuplicateStartTests {
     /// The provider is down at kick-off and the app rotates iphone-b's push-to-start token meanwhile: the
     /// waiting start goes once, to the new token.
     @Test func aRotatedTokenGetsTheWaitingStartOnce() async throws {
-        try await Self.with(registering: FakeProviderCase.registerTwoDevices) { bed in
+        try await LifecycleBed.with(registering: FakeProviderCase.registerTwoDevices) { bed in
             bed.fake.setOutage(.status(429, reason: "TooManyRequests", retryAfter: 60))
             try await bed.step(1)
             #expect(bed.fake.accepted.isEmpty)
