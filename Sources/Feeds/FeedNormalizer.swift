@@ -8,6 +8,24 @@ public import LiveRelayCore
 public protocol FeedNormalizer: Sendable {
     /// The facts of every entity in `body`, keyed by entity id.
     func normalize(_ body: Data) throws(NormalizationFailure) -> [String: Facts]
+    /// The facts it provides, by dotted name, with their types, when it knows them ahead of any body (a
+    /// generic mapping does); `nil` when it does not say.
+    var factFields: [String: FactField]? { get }
+}
+
+extension FeedNormalizer {
+    public var factFields: [String: FactField]? { nil }
+}
+
+/// A fact a feed provides: its type, and whether it may be absent.
+public struct FactField: Sendable, Hashable {
+    public var type: FieldType
+    public var optional: Bool
+
+    public init(type: FieldType, optional: Bool) {
+        self.type = type
+        self.optional = optional
+    }
 }
 
 /// Why one body could not be normalised; the caller wraps it into a `FeedError` with the feed and URL.

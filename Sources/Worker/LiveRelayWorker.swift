@@ -90,7 +90,8 @@ public struct LiveRelayWorker: Sendable {
         }
         let pipeline = Pipeline(
             store: store, rules: book, queue: queue, senders: senders, logger: logger, metrics: environment.metrics,
-            random: environment.random, restartAfter: loaded.config.throttle.restartAfter)
+            random: environment.random, restartAfter: loaded.config.throttle.restartAfter,
+            contracts: loaded.contracts)
         let feedTransport: any HTTPTransport
         if let given = environment.feedTransport {
             feedTransport = given

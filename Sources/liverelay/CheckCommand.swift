@@ -34,10 +34,15 @@ struct CheckCommand: AsyncParsableCommand {
                     let extra = RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: ruleFiles)
                     rules.rules += extra.rules
                     rules.diagnostics += extra.diagnostics
+                    rules.diagnostics += ContractCheck.problems(
+                        rules: extra.rules, contracts: loaded.contracts, facts: loaded.factTypes)
                     rules.files += extra.files
                 }
                 diagnostics += loaded.startProblems(rules: rules, variables: ProcessInfo.processInfo.environment)
-                standardOutput("\(config): \(loaded.feeds.count) feeds")
+                let contracts = loaded.contracts.count
+                standardOutput(
+                    "\(config): \(loaded.feeds.count) feeds"
+                        + (contracts == 0 ? "" : ", \(contracts) contract\(contracts == 1 ? "" : "s")"))
             } catch {
                 diagnostics += error.items
             }

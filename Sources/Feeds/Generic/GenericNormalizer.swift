@@ -22,6 +22,10 @@ public struct GenericNormalizer: FeedNormalizer {
         var optional: Bool
     }
 
+    public var factFields: [String: FactField]? {
+        Dictionary(uniqueKeysWithValues: fields.map { ($0.name, FactField(type: $0.type, optional: $0.optional)) })
+    }
+
     private let entities: JSONPointer
     private let id: JSONPointer?
     private let fields: [Field]

@@ -8,8 +8,9 @@ public struct DemoConfig: Sendable {
     /// The config's top-level object.
     public var sections: [String: JSONValue]
 
-    /// The demo config, without its `$schema`, its feed reading the first-half recording and its rules the
-    /// repository's soccer rules (absolute paths, so it can be written anywhere).
+    /// The demo config, without its `$schema`, its feed reading the first-half recording, its rules the
+    /// repository's soccer rules and its contract MatchAttributes' (absolute paths, so it can be written
+    /// anywhere).
     public init() throws {
         guard
             case .object(var sections) = try JSONParser.parse(
@@ -17,6 +18,7 @@ public struct DemoConfig: Sendable {
         else { throw DemoConfigError(message: "the demo config is not an object") }
         sections["$schema"] = nil
         sections["rules"] = [.string(Repository.path("Rules/soccer.rules.json"))]
+        sections["contracts"] = [.string(Repository.path("Rules/contracts/MatchAttributes.contract.json"))]
         self.sections = sections
         try setFeed(url: "file:" + Repository.path("Samples/recordings/espn-soccer-scoreboard-1-first-half.json"))
     }

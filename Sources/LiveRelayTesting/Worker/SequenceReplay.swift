@@ -14,7 +14,7 @@ public enum SequenceReplay {
         config: String, sequence: String, provider: (any PushProvider)? = nil,
         output: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> ReplaySummary {
-        let loaded = try ConfigLoader.load(path: Repository.path(config))
+        let loaded = try ConfigLoader.load(path: config.hasPrefix("/") ? config : Repository.path(config))
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)

@@ -90,7 +90,10 @@ struct RuleCompiler {
                 continue
             }
             if let e = expression(value, at: member) {
-                out.append(FieldExpression(path: path, expression: e))
+                out.append(
+                    FieldExpression(
+                        path: path, expression: e, written: value,
+                        location: context.map.location(base + member, preferKey: true)))
             } else {
                 failed = true
             }

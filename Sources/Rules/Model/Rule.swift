@@ -27,6 +27,19 @@ public struct Rule: Sendable {
 public struct FieldExpression: Sendable {
     public var path: [String]
     public var expression: JsonLogicExpression
+    /// The expression as written, for checks that read it without evaluating it (content-state contracts).
+    public var written: JSONValue = .null
+    /// Where the field's name was written.
+    public var location: SourceLocation?
+
+    public init(
+        path: [String], expression: JsonLogicExpression, written: JSONValue = .null, location: SourceLocation? = nil
+    ) {
+        self.path = path
+        self.expression = expression
+        self.written = written
+        self.location = location
+    }
 }
 
 /// A rule's alert: title and body are expressions, the sound a file name.

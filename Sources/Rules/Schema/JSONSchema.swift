@@ -8,7 +8,8 @@ public import LiveRelayCore
 /// `prefixItems`, `minItems`, `maxItems`, `uniqueItems`, `minimum`, `maximum`, `exclusiveMinimum`,
 /// `exclusiveMaximum`, `minLength`, `maxLength`, `pattern`, `allOf`, `anyOf`, `oneOf`, `not`,
 /// `if`/`then`/`else`, boolean schemas, and the annotations `title`, `description`, `examples`, `default`
-/// and `$comment`. Any other keyword is a compile error, so a schema never silently means less than it says.
+/// and `$comment`, and `x-`-prefixed extension annotations. Any other keyword is a compile error, so a
+/// schema never silently means less than it says.
 public struct JSONSchema: Sendable {
     let nodes: [SchemaNode]
     let root: Int

@@ -140,6 +140,8 @@ struct SchemaCompiler {
             node.conditionKeys = Self.conditionKeys(of: value)
         case "then": node.thenNode = try compile(at: here)
         case "else": node.elseNode = try compile(at: here)
+        // Extension annotations (`x-date` in content-state contracts): read by their users, not validated.
+        case _ where keyword.hasPrefix("x-"): break
         default: throw unknownKeyword(keyword, here)
         }
     }

@@ -1,7 +1,7 @@
 public import Feeds
 public import Foundation
 public import LiveRelayCore
-import Rules
+public import Rules
 
 /// A config file read, checked and resolved: paths made absolute, secrets read, mappings compiled.
 public struct LoadedConfig: Sendable {
@@ -11,6 +11,8 @@ public struct LoadedConfig: Sendable {
     public var directory: String
     public var config: LiveRelayConfig
     public var feeds: [FeedRuntime]
+    /// The content-state contracts, by attributes type.
+    public var contracts: [String: ContentContract] = [:]
 
     /// Resolves a path written in the config.
     public func resolve(_ relative: String) -> String {
@@ -102,8 +104,24 @@ public enum ConfigLoader {
             problems.append(
                 diagnostic("/providers/\(i)", "duplicate provider id \"\(entry.id)\" (give each entry its own id)"))
         }
+        var contracts: [String: ContentContract] = [:]
+        for (i, file) in config.contracts.enumerated() {
+            let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
+            switch ContractLoader.load(path: resolved, resolvedPath: resolved) {
+            case .success(let contract):
+                if let first = contracts[contract.attributesType] {
+                    problems.append(
+                        diagnostic(
+                            "/contracts/\(i)",
+                            "a second contract for \(contract.attributesType) (the first is \(first.file))"))
+                }
+                contracts[contract.attributesType] = contract
+            case .failure(let found):
+                problems += found.items
+            }
+        }
         guard problems.isEmpty else { throw Diagnostics(problems) }
-        return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds)
+        return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds, contracts: contracts)
     }
 
     /// `file:relative/path` resolves against the config's folder; other URLs stay as written.

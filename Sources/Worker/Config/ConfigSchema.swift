@@ -22,6 +22,11 @@ public enum ConfigSchema {
               "items": { "type": "string", "minLength": 1 },
               "description": "Rule files or folders (every *.json except *.schema.json), relative to this file's folder."
             },
+            "contracts": {
+              "type": "array",
+              "items": { "type": "string", "minLength": 1 },
+              "description": "Content-state contract files (docs/contracts.md), one per attributes type, relative to this file's folder: every state and start attributes are checked against them before they are queued."
+            },
             "feeds": {
               "type": "array",
               "items": { "$ref": "#/$defs/feed" },

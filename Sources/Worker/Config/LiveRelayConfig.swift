@@ -22,9 +22,11 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var throttle: ThrottleConfig
     public var http: HTTPConfig
     public var api: APIConfig
+    /// Content-state contract files, one per attributes type (relative to the config's folder).
+    public var contracts: [String]
 
     enum CodingKeys: String, CodingKey {
-        case state, rules, feeds, provider, providers, routes, priority, throttle, http, api
+        case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +44,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         throttle = try c.decodeIfPresent(ThrottleConfig.self, forKey: .throttle) ?? ThrottleConfig()
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
         api = try c.decodeIfPresent(APIConfig.self, forKey: .api) ?? APIConfig()
+        contracts = try c.decodeIfPresent([String].self, forKey: .contracts) ?? []
     }
 }
 

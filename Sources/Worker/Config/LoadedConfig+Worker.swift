@@ -1,13 +1,39 @@
 public import Delivery
+import Feeds
 import Foundation
 public import LiveRelayCore
 public import Rules
 public import Throttling
 
 extension LoadedConfig {
-    /// The rule files the config names, loaded with diagnostics (feed ids checked against the config).
+    /// The rule files the config names, loaded with diagnostics (feed ids checked against the config, and
+    /// the rules against the content-state contracts: ``ContractCheck``).
     public func loadRules() -> RuleSet {
-        RuleLoader(knownFeeds: Set(config.feeds.map(\.id))).load(paths: config.rules.map(resolve))
+        var set = RuleLoader(knownFeeds: Set(config.feeds.map(\.id))).load(paths: config.rules.map(resolve))
+        if !contracts.isEmpty {
+            set.diagnostics += ContractCheck.problems(rules: set.rules, contracts: contracts, facts: factTypes)
+        }
+        return set
+    }
+
+    /// Each feed's facts with their types, where its mapping says them.
+    public var factTypes: [String: [String: ContractCheck.Fact]] {
+        var out: [String: [String: ContractCheck.Fact]] = [:]
+        for feed in feeds {
+            guard let fields = feed.normalizer.factFields else { continue }
+            out[feed.id] = fields.mapValues { field in
+                let kind: ContractCheck.Fact.Kind =
+                    switch field.type {
+                    case .int: .int
+                    case .decimal: .decimal
+                    case .string: .string
+                    case .bool: .bool
+                    case .time: .time
+                    }
+                return ContractCheck.Fact(kind: kind, optional: field.optional)
+            }
+        }
+        return out
     }
 
     /// Every provider entry, by id: `provider` and the entries of `providers` (without `provider`, the first

@@ -4,7 +4,7 @@ public import Foundation
 import HTTP
 import LiveRelayCore
 public import Logging
-import Rules
+public import Rules
 public import Store
 public import Throttling
 
@@ -28,15 +28,19 @@ public struct Pipeline: Sendable {
     /// Seconds after which a device started without reporting the activity's token may be started again;
     /// `nil`: never (see ``StartGuard``).
     private let restartAfter: Int?
+    /// The content-state contracts, by attributes type: every state is checked and its dates written
+    /// before it is queued.
+    private let contracts: [String: ContentContract]
     /// Keeps delivery rounds from overlapping.
     private let gate = AsyncGate()
 
     public init(
         store: SQLiteStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
         metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        restartAfter: Int? = nil
+        restartAfter: Int? = nil, contracts: [String: ContentContract] = [:]
     ) {
         self.restartAfter = restartAfter
+        self.contracts = contracts
         self.store = store
         self.rules = rules
         ledger = ActivityLedger()
@@ -104,7 +108,11 @@ public struct Pipeline: Sendable {
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
         for (change, evaluation) in zip(changes, evaluations) {
-            let decisions = ledger.apply(evaluation.intents, to: &records, now: now)
+            let unchanged = records
+            var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
+            if !contracts.isEmpty {
+                decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed.id) }
+            }
             var step = ChangeStep(
                 change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
                 decisions: decisions)
@@ -133,6 +141,42 @@ public struct Pipeline: Sendable {
                 activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }))
         try await queue.save()
         return plan
+    }
+
+    /// A push under its attributes type's contract: its dates written as the contract says, or, when it
+    /// breaks the contract, a skip (logged as an error naming the rules, the activity and the fields, and
+    /// counted) that leaves the activity's record as it was, so the next state is decided from the last
+    /// valid one.
+    private func enforceContract(
+        _ decision: LedgerDecision, records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord],
+        feed: String
+    ) -> LedgerDecision {
+        guard case .push(var pending) = decision, let contract = contracts[pending.push.attributesType] else {
+            return decision
+        }
+        var result = contract.conformState(pending.push.contentState)
+        if case .success(let state) = result {
+            pending.push.contentState = state
+            if pending.push.event == .start {
+                result = contract.conformAttributes(pending.push.attributes ?? .emptyObject)
+                if case .success(let attributes) = result { pending.push.attributes = attributes }
+            }
+        }
+        switch result {
+        case .success:
+            return .push(pending)
+        case .failure(let breach):
+            let activity = pending.push.activity
+            records[activity] = before[activity]
+            logger.error(
+                "push refused by its contract",
+                metadata: [
+                    "activity.key": "\(activity)", "rules": "\(pending.push.ruleIDs.joined(separator: ","))",
+                    "feed.id": "\(feed)", "contract": "\(contract.file)", "error": "\(breach)",
+                ])
+            for rule in pending.push.ruleIDs { metrics.ruleError(rule) }
+            return .skip(activity: activity, ruleIDs: pending.push.ruleIDs, reason: .breaksContract(breach.description))
+        }
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per

@@ -1,0 +1,157 @@
+import Foundation
+public import LiveRelayCore
+
+/// Reads a content-state contract file; every problem is a `file:line:column` diagnostic.
+///
+/// ```json
+/// {"attributes-type": "MatchAttributes", "date-encoding": "seconds-since-2001",
+///  "content-state": {"type": "object", "required": ["homeScore"], "additionalProperties": false,
+///                    "properties": {"homeScore": {"type": "integer"}, "endsAt": {"type": "number", "x-date": true}}},
+///  "attributes": {"type": "object", "properties": {"homeTeam": {"type": "string"}}}}
+/// ```
+public enum ContractLoader {
+    static let keys = [
+        "$schema", "$comment", "description", "attributes-type", "date-encoding", "content-state", "attributes",
+    ]
+
+    /// Loads the contract at `path` (as the user named it; read from `resolvedPath`).
+    public static func load(path: String, resolvedPath: String) -> Result<ContentContract, Diagnostics> {
+        let document: JSONValue
+        let map: SourceMap
+        do {
+            (document, map) = try SourceDocument.read(path: resolvedPath, what: "contract file")
+        } catch {
+            return .failure(
+                Diagnostics(error.items.map { Diagnostic(file: path, location: $0.location, message: $0.message) }))
+        }
+        var problems: [Diagnostic] = []
+        func problem(_ pointer: String, atKey: Bool = false, _ message: String) {
+            problems.append(Diagnostic(file: path, location: map.location(pointer, preferKey: atKey), message: message))
+        }
+        guard case .object(let members) = document else {
+            return .failure(
+                Diagnostics([
+                    Diagnostic(
+                        file: path, location: map.location("", preferKey: false), message: "a contract is a JSON object"
+                    )
+                ]))
+        }
+        for key in members.keys.sorted() where !keys.contains(key) {
+            var message = "unknown key \"\(key)\""
+            if let guess = Suggestion.closest(to: key, among: keys) { message += " (did you mean \"\(guess)\"?)" }
+            problem("/" + JSONPointer.escape(key), atKey: true, message)
+        }
+        var attributesType = ""
+        switch members["attributes-type"] {
+        case .string(let name)? where !name.isEmpty: attributesType = name
+        case nil: problem("", "missing \"attributes-type\": the Swift ActivityAttributes type this contract describes")
+        default: problem("/attributes-type", "\"attributes-type\" must be a non-empty string")
+        }
+        var encoding = ContentContract.DateEncoding.secondsSince2001
+        if let written = members["date-encoding"] {
+            if let name = written.stringValue, let known = ContentContract.DateEncoding(rawValue: name) {
+                encoding = known
+            } else {
+                let names = ContentContract.DateEncoding.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                problem("/date-encoding", "\"date-encoding\" must be one of \(names)")
+            }
+        }
+        func part(_ key: String) -> ContentContract.Part? {
+            guard let written = members[key] else { return nil }
+            let schema: JSONSchema
+            do {
+                schema = try JSONSchema(written)
+            } catch {
+                problem("/\(key)" + error.pointer, "\(key) schema: \(error.message)")
+                return nil
+            }
+            var dates: [[String]] = []
+            collectDates(written, path: [], pointer: "/\(key)", into: &dates) { pointer, message in
+                problem(pointer, message)
+            }
+            for path in dates {
+                let pointer = "/\(key)/" + path.map { "properties/" + JSONPointer.escape($0) }.joined(separator: "/")
+                let declared = declaredTypes(written.schemaMember(at: path) ?? .null)
+                let wanted: Set<String> = encoding.isText ? ["string"] : ["number", "integer"]
+                if let declared, declared.isDisjoint(with: wanted) {
+                    problem(
+                        pointer,
+                        "\(path.joined(separator: ".")) is a date written as \(encoding.rawValue): its type must be \(encoding.isText ? "\"string\"" : "\"number\" or \"integer\""), not \(declared.sorted().map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
+                }
+            }
+            return ContentContract.Part(written: written, schema: schema, dates: dates)
+        }
+        let contentState = part("content-state")
+        if members["content-state"] == nil {
+            problem("", "missing \"content-state\": the JSON Schema of the app's ContentState")
+        }
+        let attributes = part("attributes")
+        guard problems.isEmpty, let contentState else { return .failure(Diagnostics(problems)) }
+        return .success(
+            ContentContract(
+                attributesType: attributesType, file: path, dateEncoding: encoding, contentState: contentState,
+                attributes: attributes))
+    }
+
+    /// The `x-date` fields under an object schema's `properties`, nested objects included.
+    private static func collectDates(
+        _ schema: JSONValue, path: [String], pointer: String, into dates: inout [[String]],
+        problem: (String, String) -> Void
+    ) {
+        guard let properties = schema["properties"]?.objectValue else { return }
+        for (name, sub) in properties.sorted(by: { $0.key < $1.key }) {
+            let here = pointer + "/properties/" + JSONPointer.escape(name)
+            switch sub["x-date"] {
+            case .bool(true)?: dates.append(path + [name])
+            case nil, .bool(false)?: break
+            default: problem(here + "/x-date", "\"x-date\" must be true or false")
+            }
+            collectDates(sub, path: path + [name], pointer: here, into: &dates, problem: problem)
+        }
+    }
+
+    /// The JSON types a schema's `type` (or `enum`/`const`) allows; `nil` when it does not say.
+    static func declaredTypes(_ schema: JSONValue) -> Set<String>? {
+        switch schema["type"] {
+        case .string(let name)?: return [name]
+        case .array(let names)?: return Set(names.compactMap(\.stringValue))
+        default: break
+        }
+        if let values = schema["enum"]?.arrayValue { return Set(values.map(\.schemaTypeName)) }
+        if let value = schema["const"] { return [value.schemaTypeName] }
+        return nil
+    }
+}
+
+extension JSONValue {
+    /// The schema of the member at `path`, following `properties`.
+    func schemaMember(at path: [String]) -> JSONValue? {
+        var schema: JSONValue? = self
+        for name in path { schema = schema?["properties"]?[name] }
+        return schema
+    }
+
+    /// The JSON Schema type name of this value (`integer` for whole numbers).
+    var schemaTypeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int: "integer"
+        case .double(let d): d.rounded() == d ? "integer" : "number"
+        case .decimal(let d): d == d.rounded() ? "integer" : "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+extension Decimal {
+    fileprivate func rounded() -> Decimal {
+        var value = self
+        var result = Decimal()
+        NSDecimalRound(&result, &value, 0, .plain)
+        return result
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Synchronization
+import Testing
+import Worker
+
+/// Contracts at run time, through the whole pipeline: a state the app could not decode is never queued.
+@Suite struct ContractRunTests {
+    /// football-data gives no match clock, and a preset's facts have no declared types, so `check` cannot
+    /// see that the sports rules leave `clock` out: an app whose contract requires it would get states it
+    /// cannot decode. Every start is refused, with the rule, the activity and the field, and nothing is sent;
+    /// with the shipped contract (no clock required) the same replay sends every push.
+    @Test func aStateTheAppCannotDecodeIsNeverSent() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var contract = try String(
+            contentsOfFile: Repository.path("Rules/contracts/MatchAttributes.contract.json"), encoding: .utf8)
+        contract = contract.replacingOccurrences(
+            of: #""required": ["homeScore", "awayScore", "status"]"#,
+            with: #""required": ["homeScore", "awayScore", "status", "clock"]"#)
+        let contractPath = directory.appendingPathComponent("match.contract.json").path
+        try contract.write(toFile: contractPath, atomically: true, encoding: .utf8)
+        guard
+            case .object(var config) = try JSONParser.parse(
+                Data(contentsOf: Repository.url("Samples/presets/football-data.json")))
+        else {
+            Issue.record("the football-data sample config is not an object")
+            return
+        }
+        config["rules"] = [.string(Repository.path("Rules/sports.rules.json"))]
+        config["contracts"] = [.string(contractPath)]
+        config["state"] = "state.sqlite"
+        guard case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0] else { return }
+        feed["url"] = .string("file:" + Repository.path("Samples/recordings/football-data-pl-matches-2-in-play.json"))
+        feeds[0] = .object(feed)
+        config["feeds"] = .array(feeds)
+        let configPath = directory.appendingPathComponent("liverelay.json").path
+        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: configPath))
+
+        let output = LockedLines()
+        let recorder = RecordingProvider()
+        let summary = try await SequenceReplay.run(
+            config: configPath, sequence: "Samples/sequences/football-data-whu-ful/sequence.json", provider: recorder,
+            output: { output.append($0) })
+        #expect(summary.feedErrors == 0)
+        #expect(recorder.pushes.isEmpty, "no state breaking the contract was sent")
+        let refusals = output.lines.filter { $0.contains("refused by the contract") }
+        #expect(refusals.count >= 5, "every match's start: \(output.lines.joined(separator: "\n"))")
+        #expect(
+            refusals.allSatisfy { $0.contains("rules match-start") && $0.contains(#"missing required key "clock""#) })
+
+        let shipped = RecordingProvider()
+        _ = try await SequenceReplay.run(
+            config: "Samples/presets/football-data.json",
+            sequence: "Samples/sequences/football-data-whu-ful/sequence.json",
+            provider: shipped)
+        #expect(shipped.pushes.filter { $0.event == .start }.count == 5)
+    }
+}
+
+/// Lines written from any thread.
+final class LockedLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
+}
