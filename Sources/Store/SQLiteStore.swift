@@ -27,12 +27,28 @@ public final class SQLiteStore: Sendable {
     public init(path: String, busyTimeout: Duration = .seconds(5)) throws(Failure) {
         self.path = path
         do {
+            try Self.restrictToOwner(path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(busyTimeout / .seconds(1))
             pool = try DatabasePool(path: path, configuration: configuration)
             try SQLiteStore.migrator.migrate(pool)
+            // SQLite gives its -wal and -shm files the database file's mode; older ones are made so here.
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                chmod(path + suffix, 0o600)
+            }
         } catch {
             throw Failure(path: path, message: "\(error)")
+        }
+    }
+
+    /// The state file holds device tokens, provider addresses and the live APNs provider token: only its
+    /// owner may read it. A new file is created with mode 0600; an existing one is set to it.
+    private static func restrictToOwner(_ path: String) throws(Failure) {
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        guard chmod(path, 0o600) == 0 || descriptor < 0 else {
+            throw Failure(
+                path: path, message: "cannot make the state file private: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -239,6 +255,7 @@ public final class SQLiteStore: Sendable {
                         last_success = excluded.last_success
                         """, arguments: [commit.feed, commit.etag, commit.lastModified, commit.now])
                 try SQLiteStore.save(commit.activities, db)
+                try SQLiteStore.saveThrottleStates(commit.throttleStates, db)
             }, write: true)
     }
 
@@ -284,11 +301,16 @@ public struct FeedCommit: Sendable {
     public var etag: String?
     public var lastModified: String?
     public var activities: [ActivityRecord]
+    /// The throttle states the poll changed (the pushes it queued), saved in the same transaction: a poll's
+    /// facts are never saved without the pushes they made.
+    public var throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
 
     public init(
         feed: String, now: Int, facts: [String: Facts]?, removedEntities: [String] = [], etag: String? = nil,
-        lastModified: String? = nil, activities: [ActivityRecord] = []
+        lastModified: String? = nil, activities: [ActivityRecord] = [],
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = []
     ) {
+        self.throttleStates = throttleStates
         self.feed = feed
         self.now = now
         self.facts = facts

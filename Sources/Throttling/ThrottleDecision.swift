@@ -7,6 +7,14 @@ public enum ThrottleDecision: Sendable, Hashable {
     case send(LiveActivityPush, downgraded: Bool)
     /// It wants priority 10, its rule says hold, and the budget is spent: it waits until `until`.
     case held(ActivityKey, until: Int, ruleIDs: [String])
+
+    /// The activity the decision is about.
+    public var activity: ActivityKey {
+        switch self {
+        case .send(let push, _): push.activity
+        case .held(let key, _, _): key
+        }
+    }
 }
 
 /// What happened to a push handed to the throttle.

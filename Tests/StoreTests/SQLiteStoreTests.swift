@@ -31,6 +31,28 @@ import Testing
         #expect(try await reopened.allActivities() == [record])
     }
 
+    /// The state file holds device tokens and the live APNs provider token: it and its -wal and -shm files
+    /// are readable by their owner only, whether new or made by an older version with mode 0644.
+    @Test func theStateFileIsReadableByItsOwnerOnly() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        func mode(_ file: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? -1
+        }
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.commit(FeedCommit(feed: "f", now: 1, facts: ["1": Facts(["n": 1])]))
+            for suffix in ["", "-wal", "-shm"] { #expect(try mode(path + suffix) == 0o600, "\(suffix)") }
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path + suffix)
+        }
+        _ = try SQLiteStore(path: path)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            #expect(try mode(path + suffix) == 0o600, "\(suffix) made private again")
+        }
+    }
+
     @Test func anUnwritablePathIsAClearError() {
         #expect(throws: SQLiteStore.Failure.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
     }

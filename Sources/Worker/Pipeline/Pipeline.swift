@@ -133,13 +133,20 @@ public struct Pipeline: Sendable {
         }
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
-        try await store.commit(
-            FeedCommit(
-                feed: feed.id, now: now, facts: changedEntities,
-                removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
-                lastModified: validators.lastModified,
-                activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }))
-        try await queue.save()
+        // One transaction: the facts, the activities and the pushes they queued (a crash can never keep the
+        // facts and lose the push).
+        do {
+            try await store.commit(
+                FeedCommit(
+                    feed: feed.id, now: now, facts: changedEntities,
+                    removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
+                    lastModified: validators.lastModified,
+                    activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key },
+                    throttleStates: await queue.takeChanges()))
+        } catch {
+            await queue.revert(touched)
+            throw error
+        }
         return plan
     }
 
@@ -231,8 +238,14 @@ public struct Pipeline: Sendable {
         // A start rewritten to carry an update stands in for the update on its target.
         let rewritten = Set(rewrites.map(\.row.key))
         entries.removeAll { rewritten.contains($0.key) }
-        try await store.commitRelease(
-            throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops)
+        do {
+            try await store.commitRelease(
+                throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops)
+        } catch {
+            // What was released is pending again, as the state file says: it goes with a later round.
+            await queue.revert(decisions.map(\.activity))
+            throw error
+        }
         for decision in decisions { metrics.throttled(decision) }
         metrics.pendingPushes(await queue.pendingCount)
         return decisions
@@ -432,8 +445,11 @@ public struct FeedPollResult: Sendable {
 }
 
 extension FeedRuntime {
-    /// The feed's polling schedule: its interval, 10 % jitter, backoff capped at ten minutes.
-    public var pollPolicy: PollSchedule.Policy { PollSchedule.Policy(interval: .seconds(interval)) }
+    /// The feed's polling schedule: its interval, 10 % jitter, backoff capped at ten minutes, a server's
+    /// waits capped at `longest-wait`.
+    public var pollPolicy: PollSchedule.Policy {
+        PollSchedule.Policy(interval: .seconds(interval), longestWait: .seconds(longestWait))
+    }
 }
 
 /// A URL safe to log: no credentials, no query values (`?key=…`), the same text the transport's errors use.

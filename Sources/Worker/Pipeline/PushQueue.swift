@@ -118,6 +118,28 @@ public actor PushQueue {
         try await store.saveThrottleStates(takeChanges())
     }
 
+    /// Puts the saved states of `keys` back after the transaction that was to save their changes failed, so
+    /// the throttle goes on from what the state file holds (a push it released but could not write to the
+    /// outbox is pending again). A key with no saved state starts afresh. When the states cannot be read
+    /// either, the changes stay in memory and are saved with the next transaction.
+    public func revert(_ keys: some Collection<ActivityKey>) async {
+        let keys = Set(keys)
+        guard !keys.isEmpty else { return }
+        do {
+            let saved = try Self.decode(try await store.throttleStates(keys), store: store)
+            var restored = saved
+            for key in keys where saved[key] == nil {
+                if let attributesType = throttle.state(for: key)?.attributesType {
+                    restored[key] = ActivityThrottleState(attributesType: attributesType)
+                }
+            }
+            throttle.restore(restored)
+            dirty.subtract(keys)
+        } catch {
+            dirty.formUnion(keys)
+        }
+    }
+
     /// The states changed since the last save, encoded, for the caller to save in its own transaction.
     public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []

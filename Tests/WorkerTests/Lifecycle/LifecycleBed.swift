@@ -14,6 +14,7 @@ struct LifecycleBed {
     let fake: FakeAPNs
     let feed: FeedServer
     let wall: Wall
+    let loaded: LoadedConfig
 
     /// The wall clock, moved by hand (from the real time: the fake APNs checks provider tokens against its
     /// own).
@@ -43,7 +44,8 @@ struct LifecycleBed {
 
     /// Runs `body` on a bed whose config has `throttle` (when given) and whose registry `registering` filled.
     static func with(
-        throttle: JSONValue? = nil, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        throttle: JSONValue? = nil, busyTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         registering: @escaping (SQLiteStore) async throws -> Void, _ body: (LifecycleBed) async throws -> Void
     ) async throws {
         try await MatchReplay.withFakeAPNs { setup, fake in
@@ -59,7 +61,7 @@ struct LifecycleBed {
                     try config.jsonData().write(to: URL(fileURLWithPath: setup.configPath))
                 }
                 let loaded = try ConfigLoader.load(path: setup.configPath)
-                let store = try SQLiteStore(path: loaded.resolve(loaded.config.state))
+                let store = try SQLiteStore(path: loaded.resolve(loaded.config.state), busyTimeout: busyTimeout)
                 try await registering(store)
                 let wall = Wall()
                 let worker = try await LiveRelayWorker.build(
@@ -67,7 +69,8 @@ struct LifecycleBed {
                     environment: .test(
                         now: { wall.now }, logger: logger, variables: ["LIVERELAY_TEST_BEARER": "b"]))
                 defer { worker.shutdown() }
-                try await body(LifecycleBed(worker: worker, store: store, fake: fake, feed: feed, wall: wall))
+                try await body(
+                    LifecycleBed(worker: worker, store: store, fake: fake, feed: feed, wall: wall, loaded: loaded))
             }
         }
     }
