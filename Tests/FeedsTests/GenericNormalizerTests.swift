@@ -84,6 +84,16 @@ import Testing
             #"{"events": [{"id": "7", "status": {"type": {"state": "in"}}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": "1"}, {"score": "0"}]}]}]}"#,
             .shape, "entity \"7\": field clock.seconds at /status/clock is missing"
         ),
+        // 2^64 + 1 once read as 1 (a wrapped integer): beyond 64 bits is no score.
+        (
+            #"{"events": [{"id": "7", "status": {"type": {"state": "in"}, "clock": 60}, "date": "2026-07-03T18:00Z", "competitions": [{"competitors": [{"score": 18446744073709551617}, {"score": "0"}]}]}]}"#,
+            .shape,
+            "entity \"7\": field home.score at /competitions/0/competitors/0/score is number 18446744073709551617, expected int"
+        ),
+        (
+            #"{"events": [{"id": "7", "status": {"type": {"state": "in"}, "clock": 1e999}}]}"#, .invalidJSON,
+            "body is not valid JSON (1:70: number out of range); it starts with \"{\"events\": [{\"id\": \"7\", \"status\": {\"type\": {\"state\": \"in\"}, …\" (78 bytes)"
+        ),
     ])
     func aBrokenBodyIsAFeedErrorNeverFacts(body: String, kind: FeedError.Kind, message: String) throws {
         let normalizer = try GenericNormalizer(Self.espn)

@@ -12,7 +12,8 @@ enum FieldConversion {
                 var rounded = Decimal()
                 var copy = d
                 NSDecimalRound(&rounded, &copy, 0, .plain)
-                guard rounded == d else { return nil }
+                // Outside 64 bits, `int64Value` wraps around (2^64 + 1 would read as 1): not an integer here.
+                guard rounded == d, d >= Decimal(Int.min), d <= Decimal(Int.max) else { return nil }
                 return Int(exactly: NSDecimalNumber(decimal: d).int64Value).map { JSONValue.int($0) }
             case .double(let d): return d == d.rounded() && abs(d) < 9e15 ? .int(Int(d)) : nil
             case .string(let s):

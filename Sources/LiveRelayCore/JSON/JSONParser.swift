@@ -382,10 +382,11 @@ public struct JSONParser: ~Copyable {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let i = Int(text) { return .int(i) }
-        if numberMode == .decimal, let d = Decimal(string: text, locale: JSONParser.posix) {
+        if numberMode == .decimal, let d = Decimal(string: text, locale: JSONParser.posix), !d.isNaN {
             return .decimal(d)
         }
-        guard let d = Double(text) else { throw error("number out of range", at: start) }
+        // JSON has no infinity: a number too large for a Double (1e999) is refused, not read as one.
+        guard let d = Double(text), d.isFinite else { throw error("number out of range", at: start) }
         return .double(d)
     }
 
