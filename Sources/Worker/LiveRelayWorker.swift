@@ -110,7 +110,18 @@ public struct LiveRelayWorker: Sendable {
         let feedLoops = loaded.feeds.map { feed in
             PollLoop(
                 name: feed.id, policy: feed.pollPolicy, clock: loopClock, now: environment.now,
-                random: environment.random, observe: { environment.metrics.polled($0) }
+                random: environment.random,
+                observe: { report in
+                    environment.metrics.polled(report)
+                    if let asked = report.decision.cappedFrom {
+                        environment.logger.warning(
+                            "feed wait capped",
+                            metadata: [
+                                "feed.id": "\(feed.id)", "asked": "\(asked) s", "longest-wait": "\(feed.longestWait) s",
+                                "decision": "\(report.decision)",
+                            ])
+                    }
+                }
             ) {
                 let polled = await rounds.poll(feed)
                 // What the change queued goes out now, not at the outbox loop's next look.

@@ -20,11 +20,15 @@ public struct PollDecision: Sendable, Hashable, CustomStringConvertible {
     public var delay: Duration
     /// Why.
     public var reason: Reason
+    /// The seconds the server asked for when they were more than the policy's longest wait (the reason
+    /// then holds the capped value).
+    public var cappedFrom: Int?
 
     /// Creates a decision.
-    public init(delay: Duration, reason: Reason) {
+    public init(delay: Duration, reason: Reason, cappedFrom: Int? = nil) {
         self.delay = delay
         self.reason = reason
+        self.cappedFrom = cappedFrom
     }
 
     /// `next poll in 60 s (backoff after 2 failures)`.
@@ -37,7 +41,8 @@ public struct PollDecision: Sendable, Hashable, CustomStringConvertible {
             case .retryAfter(let s): "Retry-After \(s) s"
             case .banned(let s): "banned for \(s) s"
             }
-        return "next poll in \(PollDecision.seconds(delay)) s (\(why))"
+        let cut = cappedFrom.map { ", capped: the server asked for \($0) s" } ?? ""
+        return "next poll in \(PollDecision.seconds(delay)) s (\(why)\(cut))"
     }
 
     /// A duration in seconds, with milliseconds when it has them.

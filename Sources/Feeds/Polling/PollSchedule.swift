@@ -9,7 +9,8 @@
 ///   its `Retry-After`, or the cap when it has none.
 ///
 /// Jitter adds up to `jitter` × the delay, so feeds with the same interval spread out and no floor is
-/// ever undercut.
+/// ever undercut. What a server asks (`max-age`, `Retry-After`, a ban) is honoured up to `longestWait`
+/// (an hour by default): one answer never silences a feed for a year; the decision says it was capped.
 public struct PollSchedule: Sendable, Hashable {
     /// The settings of one feed.
     public struct Policy: Sendable, Hashable {
@@ -19,12 +20,18 @@ public struct PollSchedule: Sendable, Hashable {
         public var jitter: Double
         /// The longest backoff after failures (before jitter).
         public var backoffCap: Duration
+        /// The longest wait a server's answer may impose (`max-age`, `Retry-After`, a ban).
+        public var longestWait: Duration
 
-        /// Creates a policy; the cap defaults to ten minutes, or the interval if that is longer.
-        public init(interval: Duration, jitter: Double = 0.1, backoffCap: Duration? = nil) {
+        /// Creates a policy; the backoff cap defaults to ten minutes and the longest wait to an hour, each
+        /// at least the interval.
+        public init(
+            interval: Duration, jitter: Double = 0.1, backoffCap: Duration? = nil, longestWait: Duration? = nil
+        ) {
             self.interval = interval
             self.jitter = max(0, jitter)
             self.backoffCap = max(backoffCap ?? .seconds(600), interval)
+            self.longestWait = max(longestWait ?? .seconds(3600), interval)
         }
     }
 
@@ -44,11 +51,16 @@ public struct PollSchedule: Sendable, Hashable {
     /// `random` is a draw in `0..<1` for the jitter.
     public mutating func record(_ outcome: PollOutcome, now: Int, random: Double) -> PollDecision {
         let spread = 1 + policy.jitter * min(max(random, 0), 1)
+        let longest = Int(policy.longestWait.components.seconds)
+        /// A server's wait, capped: the seconds kept, and what was asked when it was more.
+        func capped(_ asked: Int) -> (Int, Int?) { asked > longest ? (longest, asked) : (asked, nil) }
         if outcome.succeeded {
             consecutiveFailures = 0
             notBefore = nil
-            if let maxAge = HTTPCacheHints.maxAge(outcome.cacheControl), Duration.seconds(maxAge) > policy.interval {
-                return PollDecision(delay: Self.scaled(.seconds(maxAge), spread), reason: .cacheMaxAge(maxAge))
+            if let asked = HTTPCacheHints.maxAge(outcome.cacheControl), Duration.seconds(asked) > policy.interval {
+                let (maxAge, cut) = capped(asked)
+                return PollDecision(
+                    delay: Self.scaled(.seconds(maxAge), spread), reason: .cacheMaxAge(maxAge), cappedFrom: cut)
             }
             return PollDecision(delay: Self.scaled(policy.interval, spread), reason: .interval)
         }
@@ -57,17 +69,20 @@ public struct PollSchedule: Sendable, Hashable {
         let backoff = min(policy.backoffCap, policy.interval * (1 << doublings))
         let decision = PollDecision(
             delay: Self.scaled(backoff, spread), reason: .backoff(failures: consecutiveFailures))
-        let requested = HTTPCacheHints.retryAfter(outcome.retryAfter, now: now)
+        let asked = HTTPCacheHints.retryAfter(outcome.retryAfter, now: now)
         switch outcome.status {
         case 418:
-            let ban = requested ?? Int(policy.backoffCap.components.seconds)
+            let (ban, cut) = capped(asked ?? Int(policy.backoffCap.components.seconds))
             notBefore = now + ban
-            return decision.delay >= .seconds(ban) ? decision : PollDecision(delay: .seconds(ban), reason: .banned(ban))
+            return decision.delay >= .seconds(ban)
+                ? decision : PollDecision(delay: .seconds(ban), reason: .banned(ban), cappedFrom: cut)
         case 429, 503:
-            guard let requested else { return decision }
+            guard let asked else { return decision }
+            let (requested, cut) = capped(asked)
             notBefore = now + requested
             return decision.delay >= .seconds(requested)
-                ? decision : PollDecision(delay: .seconds(requested), reason: .retryAfter(requested))
+                ? decision
+                : PollDecision(delay: .seconds(requested), reason: .retryAfter(requested), cappedFrom: cut)
         default:
             return decision
         }

@@ -27,6 +27,8 @@ public struct FeedRuntime: Sendable {
     public var interval: Int
     public var timeout: Int
     public var maxBodyBytes: Int
+    /// The longest wait (seconds) a server may impose.
+    public var longestWait: Int = 3600
     /// Header values with secrets already read. Never log these.
     public var headers: [(name: String, value: String)]
     /// The feed's generic mapping or preset, ready to turn bodies into facts.
@@ -96,7 +98,8 @@ public enum ConfigLoader {
             feeds.append(
                 FeedRuntime(
                     id: feed.id, url: resolveURL(feed.url, directory: directory), interval: feed.interval,
-                    timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, headers: headers, normalizer: normalizer))
+                    timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, longestWait: feed.longestWait,
+                    headers: headers, normalizer: normalizer))
         }
         var providerIDs = Set<String>()
         if !config.defaultIsFirstOfProviders { providerIDs.insert(config.provider.id) }

@@ -137,6 +137,7 @@ public enum ConfigSchema {
                 "interval": { "type": "integer", "minimum": 1, "description": "Seconds between polls in run mode. Default 30." },
                 "timeout": { "type": "integer", "minimum": 1, "description": "Seconds a request may take. Default 10." },
                 "max-body-bytes": { "type": "integer", "minimum": 1, "description": "A larger body is a feed error. Default 8388608 (8 MiB)." },
+                "longest-wait": { "type": "integer", "minimum": 1, "description": "The longest a server's Cache-Control max-age, Retry-After or ban may hold the feed, in seconds (at least the interval). Default 3600." },
                 "headers": {
                   "type": "object",
                   "description": "Extra request headers: a string, or a secret reference for credentials.",

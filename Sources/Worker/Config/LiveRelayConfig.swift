@@ -59,6 +59,8 @@ public struct FeedConfig: Sendable, Decodable {
     public var timeout: Int
     /// Larger bodies are a feed error.
     public var maxBodyBytes: Int
+    /// The longest wait (seconds) a server's `max-age`, `Retry-After` or ban may impose on the feed.
+    public var longestWait: Int
     /// Extra request headers; a value is a string or a secret reference (`{"env": …}` / `{"file": …}`).
     public var headers: [String: HeaderValue]
     /// A generic JSON mapping; a feed has this or `preset`, not both.
@@ -69,11 +71,13 @@ public struct FeedConfig: Sendable, Decodable {
     enum CodingKeys: String, CodingKey {
         case id, url, interval, timeout, headers, mapping, preset
         case maxBodyBytes = "max-body-bytes"
+        case longestWait = "longest-wait"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
+        longestWait = try c.decodeIfPresent(Int.self, forKey: .longestWait) ?? 3600
         url = try c.decode(String.self, forKey: .url)
         interval = try c.decodeIfPresent(Int.self, forKey: .interval) ?? 30
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10

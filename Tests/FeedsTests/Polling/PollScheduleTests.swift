@@ -58,15 +58,39 @@ import Testing
     }
 
     @Test mutating func binance418IsABanUntilItsRetryAfter() {
-        let banned = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "7200")
+        let banned = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "2400")
         #expect(
-            schedule.record(banned, now: now, random: 0) == PollDecision(delay: .seconds(7200), reason: .banned(7200)))
-        #expect(schedule.notBefore == now + 7200)
+            schedule.record(banned, now: now, random: 0) == PollDecision(delay: .seconds(2400), reason: .banned(2400)))
+        #expect(schedule.notBefore == now + 2400)
         let noHeader = PollOutcome(.failed(.httpStatus), status: 418)
         #expect(
             schedule.record(noHeader, now: now, random: 0) == PollDecision(delay: .seconds(600), reason: .banned(600)))
         #expect(schedule.record(PollOutcome(.fresh), now: now, random: 0).reason == .interval)
         #expect(schedule.notBefore == nil)
+    }
+
+    /// One answer never silences a feed: a year's `max-age`, a `Retry-After` in 2099 and a two-hour ban are
+    /// cut to the longest wait (an hour by default, or the feed's own), and the decision says so.
+    @Test mutating func whatAServerAsksIsCappedAtTheLongestWait() {
+        let year = PollOutcome(.fresh, status: 200, cacheControl: "max-age=31536000")
+        #expect(
+            schedule.record(year, now: now, random: 0)
+                == PollDecision(delay: .seconds(3600), reason: .cacheMaxAge(3600), cappedFrom: 31_536_000))
+        let later = PollOutcome(.failed(.httpStatus), status: 503, retryAfter: "Thu, 01 Jan 2099 00:00:00 GMT")
+        let decision = schedule.record(later, now: now, random: 0)
+        #expect(decision.delay == .seconds(3600))
+        #expect(decision.reason == .retryAfter(3600))
+        #expect((decision.cappedFrom ?? 0) > 2_000_000_000 - now)
+        #expect(schedule.notBefore == now + 3600)
+        #expect(
+            decision.description.hasPrefix("next poll in 3600 s (Retry-After 3600 s, capped: the server asked for "))
+        let ban = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "7200")
+        #expect(
+            schedule.record(ban, now: now, random: 0)
+                == PollDecision(delay: .seconds(3600), reason: .banned(3600), cappedFrom: 7200))
+        var patient = PollSchedule(policy: .init(interval: .seconds(30), longestWait: .seconds(7200)))
+        #expect(
+            patient.record(ban, now: now, random: 0) == PollDecision(delay: .seconds(7200), reason: .banned(7200)))
     }
 
     @Test func countersCountRequestsNotModifiedAndErrorsByKind() {
