@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import Logging
+import Synchronization
 
 @main
 struct LiveRelayCommand: AsyncParsableCommand {
@@ -37,12 +38,30 @@ struct LoggingOptions: ParsableArguments {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-/// Writes to standard output without buffering surprises when output is piped.
+/// A closed pipe is a write error (EPIPE), not a signal that ends the process.
+private let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+/// Whether standard output was found closed (said once).
+private let outputClosed = Mutex(false)
+
+/// Writes to standard output without buffering surprises when output is piped. Once the reader is gone
+/// (`liverelay replay … | head`), the rest is dropped with one line on standard error; the command goes on.
 let standardOutput: @Sendable (String) -> Void = { line in
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    _ = pipeSignalIgnored
+    do {
+        try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+    } catch {
+        let first = outputClosed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if first {
+            standardError("standard output is closed (\(error.localizedDescription)): the rest of it is dropped")
+        }
+    }
 }
 
 /// Writes to standard error.
 let standardError: @Sendable (String) -> Void = { line in
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    _ = pipeSignalIgnored
+    try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
 }

@@ -108,6 +108,18 @@ import Testing
         #expect(first.standardOutput.split(separator: "\n", maxSplits: 1).last.map(String.init) == golden)
     }
 
+    /// `liverelay replay … | head`: once the reader is gone, writing is an error (EPIPE), said once on
+    /// standard error; the replay finishes and exits 0 instead of dying on a broken pipe.
+    @Test func aClosedStandardOutputIsAnErrorNotACrash() async throws {
+        let command =
+            "set -o pipefail; '\(liverelay.path)' replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json | head -c 1 > /dev/null"
+        let run = try await CommandRun.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "sleep 0.2; " + command], directory: Repository.root)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("standard output is closed"), "\(run.standardError)")
+        #expect(!run.standardError.contains("Fatal error"))
+    }
+
     @Test func tickTwiceSendsNothingTheSecondTime() async throws {
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
