@@ -7,7 +7,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "liverelay-bench",
         abstract: "LiveRelay's benchmarks. Build in release mode: swift run -c release liverelay-bench <name>.",
         subcommands: [
-            ThrottleBench.self, RulesBench.self, PipelineBench.self, TickBench.self, FanoutBench.self, MemoryBench.self,
+            ThrottleBench.self, RulesBench.self, RuleLoadBench.self, PipelineBench.self, TickBench.self,
+            FanoutBench.self, MemoryBench.self,
         ])
 }
 
