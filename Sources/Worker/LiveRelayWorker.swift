@@ -165,14 +165,25 @@ public struct LiveRelayWorker: Sendable {
             host: loaded.config.api.host, port: loaded.config.api.port, health: health,
             registry: environment.prometheus, tokens: tokens, logger: environment.logger,
             onRunning: environment.onAPIRunning)
+        // A service that fails shuts the group down gracefully, as SIGTERM does (then `run` throws its error):
+        // cancelling the group instead left the API server hanging and the process deaf to signals.
         var configuration = ServiceGroupConfiguration(
             services: [
                 .init(
                     service: WorkerService(
                         loops: feedLoops + [outboxLoop], logger: rounds.logger,
-                        pending: { await pending.pendingCount })),
-                .init(service: reloader),
-                .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
+                        pending: { await pending.pendingCount }),
+                    failureTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
+                .init(
+                    service: StoreWatchdog(
+                        loops: feedLoops + [outboxLoop], limit: loaded.config.stateFailureLimit,
+                        clock: environment.clock,
+                        now: environment.now, logger: rounds.logger),
+                    failureTerminationBehavior: .gracefullyShutdownGroup),
+                .init(
+                    service: api, successTerminationBehavior: .gracefullyShutdownGroup,
+                    failureTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: signals, logger: rounds.logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod

@@ -16,6 +16,8 @@ public struct PollCounters: Sendable, Hashable {
     public var lastFailure: Int?
     /// What the last failure was, in words; cleared by a success.
     public var lastError: String?
+    /// The kind of the last failure (`store` for the state store's); cleared by a success.
+    public var lastFailureKind: String?
     /// Failures since the last success.
     public var consecutiveFailures = 0
 
@@ -31,11 +33,13 @@ public struct PollCounters: Sendable, Hashable {
             if outcome.result == .notModified { notModified += 1 }
             lastSuccess = now
             lastError = nil
+            lastFailureKind = nil
             consecutiveFailures = 0
         case .failed(let kind):
             errors[kind.name, default: 0] += 1
             lastFailure = now
             lastError = outcome.message ?? kind.name
+            lastFailureKind = kind.name
             consecutiveFailures += 1
         }
     }

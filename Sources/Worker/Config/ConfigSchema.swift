@@ -22,6 +22,11 @@ public enum ConfigSchema {
               "items": { "type": "string", "minLength": 1 },
               "description": "Rule files or folders (every *.json except *.schema.json), relative to this file's folder."
             },
+            "state-failure-limit": {
+              "type": "integer",
+              "minimum": 5,
+              "description": "Seconds the state file may keep failing (locked, disk full, read-only) before liverelay run exits with an error, so a supervisor restarts it; shorter failures are retried while the worker goes on. Default 300."
+            },
             "contracts": {
               "type": "array",
               "items": { "type": "string", "minLength": 1 },

@@ -24,9 +24,12 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var api: APIConfig
     /// Content-state contract files, one per attributes type (relative to the config's folder).
     public var contracts: [String]
+    /// Seconds the state file may keep failing before `run` exits non-zero (for a supervisor to restart it).
+    public var stateFailureLimit: Int
 
     enum CodingKeys: String, CodingKey {
         case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts
+        case stateFailureLimit = "state-failure-limit"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -45,6 +48,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         http = try c.decodeIfPresent(HTTPConfig.self, forKey: .http) ?? HTTPConfig()
         api = try c.decodeIfPresent(APIConfig.self, forKey: .api) ?? APIConfig()
         contracts = try c.decodeIfPresent([String].self, forKey: .contracts) ?? []
+        stateFailureLimit = try c.decodeIfPresent(Int.self, forKey: .stateFailureLimit) ?? 300
     }
 }
 

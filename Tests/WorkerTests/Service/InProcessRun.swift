@@ -22,7 +22,7 @@ struct InProcessRun {
     let port: Int
     let transport: CurlTransport
     let logs: CapturingLogHandler.Store
-    /// Tasks asleep on the clock when every loop waits: one per feed, the outbox's, the rule reloader's.
+    /// Tasks asleep on the clock when every loop waits: one per feed, the outbox's, the rule reloader's, the store watchdog's.
     let sleepers: Int
 
     /// Builds the worker from `configPath` (its API on a free port with ``bearer``), runs its service group
@@ -55,7 +55,7 @@ struct InProcessRun {
                 guard let port = await listening.next() else { throw CancellationError() }
                 let run = InProcessRun(
                     worker: worker, store: store, clock: clock, registry: registry, port: port, transport: transport,
-                    logs: logs, sleepers: loaded.feeds.count + 2)
+                    logs: logs, sleepers: loaded.feeds.count + 3)
                 await clock.sleeping(run.sleepers)
                 try await body(run)
                 trigger.triggerGracefulShutdown()

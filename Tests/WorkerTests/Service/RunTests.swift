@@ -149,6 +149,29 @@ struct RunTests {
         try await feed.stop()
     }
 
+    /// A state file that stays locked past `state-failure-limit` is not waited out for ever: `run` ends with
+    /// an error (a non-zero exit, for a supervisor to restart it), after saying so at critical level.
+    @Test(.timeLimit(.minutes(1))) func aStateFileFailingPastTheLimitEndsRunWithAnError() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var config = try DemoConfig()
+        config["api"] = ["port": 0]
+        config["state-failure-limit"] = 20
+        let path = try config.write(to: directory)
+        let locked = LockHolder()
+        await #expect(throws: StoreDown.self) {
+            try await InProcessRun.run(configPath: path) { run in
+                locked.lock = try StateFileLock(path: directory.appendingPathComponent("liverelay.sqlite").path)
+                for _ in 0..<60 {
+                    run.clock.advance(by: .seconds(1))
+                    try await Task.sleep(for: .milliseconds(30))
+                }
+                #expect(run.logs.all.contains { $0.contains("the state store has failed for") })
+            }
+        }
+        try locked.lock?.release()
+    }
+
     /// A rule file edited while running is picked up on the clock; a broken edit is refused and the running
     /// rules stay.
     @Test func aRuleFileEditIsPickedUpAndABrokenOneRefused() async throws {
@@ -179,4 +202,9 @@ struct RunTests {
                 })
         }
     }
+}
+
+/// Holds the lock a test takes inside a closure, to release it after.
+final class LockHolder: @unchecked Sendable {
+    var lock: StateFileLock?
 }
