@@ -16,12 +16,13 @@ public enum StoreWatch {
     }
 
     /// The verdict at `now` for a worker that started at `startedAt`, ending after `limit` seconds of
-    /// failure: the store is failing while some loop's last poll failed on it, since the latest success of
-    /// those loops (a loop that succeeded since wrote to it).
+    /// failure: the store is failing while some loop's last poll failed on it and no loop has succeeded
+    /// since; it has been failing since the latest success of any loop (or the start).
     public static func verdict(_ loops: [PollCounters], startedAt: Int, now: Int, limit: Int) -> Verdict {
         let failing = loops.filter { $0.consecutiveFailures > 0 && $0.lastFailureKind == FeedError.Kind.store.name }
-        guard !failing.isEmpty else { return .healthy }
-        let since = failing.map { $0.lastSuccess ?? startedAt }.max()!
+        guard let latestFailure = failing.compactMap(\.lastFailure).max() else { return .healthy }
+        let since = loops.compactMap(\.lastSuccess).max() ?? startedAt
+        if since > latestFailure { return .healthy }
         return now - since >= limit ? .giveUp(since: since) : .failing(since: since)
     }
 }
