@@ -91,6 +91,10 @@ enum Validate {
         guard let raw, raw.range(of: pattern, options: .regularExpression) != nil else {
             throw APIError(.badRequest, "\(field): \"\((raw ?? "").prefix(64))\" is not a valid \(field) id")
         }
+        // `.` and `..` are path steps, not ids: a proxy or a log reader would resolve them.
+        guard !raw.allSatisfy({ $0 == "." }) else {
+            throw APIError(.badRequest, "\(field): \"\(raw.prefix(64))\" is not a valid \(field) id (dots only)")
+        }
         return raw
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// Ids that are path steps (`.`, `..`) are refused, sent as they are (a raw request: HTTP clients would
+/// resolve them before sending).
+@Suite struct PathStepTests {
+    /// Sends `request` over a plain TCP connection and returns the whole answer, on a thread of its own (a
+    /// blocking read must not hold one of the threads the server's handlers run on).
+    static func raw(_ request: String, port: Int) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try blocking(request, port: port) }) }.start()
+        }
+    }
+
+    private static func blocking(_ request: String, port: Int) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        // Never wait for ever: the answer is read until the server closes, or for five seconds.
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(request.utf8)
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw POSIXError(.EIO) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+            // A complete answer: its headers and as many body bytes as they announce.
+            let text = String(decoding: answer, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n"),
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first(where: { $0.lowercased().hasPrefix("content-length:") })
+                    .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }),
+                text.utf8.count - text[..<end.upperBound].utf8.count >= length
+            {
+                break
+            }
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    @Test(arguments: [".", ".."])
+    func dotIdsAreRefused(id: String) async throws {
+        try await APITestServer.with { server in
+            let body = #"{"token": "\#(String(repeating: "ab", count: 32))", "environment": "sandbox"}"#
+            let request =
+                "PUT /v1/devices/\(id)/push-to-start/MatchAttributes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(APITestServer.bearer)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+            let answer = try await Self.raw(request, port: server.port)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+            #expect(answer.contains("is not a valid device id"), "\(answer)")
+        }
+    }
+}
