@@ -43,6 +43,9 @@ import Testing
             ["id": "pw", "type": "pushwoosh", "application": "A-1", "api-token": ["env": "NO_SUCH_VAR"]]
         ]
         config["routes"] = [["attributes-type": "PriceAttributes", "provider": "nope"]]
+        config["state"] = "state-folder"
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("state-folder"), withIntermediateDirectories: false)
         let path = try config.write(to: directory)
         let run = try await CommandRun.run(liverelay, ["check", "--config", path])
         #expect(run.status == 1)
@@ -54,6 +57,7 @@ import Testing
                 "\(path): providers[0] (pw): provider.api-token: secret from environment variable NO_SUCH_VAR is not set"
             ))
         #expect(run.standardOutput.contains(#"routes[0].provider: no entry of providers has the id "nope""#))
+        #expect(run.standardOutput.contains("\(path): state: state-folder is a directory, not a state file"))
         #expect(!run.standardOutput.contains("not a key"))
     }
 

@@ -83,6 +83,27 @@ import Worker
             ])
     }
 
+    /// A header value with CR, LF or NUL (written or read from a secret) would inject request headers; a
+    /// name that is no header name would be dropped. Both are config errors, and the value is never quoted.
+    @Test func headersThatWouldInjectAreRefused() throws {
+        let text = #"""
+            {"feeds": [{"id": "fd", "url": "https://example.com/v4/matches",
+              "headers": {"X-Plain": "a\r\nX-Injected: 1", "X-Secret": {"env": "FD_TOKEN"}, "Bad Name": "v"},
+              "mapping": {"entities": "/matches", "id": "/id", "fields": {"state": {"pointer": "/status", "type": "string"}}}}]}
+            """#
+        guard case .failure(let problems) = try load(text, environment: ["FD_TOKEN": "tok\u{0}en-s3cr3t"]) else {
+            Issue.record("expected errors")
+            return
+        }
+        #expect(
+            problems.items.map(\.message) == [
+                #"feeds[0].headers["Bad Name"]: "Bad Name" is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"#,
+                "feeds[0].headers.X-Plain: header X-Plain: the value contains a line break or NUL, which would inject headers",
+                "feeds[0].headers.X-Secret: header X-Secret: the value contains a line break or NUL, which would inject headers",
+            ])
+        #expect(!problems.items.contains { $0.message.contains("s3cr3t") || $0.message.contains("Injected") })
+    }
+
     @Test func invalidJSONIsReportedWithItsPosition() throws {
         guard case .failure(let d) = try load("{\"feeds\": [}") else { Issue.record("expected an error"); return }
         #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])

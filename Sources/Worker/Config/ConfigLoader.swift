@@ -84,16 +84,36 @@ public enum ConfigLoader {
                 }
             }
             for (name, value) in feed.headers.sorted(by: { $0.key < $1.key }) {
+                let pointer = base + "/headers/" + JSONPointer.escape(name)
+                guard Self.isHeaderName(name) else {
+                    problems.append(
+                        diagnostic(
+                            pointer, atKey: true,
+                            "\"\(name.prefix(64))\" is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"))
+                    continue
+                }
+                let resolved: String
                 switch value {
-                case .plain(let v): headers.append((name, v))
+                case .plain(let v):
+                    resolved = v
                 case .secret(let ref):
                     do {
-                        headers.append(
-                            (name, try ref.resolve(baseDirectory: directory, environment: environment).value))
+                        resolved = try ref.resolve(baseDirectory: directory, environment: environment).value
                     } catch {
-                        problems.append(diagnostic(base + "/headers/" + JSONPointer.escape(name), error.description))
+                        problems.append(diagnostic(pointer, error.description))
+                        continue
                     }
                 }
+                // CR or LF would start another header (or the body); NUL cuts the value short. The value itself
+                // is never quoted: it may be a secret.
+                guard !resolved.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                    problems.append(
+                        diagnostic(
+                            pointer,
+                            "header \(name): the value contains a line break or NUL, which would inject headers"))
+                    continue
+                }
+                headers.append((name, resolved))
             }
             feeds.append(
                 FeedRuntime(
@@ -125,6 +145,16 @@ public enum ConfigLoader {
         }
         guard problems.isEmpty else { throw Diagnostics(problems) }
         return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds, contracts: contracts)
+    }
+
+    /// An HTTP header name (RFC 9110 token).
+    static func isHeaderName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy { c in
+                c.isASCII
+                    && (c.properties.isAlphabetic || ("0"..."9").contains(c)
+                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(c))
+            }
     }
 
     /// `file:relative/path` resolves against the config's folder; other URLs stay as written.

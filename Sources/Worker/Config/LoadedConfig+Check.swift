@@ -1,4 +1,5 @@
 public import Delivery
+import Foundation
 public import HTTP
 public import LiveRelayCore
 public import Rules
@@ -37,6 +38,19 @@ extension LoadedConfig {
             _ = try routes(for: rules)
         } catch {
             problems += error.items
+        }
+        // The state file: `run` would fail to open a directory or a file in a folder that is not there.
+        let state = resolve(config.state)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory), isDirectory.boolValue {
+            problem("state: \(config.state) is a directory, not a state file")
+        } else {
+            let folder = URL(fileURLWithPath: state).deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                problem("state: the folder of \(config.state) does not exist")
+            } else if !FileManager.default.isWritableFile(atPath: folder) {
+                problem("state: the folder of \(config.state) is not writable")
+            }
         }
         return problems
     }
