@@ -37,7 +37,15 @@ public final class SQLiteStore: Sendable {
                 chmod(path + suffix, 0o600)
             }
         } catch {
-            throw Failure(path: path, message: "\(error)")
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            // SQLite says only "unable to open database file": name the usual cause.
+            let hint =
+                !FileManager.default.fileExists(atPath: folder)
+                ? " (the folder \(folder) does not exist)"
+                : FileManager.default.isWritableFile(atPath: folder)
+                    ? ""
+                    : " (the folder \(folder) is not writable: the state file and its -wal and -shm files live there)"
+            throw Failure(path: path, message: "\(error)\(hint)")
         }
     }
 

@@ -37,6 +37,16 @@ import Testing
             ])
     }
 
+    /// A rules folder that holds no rule file (a deploy that emptied it) is a diagnostic, so a reload refuses
+    /// it and the running rules stay, instead of loading no rules without a word.
+    @Test func anEmptyRulesFolderIsADiagnostic() throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let set = RuleLoader().load(paths: [directory.path])
+        #expect(set.rules.isEmpty)
+        #expect(set.diagnostics.map(\.message) == ["no rule files (*.json) in this directory"])
+    }
+
     @Test func invalidJSONIsOneDiagnosticWithItsPosition() {
         let (rules, diagnostics) = RuleLoader().load(file: "x.json", data: Data("{\n  \"rules\": [,]\n}".utf8))
         #expect(rules.isEmpty)

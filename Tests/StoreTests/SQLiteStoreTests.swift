@@ -54,6 +54,10 @@ import Testing
     }
 
     @Test func anUnwritablePathIsAClearError() {
-        #expect(throws: SQLiteStore.Failure.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
+        #expect {
+            try SQLiteStore(path: "/nonexistent-dir/x.sqlite")
+        } throws: { error in
+            "\(error)".contains("(the folder /nonexistent-dir does not exist)")
+        }
     }
 }

@@ -34,4 +34,26 @@ import Worker
         )
         try await server.stop()
     }
+
+    /// A redirect is not followed; the error says so and where it pointed (redacted like any URL).
+    @Test func aRedirectSaysItIsNotFollowedAndWhereItPoints() async throws {
+        let server = try await LoopbackHTTPServer.start { _ in
+            ServerResponse(
+                status: 302, headers: [("location", "https://feeds.example/v5/matches?key=s3cr3t")], body: Data())
+        }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let feed = FeedRuntime(
+            id: "pl", url: server.url("/v4/matches"), normalizer: FootballDataNormalizer(), timeout: 60)
+        let response = await FeedFetcher(transport: transport).response(feed, validators: nil)
+        guard case .failure(let error) = response.result else {
+            Issue.record("expected a feed error")
+            return
+        }
+        #expect(
+            error.description
+                == "feed pl (\(server.url("/v4/matches"))): HTTP 302, a redirect to https://feeds.example/v5/matches?key=…, which is not followed: give the feed its new URL"
+        )
+        try await server.stop()
+    }
 }

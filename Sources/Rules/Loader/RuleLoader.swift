@@ -27,6 +27,11 @@ public struct RuleLoader: Sendable {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
                 files = names.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }.sorted()
                     .map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
+                // An empty folder is a mistake (a deploy that emptied it), not a wish for no rules.
+                if files.isEmpty {
+                    set.diagnostics.append(
+                        Diagnostic(file: path, location: nil, message: "no rule files (*.json) in this directory"))
+                }
             } else {
                 files = [path]
             }

@@ -46,10 +46,15 @@ public struct FeedFetcher: Sendable {
         case 200: out.result = .success(.body(response.body, response.validators))
         case 304: out.result = .success(.notModified)
         default:
+            // Redirects are not followed (a feed moved, or an error page elsewhere): say where it points.
+            let redirect =
+                (300..<400).contains(response.status)
+                ? ", a redirect\(response.header("Location").map { " to \(redact($0))" } ?? ""), which is not followed: give the feed its new URL"
+                : ""
             out.result = .failure(
                 FeedError(
                     kind: .httpStatus, feed: feed.id, url: redact(feed.url),
-                    message: "HTTP \(response.status)\(out.retryAfter.map { ", Retry-After \($0)" } ?? "")"
+                    message: "HTTP \(response.status)\(redirect)\(out.retryAfter.map { ", Retry-After \($0)" } ?? "")"
                         + Self.excerpt(response.body, hiding: feed.headers.map(\.value))))
         }
         return out
