@@ -169,7 +169,7 @@ struct StaticTyper {
         case .array:
             return StaticType(types: ["array"], what: "an array", literal: written)
         default:
-            return StaticType(types: [written.schemaTypeName], what: written.jsonString(), literal: written)
+            return StaticType(types: [SchemaType.of(written).rawValue], what: written.jsonString(), literal: written)
         }
     }
 

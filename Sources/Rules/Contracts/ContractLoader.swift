@@ -1,4 +1,3 @@
-import Foundation
 public import LiveRelayCore
 
 /// Reads a content-state contract file; every problem is a `file:line:column` diagnostic.
@@ -118,8 +117,8 @@ public enum ContractLoader {
         case .array(let names)?: return Set(names.compactMap(\.stringValue))
         default: break
         }
-        if let values = schema["enum"]?.arrayValue { return Set(values.map(\.schemaTypeName)) }
-        if let value = schema["const"] { return [value.schemaTypeName] }
+        if let values = schema["enum"]?.arrayValue { return Set(values.map { SchemaType.of($0).rawValue }) }
+        if let value = schema["const"] { return [SchemaType.of(value).rawValue] }
         return nil
     }
 }
@@ -130,28 +129,5 @@ extension JSONValue {
         var schema: JSONValue? = self
         for name in path { schema = schema?["properties"]?[name] }
         return schema
-    }
-
-    /// The JSON Schema type name of this value (`integer` for whole numbers).
-    var schemaTypeName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .int: "integer"
-        case .double(let d): d.rounded() == d ? "integer" : "number"
-        case .decimal(let d): d == d.rounded() ? "integer" : "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        }
-    }
-}
-
-extension Decimal {
-    fileprivate func rounded() -> Decimal {
-        var value = self
-        var result = Decimal()
-        NSDecimalRound(&result, &value, 0, .plain)
-        return result
     }
 }

@@ -69,6 +69,18 @@ enum SchemaType: String, Sendable, CaseIterable {
         }
     }
 
+    /// The narrowest type of `value`: `integer` for integral numbers of any representation.
+    static func of(_ value: JSONValue) -> SchemaType {
+        switch value {
+        case .null: .null
+        case .bool: .boolean
+        case .object: .object
+        case .array: .array
+        case .string: .string
+        case .int, .double, .decimal: integer.accepts(value) ? .integer : .number
+        }
+    }
+
     /// The type with an article, as a message names it: "a string", "an object", "null".
     var phrase: String {
         switch self {

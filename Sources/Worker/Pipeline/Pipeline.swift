@@ -22,15 +22,15 @@ public struct Pipeline: Sendable {
     /// Each provider's sender, by provider id.
     public let senders: [String: Sender]
     public let metrics: LiveRelayMetrics
-    private let logger: Logger
+    let logger: Logger
     /// Draws in `0..<1`, for the outbox's backoff jitter.
     private let random: @Sendable () -> Double
     /// Seconds after which a device started without reporting the activity's token may be started again;
     /// `nil`: never (see ``StartGuard``).
-    private let restartAfter: Int?
+    let restartAfter: Int?
     /// The content-state contracts, by attributes type: every state is checked and its dates written
     /// before it is queued.
-    private let contracts: [String: ContentContract]
+    let contracts: [String: ContentContract]
     /// Keeps delivery rounds from overlapping.
     private let gate = AsyncGate()
 
@@ -108,7 +108,8 @@ public struct Pipeline: Sendable {
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
         for (change, evaluation) in zip(changes, evaluations) {
-            let unchanged = records
+            // Only with contracts: a refused push puts its activity's record back as it was before this change.
+            let unchanged = contracts.isEmpty ? [:] : records
             var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
             if !contracts.isEmpty {
                 decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed.id) }
@@ -148,42 +149,6 @@ public struct Pipeline: Sendable {
             throw error
         }
         return plan
-    }
-
-    /// A push under its attributes type's contract: its dates written as the contract says, or, when it
-    /// breaks the contract, a skip (logged as an error naming the rules, the activity and the fields, and
-    /// counted) that leaves the activity's record as it was, so the next state is decided from the last
-    /// valid one.
-    private func enforceContract(
-        _ decision: LedgerDecision, records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord],
-        feed: String
-    ) -> LedgerDecision {
-        guard case .push(var pending) = decision, let contract = contracts[pending.push.attributesType] else {
-            return decision
-        }
-        var result = contract.conformState(pending.push.contentState)
-        if case .success(let state) = result {
-            pending.push.contentState = state
-            if pending.push.event == .start {
-                result = contract.conformAttributes(pending.push.attributes ?? .emptyObject)
-                if case .success(let attributes) = result { pending.push.attributes = attributes }
-            }
-        }
-        switch result {
-        case .success:
-            return .push(pending)
-        case .failure(let breach):
-            let activity = pending.push.activity
-            records[activity] = before[activity]
-            logger.error(
-                "push refused by its contract",
-                metadata: [
-                    "activity.key": "\(activity)", "rules": "\(pending.push.ruleIDs.joined(separator: ","))",
-                    "feed.id": "\(feed)", "contract": "\(contract.file)", "error": "\(breach)",
-                ])
-            for rule in pending.push.ruleIDs { metrics.ruleError(rule) }
-            return .skip(activity: activity, ruleIDs: pending.push.ruleIDs, reason: .breaksContract(breach.description))
-        }
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
@@ -359,56 +324,6 @@ public struct Pipeline: Sendable {
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
         return deliveries
-    }
-
-    /// An end that will never reach some of its targets leaves the activity running on those devices (until
-    /// its stale date, or iOS's eight hours): said loudly, counted, and reported by the round.
-    private func reportLostEnd(_ delivery: PushDelivery) {
-        let reasons = Set(delivery.receipts.filter(\.failed).map(\.outcome.reason)).sorted()
-        logger.error(
-            "activity end not delivered",
-            metadata: [
-                "activity.key": "\(delivery.push.activity)", "provider": "\(delivery.provider)",
-                "targets": "\(delivery.lost)", "reason": "\(reasons.joined(separator: "; "))",
-            ])
-        metrics.endLost(provider: delivery.provider)
-    }
-
-    /// One start per device and activity (``StartGuard``): starts to a device that runs the activity or was
-    /// started already are taken out of `due` and the outbox; the others are marked as started before they
-    /// are sent, so a crash after the send cannot start the activity twice. Returns the marked starts.
-    private func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(SQLiteStore.Failure) -> Set<DeviceStart>
-    {
-        let starts = due.filter { $0.deviceStart != nil }
-        guard !starts.isEmpty else { return [] }
-        let states = try await store.deviceStates(Array(Set(starts.compactMap(\.deviceStart))))
-        var admitted = Set<DeviceStart>()
-        var refused: [OutboxEntry] = []
-        for row in starts {
-            let start = row.deviceStart!
-            let state = states[start]
-            switch StartGuard.decide(
-                startedAt: state?.startedAt, tokenAt: state?.tokenAt, now: now, restartAfter: restartAfter)
-            {
-            case .send where admitted.insert(start).inserted:
-                break
-            case .send:
-                // A second token of the same device (rotated, or of another environment) in this round.
-                refused.append(row)
-            case .skip(let reason):
-                logger.info(
-                    "start not sent",
-                    metadata: ["activity.key": "\(start.activity)", "device": "\(start.device)", "reason": "\(reason)"])
-                refused.append(row)
-            }
-        }
-        if !refused.isEmpty {
-            try await store.completeOutbox(refused)
-            let gone = Set(refused.map(\.key))
-            due.removeAll { gone.contains($0.key) }
-        }
-        try await store.markStarted(Array(admitted), now: now)
-        return admitted
     }
 
     /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.

@@ -113,11 +113,6 @@ public actor PushQueue {
         return throttle.state(for: key)
     }
 
-    /// Saves the states changed since the last save.
-    public func save() async throws(SQLiteStore.Failure) {
-        try await store.saveThrottleStates(takeChanges())
-    }
-
     /// Puts the saved states of `keys` back after the transaction that was to save their changes failed, so
     /// the throttle goes on from what the state file holds (a push it released but could not write to the
     /// outbox is pending again). A key with no saved state starts afresh. When the states cannot be read

@@ -1,7 +1,6 @@
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
-import Synchronization
 import Testing
 import Worker
 
@@ -38,15 +37,15 @@ import Worker
         let configPath = directory.appendingPathComponent("liverelay.json").path
         try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: configPath))
 
-        let output = LockedLines()
+        let output = ReplayTests.Output()
         let recorder = RecordingProvider()
         let summary = try await SequenceReplay.run(
             config: configPath, sequence: "Samples/sequences/football-data-whu-ful/sequence.json", provider: recorder,
-            output: { output.append($0) })
+            output: { output.write($0) })
         #expect(summary.feedErrors == 0)
         #expect(recorder.pushes.isEmpty, "no state breaking the contract was sent")
-        let refusals = output.lines.filter { $0.contains("refused by the contract") }
-        #expect(refusals.count >= 5, "every match's start: \(output.lines.joined(separator: "\n"))")
+        let refusals = output.text.split(separator: "\n").filter { $0.contains("refused by the contract") }
+        #expect(refusals.count >= 5, "every match's start: \(output.text)")
         #expect(
             refusals.allSatisfy { $0.contains("rules match-start") && $0.contains(#"missing required key "clock""#) })
 
@@ -57,11 +56,4 @@ import Worker
             provider: shipped)
         #expect(shipped.pushes.filter { $0.event == .start }.count == 5)
     }
-}
-
-/// Lines written from any thread.
-final class LockedLines: Sendable {
-    private let storage = Mutex<[String]>([])
-    func append(_ line: String) { storage.withLock { $0.append(line) } }
-    var lines: [String] { storage.withLock { $0 } }
 }

@@ -156,13 +156,7 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The `event` of the object at `path` in a request's JSON body (array indices as numbers).
     static func event(of body: String, at path: [String]) -> String {
         var value = try? JSONParser.parse(body)
-        for step in path {
-            if let index = Int(step), case .array(let items)? = value {
-                value = index < items.count ? items[index] : nil
-            } else {
-                value = value?[step]
-            }
-        }
+        for step in path { value = Int(step).map { value?[$0] } ?? value?[step] }
         return value?["event"]?.stringValue ?? "?"
     }
 }

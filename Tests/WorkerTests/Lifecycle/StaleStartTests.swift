@@ -2,7 +2,6 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Store
-import Synchronization
 import Testing
 import Worker
 
@@ -11,39 +10,31 @@ import Worker
 /// new 0–0 activity on every phone). For every provider, in `tick` (one pass per cron run) and in `run`.
 @Suite("No stale start after the end", .serialized)
 struct StaleStartTests {
-    /// The wall time moves on from now (the fake APNs checks provider tokens against its own clock).
-    static var start: Int { Int(Date().timeIntervalSince1970) }
-
-    /// Rewrites the config for the feed server (one-second interval) and builds nothing else.
-    static func prepare(_ setup: MatchReplay, feed: FeedServer) throws {
-        try RunWithAPNs.prepare(setup, feed: feed)
-    }
-
     @Test(arguments: FakeProviderCase.allCases)
     func inTick(provider: FakeProviderCase) async throws {
         try await provider.run { fake in
             let feed = try await RunWithAPNs.feedServer()
             try await feed.serving { feed in
                 try await MatchReplay.with(provider: fake.provider, files: fake.files) { setup in
-                    try Self.prepare(setup, feed: feed)
+                    try RunWithAPNs.prepare(setup, feed: feed)
                     let loaded = try ConfigLoader.load(path: setup.configPath)
                     let store = try SQLiteStore(path: loaded.resolve(loaded.config.state))
                     try await fake.register(store)
-                    let wall = Mutex(Self.start)
+                    let wall = LifecycleBed.Wall()
                     let worker = try await LiveRelayWorker.build(
                         loaded, rules: loaded.loadRules(), store: store,
-                        environment: .test(now: { wall.withLock { $0 } }, variables: ["LIVERELAY_TEST_BEARER": "b"]))
+                        environment: .test(now: { wall.now }, variables: ["LIVERELAY_TEST_BEARER": "b"]))
                     defer { worker.shutdown() }
                     fake.setOutage(true)
                     for step in 1..<RunWithAPNs.steps.count {
                         feed.advance(to: step)
-                        wall.withLock { $0 += 60 }
+                        wall.advance(60)
                         _ = try await worker.runOnce()
                     }
                     #expect(fake.events().isEmpty, "nothing got through the outage")
                     #expect(try await store.allActivities().map(\.phase) == [.ended])
                     fake.setOutage(false)
-                    wall.withLock { $0 += 600 }
+                    wall.advance(600)
                     _ = try await worker.runOnce()
                     #expect(fake.events() == ["end"], "the end, and no start for the ended activity")
                     #expect(try await store.outboxStatus().depth == 0)
@@ -58,7 +49,7 @@ struct StaleStartTests {
             let feed = try await RunWithAPNs.feedServer()
             try await feed.serving { feed in
                 try await MatchReplay.with(provider: fake.provider, files: fake.files) { setup in
-                    try Self.prepare(setup, feed: feed)
+                    try RunWithAPNs.prepare(setup, feed: feed)
                     let store = try SQLiteStore(path: setup.directory.appendingPathComponent("liverelay.sqlite").path)
                     try await fake.register(store)
                     fake.setOutage(true)
@@ -84,36 +75,18 @@ struct StaleStartTests {
     /// The provider is down from kick-off to the first goal: when it comes back, the start that waited since
     /// kick-off carries the state at 44', not the 0–0 of the first minute.
     @Test func aStartThatWaitedCarriesTheNewestState() async throws {
-        let provider = FakeProviderCase.apns
-        try await provider.run { fake in
-            let feed = try await RunWithAPNs.feedServer()
-            try await feed.serving { feed in
-                try await MatchReplay.with(provider: fake.provider, files: fake.files) { setup in
-                    try Self.prepare(setup, feed: feed)
-                    let loaded = try ConfigLoader.load(path: setup.configPath)
-                    let store = try SQLiteStore(path: loaded.resolve(loaded.config.state))
-                    try await fake.register(store)
-                    let wall = Mutex(Self.start)
-                    let worker = try await LiveRelayWorker.build(
-                        loaded, rules: loaded.loadRules(), store: store,
-                        environment: .test(now: { wall.withLock { $0 } }, variables: ["LIVERELAY_TEST_BEARER": "b"]))
-                    defer { worker.shutdown() }
-                    fake.setOutage(true)
-                    for step in 1...3 {
-                        feed.advance(to: step)
-                        wall.withLock { $0 += 60 }
-                        _ = try await worker.runOnce()
-                    }
-                    fake.setOutage(false)
-                    wall.withLock { $0 += 600 }
-                    _ = try await worker.runOnce()
-                    let starts = fake.accepted().filter { $0.event == "start" }
-                    #expect(starts.count == 1, "\(fake.accepted())")
-                    #expect(fake.accepted().map(\.event).sorted() == ["start", "update"])
-                    #expect(starts.first?.state?["awayScore"] == 1, "the start carries the score at 44'")
-                    #expect(starts.first?.state?["clock"] == "44'")
-                }
-            }
+        try await LifecycleBed.with(registering: FakeProviderCase.registerTwoDevices) { bed in
+            bed.fake.setOutage(.status(429, reason: "TooManyRequests", retryAfter: 60))
+            for step in 1...3 { try await bed.step(step) }
+            bed.fake.setOutage(nil)
+            bed.wall.advance(600)
+            _ = try await bed.worker.runOnce()
+            let events = try bed.fake.accepted.map { try JSONParser.parse($0.body)["aps"] }
+            let starts = events.filter { $0?["event"] == "start" }
+            #expect(starts.count == 1, "\(events)")
+            #expect(events.compactMap { $0?["event"]?.stringValue }.sorted() == ["start", "update"])
+            #expect(starts.first??["content-state"]?["awayScore"] == 1, "the start carries the score at 44'")
+            #expect(starts.first??["content-state"]?["clock"] == "44'")
         }
     }
 }

@@ -30,7 +30,7 @@ import Worker
         _ = try await first.submit([Self.push("match-spent", at: 110)], now: 110)
         _ = await first.release(now: 110)
         _ = try await first.submit([Self.push("match-waiting", at: 120)], now: 120)
-        try await first.save()
+        try await store.saveThrottleStates(await first.takeChanges())
 
         let second = try await PushQueue(store: store, configuration: configuration)
         #expect(await second.states.keys.sorted() == ["match-waiting"])

@@ -5,6 +5,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Rules
 import Store
+import Synchronization
 import Testing
 import Worker
 
@@ -161,7 +162,7 @@ struct RunTests {
         let locked = LockHolder()
         await #expect(throws: StoreDown.self) {
             try await InProcessRun.run(configPath: path) { run in
-                locked.lock = try StateFileLock(path: directory.appendingPathComponent("liverelay.sqlite").path)
+                locked.hold(try StateFileLock(path: directory.appendingPathComponent("liverelay.sqlite").path))
                 for _ in 0..<60 {
                     run.clock.advance(by: .seconds(1))
                     try await Task.sleep(for: .milliseconds(30))
@@ -169,7 +170,7 @@ struct RunTests {
                 #expect(run.logs.all.contains { $0.contains("the state store has failed for") })
             }
         }
-        try locked.lock?.release()
+        try locked.release()
     }
 
     /// A rule file edited while running is picked up on the clock; a broken edit is refused and the running
@@ -205,6 +206,8 @@ struct RunTests {
 }
 
 /// Holds the lock a test takes inside a closure, to release it after.
-final class LockHolder: @unchecked Sendable {
-    var lock: StateFileLock?
+final class LockHolder: Sendable {
+    private let held = Mutex<StateFileLock?>(nil)
+    func hold(_ lock: StateFileLock) { held.withLock { $0 = lock } }
+    func release() throws { try held.withLock { try $0?.release() } }
 }
