@@ -65,11 +65,17 @@ struct EvalCommand: ParsableCommand {
     }
 
     static func evaluate(rule: JSONValue, data: JSONValue) throws -> JSONValue {
+        let expression: JsonLogicExpression
         do {
-            return try JsonLogicExpression.compile(rule).evaluate(data)
+            expression = try JsonLogicExpression.compile(rule)
         } catch {
             throw EvalError(
                 text: error.pointer.tokens.isEmpty ? error.message : "at \(error.pointer): \(error.message)")
+        }
+        do {
+            return try expression.evaluate(data)
+        } catch {
+            throw EvalError(text: "the rule \(error)")
         }
     }
 

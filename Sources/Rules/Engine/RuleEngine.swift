@@ -29,7 +29,15 @@ public struct RuleEngine: Sendable {
         let data = RuleEngine.data(for: change, now: now)
         let memo = JsonLogicMemo()
         // By index: a condition is read in place, and only a rule that fires is copied out.
-        for i in rules.indices where rules[i].when.evaluate(data, memo: memo).isTruthy {
+        for i in rules.indices {
+            do {
+                guard try rules[i].when.evaluate(data, memo: memo).isTruthy else { continue }
+            } catch {
+                result.errors.append(
+                    RuleError(
+                        rule: rules[i].id, source: rules[i].source, entity: change.entity, message: "when \(error)"))
+                continue
+            }
             switch RuleEngine.intent(rules[i], data: data, memo: memo, entity: change.entity) {
             case .success(let intent): result.intents.append(intent)
             case .failure(let error): result.errors.append(error)
@@ -44,47 +52,66 @@ public struct RuleEngine: Sendable {
         func fail(_ message: String) -> Result<ActivityIntent, RuleError> {
             .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
         }
-        let key: String
-        switch rule.activityKey.evaluate(data, memo: memo) {
-        case .string(let s) where !s.isEmpty: key = s
-        case let v where v.isNumber: key = v.jsonString()
-        case let v:
-            return fail(
-                "activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
-        }
-        var relevance: RelevanceScore?
-        if let expression = rule.relevance {
-            let value = expression.evaluate(data, memo: memo)
-            guard let d = value.doubleValue, d.isFinite, d >= 0 else {
-                return fail("relevance-score evaluated to \(value.jsonString().prefix(40)), expected a number ≥ 0")
+        /// An expression's value, or which of the rule's fields went past the evaluation limits.
+        func value(_ expression: JsonLogicExpression, _ field: String) throws(FieldLimitError) -> JSONValue {
+            do { return try expression.evaluate(data, memo: memo) } catch {
+                throw FieldLimitError(field: field, error: error)
             }
-            relevance = RelevanceScore(d)
         }
-        var alert: LiveActivityAlert?
-        if let template = rule.alert {
-            alert = LiveActivityAlert(
-                title: RuleEngine.text(template.title.evaluate(data, memo: memo)),
-                body: RuleEngine.text(template.body.evaluate(data, memo: memo)),
-                sound: template.sound)
+        do {
+            let key: String
+            switch try value(rule.activityKey, "activity") {
+            case .string(let s) where !s.isEmpty: key = s
+            case let v where v.isNumber: key = v.jsonString()
+            case let v:
+                return fail(
+                    "activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
+            }
+            var relevance: RelevanceScore?
+            if let expression = rule.relevance {
+                let score = try value(expression, "relevance-score")
+                guard let d = score.doubleValue, d.isFinite, d >= 0 else {
+                    return fail("relevance-score evaluated to \(score.jsonString().prefix(40)), expected a number ≥ 0")
+                }
+                relevance = RelevanceScore(d)
+            }
+            var alert: LiveActivityAlert?
+            if let template = rule.alert {
+                alert = LiveActivityAlert(
+                    title: RuleEngine.text(try value(template.title, "alert.title")),
+                    body: RuleEngine.text(try value(template.body, "alert.body")),
+                    sound: template.sound)
+            }
+            return .success(
+                ActivityIntent(
+                    activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
+                    patch: try RuleEngine.object(rule.contentState, "content-state", value),
+                    attributes: rule.event == .start
+                        ? .object(try RuleEngine.object(rule.attributes, "attributes", value)) : nil,
+                    alert: alert, relevance: relevance, priority: rule.priority,
+                    whenBudgetSpent: rule.whenBudgetSpent, staleAfter: rule.staleAfter,
+                    dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
+        } catch {
+            return fail("\(error.field) \(error.error)")
         }
-        return .success(
-            ActivityIntent(
-                activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
-                patch: RuleEngine.object(rule.contentState, data: data, memo: memo),
-                attributes: rule.event == .start
-                    ? .object(RuleEngine.object(rule.attributes, data: data, memo: memo)) : nil,
-                alert: alert, relevance: relevance, priority: rule.priority, whenBudgetSpent: rule.whenBudgetSpent,
-                staleAfter: rule.staleAfter,
-                dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
     }
 
     /// Evaluates dotted fields into one nested object.
-    static func object(_ fields: [FieldExpression], data: JSONValue, memo: JsonLogicMemo) -> [String: JSONValue] {
+    static func object(
+        _ fields: [FieldExpression], _ section: String,
+        _ value: (JsonLogicExpression, String) throws(FieldLimitError) -> JSONValue
+    ) throws(FieldLimitError) -> [String: JSONValue] {
         var facts = Facts()
         for field in fields {
-            facts.set(path: field.path, field.expression.evaluate(data, memo: memo))
+            facts.set(path: field.path, try value(field.expression, section + "." + field.path.joined(separator: ".")))
         }
         return facts.value.objectValue ?? [:]
+    }
+
+    /// A field of a rule whose expression went past the evaluation limits.
+    struct FieldLimitError: Error {
+        var field: String
+        var error: JsonLogicLimitError
     }
 
     /// Alert text: strings as they are, numbers as JavaScript prints them, null as absent.

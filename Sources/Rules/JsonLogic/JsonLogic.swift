@@ -8,7 +8,8 @@ public import LiveRelayCore
 /// `+`, `-`, `*` and comparisons), and arrays and objects compare by value in `==` and `===` because
 /// JSON values have no identity.
 ///
-/// Evaluation never fails: like json-logic-js, a nonsensical operation yields `null`, `NaN` or `false`.
+/// Evaluation fails only past its limits (`JsonLogicLimits`): like json-logic-js, a nonsensical operation
+/// yields `null`, `NaN` or `false`.
 public struct JsonLogicExpression: Sendable {
     let root: JsonLogicNode
 
@@ -22,15 +23,16 @@ public struct JsonLogicExpression: Sendable {
         JsonLogicExpression(root: try JsonLogicCompiler.compile(rule, at: .root))
     }
 
-    /// The value of the rule for `data`.
-    public func evaluate(_ data: JSONValue) -> JSONValue {
-        root.evaluate(data)
-    }
-
-    /// The value of the rule for `data`, sharing `var` lookups with other expressions evaluated against the
-    /// same `data` through `memo`.
-    public func evaluate(_ data: JSONValue, memo: JsonLogicMemo) -> JSONValue {
-        root.evaluate(data, memo: memo)
+    /// The value of the rule for `data`. `memo`, when given, shares `var` lookups with other expressions
+    /// evaluated against the same `data`. An evaluation that goes past `limits` throws instead of using
+    /// unbounded time or memory.
+    public func evaluate(
+        _ data: JSONValue, memo: JsonLogicMemo? = nil, limits: JsonLogicLimits = .standard
+    ) throws(JsonLogicLimitError) -> JSONValue {
+        var budget = JsonLogicBudget(limits)
+        let value = root.evaluate(data, memo: memo, budget: &budget)
+        if let exceeded = budget.exceeded { throw exceeded }
+        return value
     }
 
     /// True when the expression reads no data, so every evaluation gives the same value.

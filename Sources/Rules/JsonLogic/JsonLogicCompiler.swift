@@ -11,13 +11,13 @@ enum JsonLogicCompiler {
             for (i, item) in items.enumerated() {
                 nodes.append(try compile(item, at: pointer.appending(String(i))))
             }
-            return fold(.array(nodes))
+            return try fold(.array(nodes), at: pointer)
         case .object(let members) where members.count == 1:
             let (name, value) = members.first!
             guard let op = JsonLogicOperator(rawValue: name) else {
                 throw JsonLogicError(pointer: pointer, message: "unknown operator \"\(name)\"", code: .unknownOperator)
             }
-            return fold(try compileCall(op, value, at: pointer.appending(name)))
+            return try fold(try compileCall(op, value, at: pointer.appending(name)), at: pointer.appending(name))
         default:
             // Scalars, and objects with zero or several keys, are data.
             return .literal(rule)
@@ -119,9 +119,15 @@ enum JsonLogicCompiler {
         return values
     }
 
-    /// Replaces a node that reads no data by its value.
-    private static func fold(_ node: JsonLogicNode) -> JsonLogicNode {
+    /// Replaces a node that reads no data by its value, which must stay within the evaluation limits: a
+    /// constant that cannot be computed is an error in the rule, found when it is loaded.
+    private static func fold(_ node: JsonLogicNode, at pointer: JSONPointer) throws(JsonLogicError) -> JsonLogicNode {
         guard !node.isLiteral, node.readsNoData else { return node }
-        return .literal(node.evaluate(.null))
+        var budget = JsonLogicBudget(.standard)
+        let value = node.evaluate(.null, memo: nil, budget: &budget)
+        if let exceeded = budget.exceeded {
+            throw JsonLogicError(pointer: pointer, message: "this constant expression \(exceeded)", code: .limit)
+        }
+        return .literal(value)
     }
 }

@@ -14,6 +14,8 @@ public struct JsonLogicError: Error, Sendable, Hashable, CustomStringConvertible
         public static let unknownOperator = Code("unknown-operator")
         /// An operator called with fewer arguments than it can work with.
         public static let missingArgument = Code("missing-argument")
+        /// A constant expression whose evaluation goes past `JsonLogicLimits`.
+        public static let limit = Code("limit")
         /// Any other problem with a rule.
         public static let invalidRule = Code("invalid-rule")
 

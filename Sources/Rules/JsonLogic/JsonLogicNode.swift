@@ -37,16 +37,19 @@ indirect enum JsonLogicNode: Sendable {
     case operation(JsonLogicOperator, [JsonLogicNode])
 
     /// The value of the expression for `data`; `memo`, when given, holds the `var` lookups already made in
-    /// this same `data`.
-    func evaluate(_ data: JSONValue, memo: JsonLogicMemo? = nil) -> JSONValue {
+    /// this same `data`. Every node spends from `budget`, and what operators read and build is charged by
+    /// its size; once the budget is spent the value is meaningless (`null`) and `budget.exceeded` says why.
+    func evaluate(_ data: JSONValue, memo: JsonLogicMemo?, budget: inout JsonLogicBudget) -> JSONValue {
+        guard budget.step() else { return .null }
         switch self {
         case .literal(let value):
             return value
         case .array(let items):
-            return .array(JsonLogicNode.evaluateAll(items, data, memo))
+            let value = JSONValue.array(JsonLogicNode.evaluateAll(items, data, memo, &budget))
+            return budget.admit(value) ? value : .null
         case .variable(let path, let fallback):
             if let found = memo?.lookup(path, in: data) ?? path.lookup(in: data) { return found }
-            return fallback?.evaluate(data, memo: memo) ?? .null
+            return fallback?.evaluate(data, memo: memo, budget: &budget) ?? .null
         case .missing(let check):
             return .array(check.missing(in: data))
         case .missingSome(let needed, let optionCount, let check):
@@ -54,43 +57,64 @@ indirect enum JsonLogicNode: Sendable {
         case .and(let items):
             var current = JSONValue.null
             for item in items {
-                current = item.evaluate(data, memo: memo)
+                current = item.evaluate(data, memo: memo, budget: &budget)
                 if !current.isTruthy { return current }
             }
             return current
         case .or(let items):
             var current = JSONValue.null
             for item in items {
-                current = item.evaluate(data, memo: memo)
+                current = item.evaluate(data, memo: memo, budget: &budget)
                 if current.isTruthy { return current }
             }
             return current
         case .condition(let items):
             var i = 0
             while i + 1 < items.count {
-                if items[i].evaluate(data, memo: memo).isTruthy { return items[i + 1].evaluate(data, memo: memo) }
+                if items[i].evaluate(data, memo: memo, budget: &budget).isTruthy {
+                    return items[i + 1].evaluate(data, memo: memo, budget: &budget)
+                }
                 i += 2
             }
-            return i < items.count ? items[i].evaluate(data, memo: memo) : .null
+            return i < items.count ? items[i].evaluate(data, memo: memo, budget: &budget) : .null
         case .truthiness(let operand, let negated):
-            return .bool(operand.evaluate(data, memo: memo).isTruthy != negated)
+            return .bool(operand.evaluate(data, memo: memo, budget: &budget).isTruthy != negated)
         case .equality(let kind, let lhs, let rhs):
-            return .bool(kind.test(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo)))
+            let l = lhs.evaluate(data, memo: memo, budget: &budget)
+            let r = rhs.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(l), budget.read(r) else { return .null }
+            return .bool(kind.test(l, r))
         case .comparison(let kind, let lhs, let rhs):
-            return .bool(kind.test(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo)))
+            let l = lhs.evaluate(data, memo: memo, budget: &budget)
+            let r = rhs.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(l), budget.read(r) else { return .null }
+            return .bool(kind.test(l, r))
         case .between(let kind, let low, let middle, let high):
-            let value = middle.evaluate(data, memo: memo)
-            return .bool(
-                kind.test(low.evaluate(data, memo: memo), value) && kind.test(value, high.evaluate(data, memo: memo)))
+            let a = low.evaluate(data, memo: memo, budget: &budget)
+            let b = middle.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(a), budget.read(b) else { return .null }
+            guard kind.test(a, b) else { return .bool(false) }
+            let c = high.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(c) else { return .null }
+            return .bool(kind.test(b, c))
         case .arithmetic(let kind, let lhs, let rhs):
-            return kind.apply(lhs.evaluate(data, memo: memo), rhs.evaluate(data, memo: memo))
+            let l = lhs.evaluate(data, memo: memo, budget: &budget)
+            let r = rhs.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(l), budget.read(r) else { return .null }
+            return kind.apply(l, r)
         case .iteration(let kind, let source, let body):
-            return kind.apply(body, over: source.evaluate(data, memo: memo))
+            let items = source.evaluate(data, memo: memo, budget: &budget)
+            let value = kind.apply(body, over: items, budget: &budget)
+            return budget.admit(value) ? value : .null
         case .reduce(let source, let body, let initial):
-            return JsonLogicNode.reduce(
-                source.evaluate(data, memo: memo), body, initial: initial?.evaluate(data, memo: memo) ?? .null)
+            let items = source.evaluate(data, memo: memo, budget: &budget)
+            let start = initial?.evaluate(data, memo: memo, budget: &budget) ?? .null
+            return JsonLogicNode.reduce(items, body, initial: start, budget: &budget)
         case .operation(let op, let arguments):
-            return JsonLogicNode.apply(op, JsonLogicNode.evaluateAll(arguments, data, memo), data: data)
+            let values = JsonLogicNode.evaluateAll(arguments, data, memo, &budget)
+            guard budget.read(values) else { return .null }
+            let value = JsonLogicNode.apply(op, values, data: data)
+            return budget.admit(value) ? value : .null
         }
     }
 
@@ -124,12 +148,12 @@ indirect enum JsonLogicNode: Sendable {
         return false
     }
 
-    private static func evaluateAll(_ nodes: [JsonLogicNode], _ data: JSONValue, _ memo: JsonLogicMemo?)
-        -> [JSONValue]
-    {
+    private static func evaluateAll(
+        _ nodes: [JsonLogicNode], _ data: JSONValue, _ memo: JsonLogicMemo?, _ budget: inout JsonLogicBudget
+    ) -> [JSONValue] {
         var values: [JSONValue] = []
         values.reserveCapacity(nodes.count)
-        for node in nodes { values.append(node.evaluate(data, memo: memo)) }
+        for node in nodes { values.append(node.evaluate(data, memo: memo, budget: &budget)) }
         return values
     }
 

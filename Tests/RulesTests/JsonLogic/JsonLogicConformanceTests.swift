@@ -55,12 +55,12 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: ConformanceCase.all)
     func matchesReference(_ testCase: ConformanceCase) throws {
         let expression = try JsonLogicExpression.compile(testCase.rule)
-        let result = expression.evaluate(testCase.data)
+        let result = try expression.evaluate(testCase.data)
         #expect(result == testCase.expected, "got \(result.jsonString())")
         // With lookups shared through a memo (as the rule engine evaluates many rules on one change): the
         // first evaluation fills it, the second reads from it; both must match the reference.
         let memo = JsonLogicMemo()
-        #expect(expression.evaluate(testCase.data, memo: memo) == testCase.expected)
-        #expect(expression.evaluate(testCase.data, memo: memo) == testCase.expected)
+        #expect(try expression.evaluate(testCase.data, memo: memo) == testCase.expected)
+        #expect(try expression.evaluate(testCase.data, memo: memo) == testCase.expected)
     }
 }

@@ -52,9 +52,9 @@ import Testing
         )
         let expression = try JsonLogicExpression.compile(rule)
         #expect(!expression.isConstant)
-        #expect(expression.evaluate(match) == true)
-        #expect(expression.evaluate(["curr": match["prev"]!, "prev": match["prev"]!]) == false)
-        #expect(expression.evaluate(.null) == false)
+        #expect(try expression.evaluate(match) == true)
+        #expect(try expression.evaluate(["curr": match["prev"]!, "prev": match["prev"]!]) == false)
+        #expect(try expression.evaluate(.null) == false)
     }
 
     @Test(arguments: [

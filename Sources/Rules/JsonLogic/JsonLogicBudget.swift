@@ -1,0 +1,160 @@
+public import LiveRelayCore
+
+/// The most work one evaluation of an expression may do. A rule is code an author (or a hostile edit) wrote:
+/// a `reduce` that doubles a string forty times would otherwise ask for terabytes.
+public struct JsonLogicLimits: Sendable, Hashable {
+    /// Evaluation steps: one per operator or value visited, plus the size of every text, array or object an
+    /// operator reads or builds.
+    public var steps: Int
+    /// The size of any value an operator builds: one per scalar, the UTF-8 bytes of strings and keys (about
+    /// the bytes of its JSON text).
+    public var valueSize: Int
+    /// How deeply a built value may nest; the JSON parser's own limit.
+    public var depth: Int
+
+    public init(steps: Int, valueSize: Int, depth: Int) {
+        self.steps = steps
+        self.valueSize = valueSize
+        self.depth = depth
+    }
+
+    /// Ten million steps (a fraction of a second), values up to about 1 MB, 512 levels.
+    public static let standard = JsonLogicLimits(steps: 10_000_000, valueSize: 1_000_000, depth: 512)
+}
+
+/// An evaluation that went past one of its `JsonLogicLimits`; it produced no value.
+public struct JsonLogicLimitError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        case steps, valueSize = "value-size", depth
+    }
+
+    public let kind: Kind
+    public let limit: Int
+
+    public init(kind: Kind, limit: Int) {
+        self.kind = kind
+        self.limit = limit
+    }
+
+    public var description: String {
+        switch kind {
+        case .steps: return "takes more than \(limit) evaluation steps"
+        case .valueSize: return "builds a value larger than \(limit) bytes"
+        case .depth: return "builds a value nested deeper than \(limit) levels"
+        }
+    }
+}
+
+/// What one evaluation has left to spend. Once spent, every node answers `null` at once, so the evaluation
+/// unwinds in steps bounded by the expression's size, and the caller reports `exceeded`.
+struct JsonLogicBudget {
+    let limits: JsonLogicLimits
+    private var remaining: Int
+    private(set) var exceeded: JsonLogicLimitError?
+
+    init(_ limits: JsonLogicLimits) {
+        self.limits = limits
+        remaining = limits.steps
+    }
+
+    var isSpent: Bool { exceeded != nil }
+
+    /// One step; false once the budget is spent.
+    @inline(__always)
+    mutating func step() -> Bool {
+        remaining -= 1
+        if remaining >= 0 { return exceeded == nil }
+        return fail(.steps, limits.steps)
+    }
+
+    /// Charges reading `value` (texts, arrays and objects cost their size); false once the budget is spent.
+    @inline(__always)
+    mutating func read(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text):
+            remaining -= text.utf8.count
+            return remaining >= 0 ? exceeded == nil : fail(.steps, limits.steps)
+        case .array, .object:
+            return measure(value) != nil
+        default:
+            return exceeded == nil
+        }
+    }
+
+    /// Charges reading every value of `values`.
+    mutating func read(_ values: [JSONValue]) -> Bool {
+        for value in values where !read(value) { return false }
+        return exceeded == nil
+    }
+
+    /// Charges a value an operator built, and checks it against the size and depth limits. The value is
+    /// measured only as far as the smaller of the size limit and the steps left, so a value that shares one
+    /// large part many times is caught without walking all of it.
+    mutating func admit(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text):
+            let size = text.utf8.count
+            if size > limits.valueSize { return fail(.valueSize, limits.valueSize) }
+            remaining -= size
+            return remaining >= 0 ? exceeded == nil : fail(.steps, limits.steps)
+        case .array, .object:
+            return measure(value, sizeLimit: limits.valueSize) != nil
+        default:
+            return exceeded == nil
+        }
+    }
+
+    /// Walks `value`, charging its size; nil (and the budget spent) past the steps left, `sizeLimit` or the
+    /// depth limit. The walk stops at the first of them, so it never costs more than the budget left.
+    private mutating func measure(_ value: JSONValue, sizeLimit: Int? = nil) -> Int? {
+        guard exceeded == nil else { return nil }
+        let sizeBinds = sizeLimit.map { $0 < remaining } ?? false
+        let cap = sizeBinds ? sizeLimit! : remaining
+        let maxDepth = limits.depth
+        var size = 0
+        var tooDeep = false
+        func walk(_ value: JSONValue, _ depth: Int) -> Bool {
+            switch value {
+            case .string(let text):
+                size += 1 + text.utf8.count
+            case .array(let items):
+                guard depth < maxDepth else {
+                    tooDeep = true
+                    return false
+                }
+                size += 1
+                for item in items where size <= cap {
+                    if !walk(item, depth + 1) { return false }
+                }
+            case .object(let members):
+                guard depth < maxDepth else {
+                    tooDeep = true
+                    return false
+                }
+                size += 1
+                for (key, item) in members where size <= cap {
+                    size += key.utf8.count
+                    if !walk(item, depth + 1) { return false }
+                }
+            default:
+                size += 1
+            }
+            return size <= cap
+        }
+        let within = walk(value, 0)
+        remaining -= size
+        if tooDeep {
+            _ = fail(.depth, maxDepth)
+        } else if !within {
+            _ = sizeBinds ? fail(.valueSize, sizeLimit!) : fail(.steps, limits.steps)
+        }
+        return exceeded == nil ? size : nil
+    }
+
+    /// Marks the budget spent with its first cause; always false.
+    private mutating func fail(_ kind: JsonLogicLimitError.Kind, _ limit: Int) -> Bool {
+        if exceeded == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
+        remaining = min(remaining, -1)
+        return false
+    }
+}
