@@ -61,19 +61,6 @@ extension SQLiteStore {
             }, write: true)
     }
 
-    /// Clears the marks of starts that did not get through.
-    public func clearStarted(_ starts: [DeviceStart]) async throws(Failure) {
-        try await run(
-            "clearing starts",
-            { db in
-                for s in starts {
-                    try db.execute(
-                        sql: "DELETE FROM activity_start WHERE activity = ? AND device = ?",
-                        arguments: [s.activity.rawValue, s.device])
-                }
-            }, write: true)
-    }
-
     /// What is known of these starts: when each was started, and whether the device reported the
     /// activity's update token (then it runs the activity, whoever started it).
     public func deviceStates(_ starts: [DeviceStart]) async throws(Failure) -> [DeviceStart: ActivityDevice] {

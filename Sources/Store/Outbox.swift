@@ -221,17 +221,31 @@ extension SQLiteStore {
             }, write: true)
     }
 
-    /// Saves the rounds and next attempt of rows put off after a temporary failure (unless a newer push has
-    /// replaced one meanwhile).
-    public func postponeOutbox(_ rows: [OutboxEntry]) async throws(Failure) {
+    /// Records final and temporary receipts in one transaction: `done` rows leave the outbox, `later` rows
+    /// get their attempts and next attempt, and `unstarted` starts lose their mark (they did not get through,
+    /// so they may go again). A row a newer push has replaced meanwhile is left alone.
+    public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], unstarted: [DeviceStart])
+        async throws(Failure)
+    {
+        guard !done.isEmpty || !later.isEmpty || !unstarted.isEmpty else { return }
         try await run(
-            "postponing outbox rows",
+            "settling outbox rows",
             { db in
-                for r in rows {
+                for r in done {
+                    try db.execute(
+                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
+                        arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
+                }
+                for r in later {
                     try db.execute(
                         sql:
                             "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?",
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
+                }
+                for s in unstarted {
+                    try db.execute(
+                        sql: "DELETE FROM activity_start WHERE activity = ? AND device = ?",
+                        arguments: [s.activity.rawValue, s.device])
                 }
             }, write: true)
     }

@@ -154,13 +154,22 @@ public final class SQLiteStore: Sendable {
     }
 
     func syncRead<T>(_ body: (Database) throws -> T) throws -> T { try pool.read(body) }
-    func syncWrite<T>(_ body: (Database) throws -> T) throws -> T { try pool.write(body) }
+    func syncWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        let n = KillPoint.beforeWrite()
+        let result = try pool.write(body)
+        KillPoint.afterWrite(n)
+        return result
+    }
 
     func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
         async throws(Failure) -> T
     {
         do {
-            return write ? try await pool.write(body) : try await pool.read(body)
+            guard write else { return try await pool.read(body) }
+            let n = KillPoint.beforeWrite()
+            let result = try await pool.write(body)
+            KillPoint.afterWrite(n)
+            return result
         } catch let failure as Failure {
             throw failure
         } catch {

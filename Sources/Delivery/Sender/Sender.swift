@@ -61,7 +61,13 @@ public struct Sender: Sendable {
 
     /// Delivers each push to its targets, in requests of up to the provider's batch size, a bounded number
     /// at once (in order when the provider allows one at a time). Receipts per push, in target order.
-    public func send(_ work: [(push: LiveActivityPush, targets: [PushTarget])]) async -> [[DeliveryReceipt]] {
+    /// `finished`, when given, hears each request's final receipts as soon as they are known (the push's index
+    /// in `work`, the targets' range, their receipts), so the caller can record them before the rest are in;
+    /// it runs on the sending task and must not wait.
+    public func send(
+        _ work: [(push: LiveActivityPush, targets: [PushTarget])],
+        finished: (@Sendable (_ item: Int, _ targets: Range<Int>, _ receipts: [DeliveryReceipt]) -> Void)? = nil
+    ) async -> [[DeliveryReceipt]] {
         let traits = provider.traits
         var requests: [(item: Int, targets: Range<Int>)] = []
         for (item, entry) in work.enumerated() {
@@ -75,6 +81,7 @@ public struct Sender: Sendable {
             func collect(_ done: (Int, [DeliveryReceipt])) {
                 let request = requests[done.0]
                 for (offset, receipt) in zip(request.targets, done.1) { receipts[request.item][offset] = receipt }
+                finished?(request.item, request.targets, done.1)
                 inFlight -= 1
             }
             for (index, request) in requests.enumerated() {

@@ -283,35 +283,18 @@ public struct Pipeline: Sendable {
         let marked = try await admitStarts(&due, now: now)
         guard !due.isEmpty else { return [] }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
-        let receipts = await send(batch)
-        // A start that did not get through leaves no mark: it may go again (from the outbox, or later).
-        let missed = zip(batch.rows, receipts).compactMap { row, receipt in
-            receipt.delivered ? nil : row.deviceStart
-        }.filter(marked.contains)
-        if !missed.isEmpty { try await store.clearStarted(missed) }
-        var done: [OutboxEntry] = []
-        var later: [OutboxEntry] = []
-        var lost = Set<Int>()
-        for (index, (var row, receipt)) in zip(batch.rows, receipts).enumerated() {
-            if case .retry(let after, _) = receipt.outcome,
-                let delay = RetryPolicy.outbox.delay(
-                    afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: random())
-            {
-                row.attempts += 1
-                row.nextAttempt = now + max(1, Int((delay / .seconds(1)).rounded(.up)))
-                later.append(row)
-            } else {
-                if case .retry = receipt.outcome {
-                    logger.error(
-                        "push given up after retries",
-                        metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])
-                }
-                if receipt.failed { lost.insert(index) }
-                done.append(row)
-            }
+        // Each request's receipts are written as they come in, while the rest are sent (several that arrive
+        // during one write share the next), so a crash resends at most what was in flight.
+        let settlement = OutboxSettlement(rows: batch.rows, marked: marked, now: now, jitter: random)
+        let journal = ReceiptJournal()
+        async let failure = journal.write { indices, receipts async throws(SQLiteStore.Failure) in
+            let (done, later, unstarted) = settlement.settle(indices, receipts, logger: logger)
+            try await store.settleOutbox(done: done, later: later, unstarted: unstarted)
         }
-        try await store.completeOutbox(done)
-        try await store.postponeOutbox(later)
+        let receipts = await send(batch, finished: journal.record)
+        journal.finish()
+        if let failure = await failure { throw failure }
+        let lost = Set(batch.rows.indices.filter { receipts[$0].failed && settlement.isFinal($0, receipts[$0]) })
         let deliveries = batch.deliveries(receipts, lost: lost)
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
@@ -327,13 +310,18 @@ public struct Pipeline: Sendable {
     }
 
     /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.
-    private func send(_ batch: OutboxBatch) async -> [DeliveryReceipt] {
+    /// `finished` hears each request's receipts (with their rows) as soon as they are known.
+    private func send(
+        _ batch: OutboxBatch, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
+    ) async -> [DeliveryReceipt] {
         var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
         await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
             for (provider, pushes) in batch.byProvider {
                 guard let sender = senders[provider] else { continue }
                 group.addTask {
-                    let sent = await sender.send(pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) })
+                    let sent = await sender.send(pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) }) {
+                        item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts)
+                    }
                     return (pushes.flatMap(\.rows), sent.flatMap { $0 })
                 }
             }
@@ -341,13 +329,17 @@ public struct Pipeline: Sendable {
                 for (row, receipt) in zip(rows, sent) { receipts[row] = receipt }
             }
         }
-        return receipts.enumerated().map { index, receipt in
-            receipt
-                ?? DeliveryReceipt(
-                    target: batch.rows[index].target,
-                    outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
-                    attempts: 0)
+        var unsent: [Int] = []
+        let all = receipts.enumerated().map { index, receipt in
+            if let receipt { return receipt }
+            unsent.append(index)
+            return DeliveryReceipt(
+                target: batch.rows[index].target,
+                outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
+                attempts: 0)
         }
+        if !unsent.isEmpty { finished(unsent, unsent.map { all[$0] }) }
+        return all
     }
 }
 

@@ -1,0 +1,95 @@
+import Delivery
+import LiveRelayCore
+import Logging
+import Store
+import Synchronization
+
+/// What the receipts of a delivery round do to its outbox rows. A final receipt (delivered, token dropped,
+/// rejected, given up) takes the row out; a temporary failure puts it off as ``RetryPolicy/outbox`` says; a
+/// start that did not get through loses its mark, so it may go again.
+struct OutboxSettlement: Sendable {
+    /// The round's rows, by index.
+    let rows: [OutboxEntry]
+    /// The starts marked before they were sent.
+    let marked: Set<DeviceStart>
+    let now: Int
+    /// A random number in `0..<1` per row put off.
+    let jitter: @Sendable () -> Double
+
+    /// True when the receipt ends the row's life in the outbox.
+    func isFinal(_ index: Int, _ receipt: DeliveryReceipt) -> Bool {
+        guard case .retry(let after, _) = receipt.outcome else { return true }
+        return RetryPolicy.outbox.delay(afterAttempt: rows[index].attempts + 1, retryAfterSeconds: after, jitter: 0)
+            == nil
+    }
+
+    /// The writes for these rows' receipts.
+    func settle(_ indices: [Int], _ receipts: [DeliveryReceipt], logger: Logger) -> (
+        done: [OutboxEntry], later: [OutboxEntry], unstarted: [DeviceStart]
+    ) {
+        var done: [OutboxEntry] = []
+        var later: [OutboxEntry] = []
+        var unstarted: [DeviceStart] = []
+        for (index, receipt) in zip(indices, receipts) {
+            var row = rows[index]
+            if !receipt.delivered, let start = row.deviceStart, marked.contains(start) { unstarted.append(start) }
+            if case .retry(let after, _) = receipt.outcome,
+                let delay = RetryPolicy.outbox.delay(
+                    afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter())
+            {
+                row.attempts += 1
+                row.nextAttempt = now + max(1, Int((delay / .seconds(1)).rounded(.up)))
+                later.append(row)
+            } else {
+                if case .retry = receipt.outcome {
+                    logger.error(
+                        "push given up after retries",
+                        metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])
+                }
+                done.append(row)
+            }
+        }
+        return (done, later, unstarted)
+    }
+}
+
+/// The receipts of a delivery round as the senders finish requests, handed to one writer in arrival order:
+/// receipts that arrive while a write is under way go together in the next, so writing keeps up with any
+/// sending rate and a crash loses at most the receipts of one write and the requests in flight.
+final class ReceiptJournal: Sendable {
+    private let pending = Mutex<(rows: [Int], receipts: [DeliveryReceipt])>(([], []))
+    private let signal: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (signal, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Adds a request's receipts (the rows they are for, in order). Never waits.
+    func record(_ rows: [Int], _ receipts: [DeliveryReceipt]) {
+        pending.withLock {
+            $0.rows += rows
+            $0.receipts += receipts
+        }
+        continuation.yield()
+    }
+
+    /// No more receipts will come.
+    func finish() { continuation.finish() }
+
+    /// Hands the receipts to `body` in groups, until `finish` and the last group is written. The first
+    /// failure ends the writing and is returned once every receipt has arrived; the receipts not written
+    /// keep their rows in the outbox, to be sent again.
+    func write<Failure: Error>(_ body: ([Int], [DeliveryReceipt]) async throws(Failure) -> Void) async -> Failure? {
+        var failure: Failure?
+        for await _ in signal {
+            let group = pending.withLock { taken in
+                defer { taken = ([], []) }
+                return taken
+            }
+            guard failure == nil, !group.rows.isEmpty else { continue }
+            do { try await body(group.rows, group.receipts) } catch { failure = error }
+        }
+        return failure
+    }
+}
