@@ -31,9 +31,9 @@ public struct DeviceStart: Sendable, Hashable {
     }
 }
 
-/// Which devices each activity was started on: a start is marked when it is handed to the provider, before
-/// it is sent, so a crash after the send never starts the activity on the device a second time (at most once:
-/// the mark is cleared when the provider's final answer is that it did not get through).
+/// Which devices each activity was started on: a start is marked when its delivery is written, in the same
+/// transaction that takes its row out of the outbox (`settleOutbox`), so a crash never loses a start and
+/// only a start in flight at the crash can go twice.
 extension SQLiteStore {
     static func registerActivityStartMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v9-activity-starts") { db in
@@ -46,19 +46,15 @@ extension SQLiteStore {
         }
     }
 
-    /// Marks starts as handed to their provider at `now`.
-    public func markStarted(_ starts: [DeviceStart], now: Int) async throws(Failure) {
-        try await run(
-            "marking starts",
-            { db in
-                for s in starts {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO activity_start (activity, device, started_at) VALUES (?, ?, ?)
-                            ON CONFLICT(activity, device) DO UPDATE SET started_at = excluded.started_at
-                            """, arguments: [s.activity.rawValue, s.device, now])
-                }
-            }, write: true)
+    /// Marks devices as started on their activities at `now`.
+    static func markStarted(_ starts: [DeviceStart], now: Int, in db: Database) throws {
+        for s in starts {
+            try db.execute(
+                sql: """
+                    INSERT INTO activity_start (activity, device, started_at) VALUES (?, ?, ?)
+                    ON CONFLICT(activity, device) DO UPDATE SET started_at = excluded.started_at
+                    """, arguments: [s.activity.rawValue, s.device, now])
+        }
     }
 
     /// What is known of these starts: when each was started, and whether the device reported the

@@ -222,12 +222,13 @@ extension SQLiteStore {
     }
 
     /// Records final and temporary receipts in one transaction: `done` rows leave the outbox, `later` rows
-    /// get their attempts and next attempt, and `unstarted` starts lose their mark (they did not get through,
-    /// so they may go again). A row a newer push has replaced meanwhile is left alone.
-    public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], unstarted: [DeviceStart])
+    /// get their attempts and next attempt, and `started` devices are marked as started on their activities
+    /// (at `now`), so the mark and the row's end are one write. A row a newer push has replaced meanwhile is
+    /// left alone.
+    public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)
         async throws(Failure)
     {
-        guard !done.isEmpty || !later.isEmpty || !unstarted.isEmpty else { return }
+        guard !done.isEmpty || !later.isEmpty || !started.isEmpty else { return }
         try await run(
             "settling outbox rows",
             { db in
@@ -242,11 +243,7 @@ extension SQLiteStore {
                             "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?",
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
-                for s in unstarted {
-                    try db.execute(
-                        sql: "DELETE FROM activity_start WHERE activity = ? AND device = ?",
-                        arguments: [s.activity.rawValue, s.device])
-                }
+                try SQLiteStore.markStarted(started, now: now, in: db)
             }, write: true)
     }
 

@@ -6,12 +6,10 @@ import Synchronization
 
 /// What the receipts of a delivery round do to its outbox rows. A final receipt (delivered, token dropped,
 /// rejected, given up) takes the row out; a temporary failure puts it off as ``RetryPolicy/outbox`` says; a
-/// start that did not get through loses its mark, so it may go again.
+/// start that got through marks its device as started, in the same write.
 struct OutboxSettlement: Sendable {
     /// The round's rows, by index.
     let rows: [OutboxEntry]
-    /// The starts marked before they were sent.
-    let marked: Set<DeviceStart>
     let now: Int
     /// A random number in `0..<1` per row put off.
     let jitter: @Sendable () -> Double
@@ -25,14 +23,14 @@ struct OutboxSettlement: Sendable {
 
     /// The writes for these rows' receipts.
     func settle(_ indices: [Int], _ receipts: [DeliveryReceipt], logger: Logger) -> (
-        done: [OutboxEntry], later: [OutboxEntry], unstarted: [DeviceStart]
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart]
     ) {
         var done: [OutboxEntry] = []
         var later: [OutboxEntry] = []
-        var unstarted: [DeviceStart] = []
+        var started: [DeviceStart] = []
         for (index, receipt) in zip(indices, receipts) {
             var row = rows[index]
-            if !receipt.delivered, let start = row.deviceStart, marked.contains(start) { unstarted.append(start) }
+            if receipt.delivered, let start = row.deviceStart { started.append(start) }
             if case .retry(let after, _) = receipt.outcome,
                 let delay = RetryPolicy.outbox.delay(
                     afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter())
@@ -49,7 +47,7 @@ struct OutboxSettlement: Sendable {
                 done.append(row)
             }
         }
-        return (done, later, unstarted)
+        return (done, later, started)
     }
 }
 

@@ -8,11 +8,12 @@ import Throttling
 /// loudly.
 extension Pipeline {
     /// One start per device and activity (``StartGuard``): starts to a device that runs the activity or was
-    /// started already are taken out of `due` and the outbox; the others are marked as started before they
-    /// are sent, so a crash after the send cannot start the activity twice. Returns the marked starts.
-    func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(SQLiteStore.Failure) -> Set<DeviceStart> {
+    /// started already, and a second start to one device in the round, are taken out of `due` and the
+    /// outbox. A start that gets through marks its device when its receipt is written (one write with the
+    /// row's end), so only a start in flight at a crash can go twice, and none is lost.
+    func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(SQLiteStore.Failure) {
         let starts = due.compactMap { row in row.deviceStart.map { (row, $0) } }
-        guard !starts.isEmpty else { return [] }
+        guard !starts.isEmpty else { return }
         let states = try await store.deviceStates(Array(Set(starts.map(\.1))))
         var admitted = Set<DeviceStart>()
         var refused: [OutboxEntry] = []
@@ -38,8 +39,6 @@ extension Pipeline {
             let gone = Set(refused.map(\.key))
             due.removeAll { gone.contains($0.key) }
         }
-        try await store.markStarted(Array(admitted), now: now)
-        return admitted
     }
 
     /// An end that will never reach some of its targets leaves the activity running on those devices (until

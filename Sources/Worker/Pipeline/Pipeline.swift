@@ -280,16 +280,16 @@ public struct Pipeline: Sendable {
                 due.removeAll { $0.kind == start && ended.contains($0.key.activity) }
             }
         }
-        let marked = try await admitStarts(&due, now: now)
+        try await admitStarts(&due, now: now)
         guard !due.isEmpty else { return [] }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
-        let settlement = OutboxSettlement(rows: batch.rows, marked: marked, now: now, jitter: random)
+        let settlement = OutboxSettlement(rows: batch.rows, now: now, jitter: random)
         let journal = ReceiptJournal()
         async let failure = journal.write { indices, receipts async throws(SQLiteStore.Failure) in
-            let (done, later, unstarted) = settlement.settle(indices, receipts, logger: logger)
-            try await store.settleOutbox(done: done, later: later, unstarted: unstarted)
+            let (done, later, started) = settlement.settle(indices, receipts, logger: logger)
+            try await store.settleOutbox(done: done, later: later, started: started, now: now)
         }
         let receipts = await send(batch, finished: journal.record)
         journal.finish()
