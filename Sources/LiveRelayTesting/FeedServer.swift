@@ -33,6 +33,10 @@ public final class FeedServer: Sendable {
         case wrongShape
         /// `200` with a JSON body of this many bytes.
         case oversize(bytes: Int)
+        /// `200` with the body that was due, a byte of its first string made invalid UTF-8 (0xFF).
+        case invalidUTF8
+        /// `200` with the body that was due, its first object given its first key twice.
+        case duplicateKey
 
         /// Every fault once (`status` as 500 and 429, the oversize body 64 KiB).
         public static let all: [Fault] = [
@@ -51,6 +55,8 @@ public final class FeedServer: Sendable {
             case .truncated: "truncated body"
             case .wrongShape: "wrong-shape JSON"
             case .oversize(let n): "\(n)-byte body"
+            case .invalidUTF8: "invalid UTF-8"
+            case .duplicateKey: "duplicate key"
             }
         }
     }
@@ -176,6 +182,18 @@ public final class FeedServer: Sendable {
         case .truncated: return ServerResponse(status: 200, headers: json, body: body.prefix(body.count / 2))
         case .wrongShape:
             return ServerResponse(status: 200, headers: json, body: Data(#"[{"unexpected":true}]"#.utf8))
+        case .invalidUTF8:
+            var bytes = [UInt8](body)
+            if let quote = bytes.firstIndex(of: UInt8(ascii: "\"")), quote + 1 < bytes.count { bytes[quote + 1] = 0xFF }
+            return ServerResponse(status: 200, headers: json, body: Data(bytes))
+        case .duplicateKey:
+            // `{"k": …` becomes `{"k": 0, "k": …`.
+            var text = String(decoding: body, as: UTF8.self)
+            if let brace = text.firstIndex(of: "{"), let colon = text[brace...].firstIndex(of: ":") {
+                let key = text[text.index(after: brace)..<colon]
+                text.insert(contentsOf: "\(key):0,", at: text.index(after: brace))
+            }
+            return ServerResponse(status: 200, headers: json, body: Data(text.utf8))
         case .oversize(let bytes):
             var big = Data("[".utf8)
             big.append(Data(repeating: UInt8(ascii: " "), count: max(0, bytes - 2)))

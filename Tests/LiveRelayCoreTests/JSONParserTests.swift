@@ -50,6 +50,24 @@ import Testing
         #expect(map.location("/rules/0/missing") == SourceLocation(line: 3, column: 5))
     }
 
+    /// Feed bodies too: which of two values a reader keeps differs between parsers.
+    @Test func everyModeRejectsDuplicateKeys() {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(Data(#"{"score":1,"score":5}"#.utf8)) }
+        #expect(throws: JSONParseError.self) {
+            try JSONParser.parse(Data(#"[{"a":{"b":1,"b":1}}]"#.utf8), numbers: .decimal)
+        }
+    }
+
+    /// Invalid UTF-8 is an error, not text silently repaired with U+FFFD.
+    @Test func invalidUTF8IsAnError() throws {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22],
+        ] {
+            #expect(throws: JSONParseError.self) { try JSONParser.parse(Data(bytes)) }
+        }
+        #expect(try JSONParser.parse(Data([0x22, 0xC3, 0xA9, 0x22])) == "é")
+    }
+
     @Test func sourceMapModeRejectsDuplicateKeys() {
         #expect(throws: JSONParseError.self) { try JSONParser.parseWithSourceMap(Data(#"{"a":1,"a":2}"#.utf8)) }
     }

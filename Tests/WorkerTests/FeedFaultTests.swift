@@ -21,6 +21,8 @@ import Worker
         (.truncated, .invalidJSON, "body is not valid JSON"),
         (.wrongShape, .shape, "/0/symbol is missing"),
         (.oversize(bytes: 1 << 20), .tooLarge, "exceeds the limit of 524288 bytes"),
+        (.invalidUTF8, .invalidJSON, "invalid UTF-8 in a string"),
+        (.duplicateKey, .invalidJSON, "duplicate key \"symbol\""),
     ]
 
     @Test(arguments: faults)

@@ -108,7 +108,10 @@ public struct JSONParser: ~Copyable {
                 p.map!.push(key, keyOffset: keyOffset)
             }
             try p.expectColon(after: key)
-            object[key] = try p.parseValue()
+            // A key given twice is an error in every mode: which value a reader keeps differs between parsers.
+            if object.updateValue(try p.parseValue(), forKey: key) != nil {
+                throw p.error("duplicate key \"\(key)\"", at: keyOffset)
+            }
             p.map?.pop()
         }
         return .object(object)
@@ -239,7 +242,10 @@ public struct JSONParser: ~Copyable {
             guard index < bytes.count else { break }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
+                guard
+                    let s = String(
+                        validating: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
+                else { throw error("invalid UTF-8 in a string", at: start) }
                 index += 1
                 return s
             }
@@ -253,7 +259,10 @@ public struct JSONParser: ~Copyable {
             switch b {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                guard let s = String(validating: scalars, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string", at: start)
+                }
+                return s
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { break }
