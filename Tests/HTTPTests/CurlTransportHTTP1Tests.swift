@@ -19,6 +19,20 @@ struct CurlTransportHTTP1Tests {
         }
     }
 
+    /// libcurl refuses a header line over 100 KB with "Out of memory": the error says what happened.
+    @Test func anOversizedResponseHeaderIsNamedAsSuch() async throws {
+        let huge = String(repeating: "a", count: 200 << 10)
+        try await withServer(handler: { _ in ServerResponse(status: 200, headers: [("x-huge", huge)]) }) {
+            server, transport in
+            let error = await #expect(throws: HTTPError.self) {
+                try await transport.send(HTTPRequest(url: server.url("/")))
+            }
+            #expect(error?.code == .protocolError)
+            #expect(
+                error?.message.contains("the response headers are too large") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func postSendsBodyAndHeadersIntact() async throws {
         let body = Data((0..<(2 << 20) + 1).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try await withServer(handler: { _ in ServerResponse(status: 201) }) { server, transport in

@@ -104,6 +104,29 @@ import Worker
         #expect(!problems.items.contains { $0.message.contains("s3cr3t") || $0.message.contains("Injected") })
     }
 
+    /// Provider URLs carry credentials and device tokens: `https` only, plain `http` only to loopback.
+    @Test func providerEndpointsMustBeHTTPS() throws {
+        let feeds =
+            #"[{"id": "f", "url": "file:a.json", "mapping": {"entities": "/e", "fields": {"s": {"pointer": "/s", "type": "int"}}}}]"#
+        let text = """
+            {"feeds": \(feeds), "provider": {"type": "console"},
+             "providers": [
+               {"id": "p1", "type": "pushwoosh", "application": "A-B", "api-token": {"env": "T"}, "endpoint": "http://pushwoosh.example.com/json/1.3"},
+               {"id": "p2", "type": "pushwoosh", "application": "A-B", "api-token": {"env": "T"}, "endpoint": "http://127.0.0.1:8443/json/1.3"},
+               {"id": "p3", "type": "pushwoosh", "application": "A-B", "api-token": {"env": "T"}, "endpoint": "https://pushwoosh.example.com/json/1.3"}]}
+            """
+        guard case .failure(let problems) = try load(text, environment: ["T": "x"]) else {
+            Issue.record("expected errors")
+            return
+        }
+        #expect(
+            problems.items.map(\.message) == [
+                "providers[0].endpoint: http://pushwoosh.example.com/json/1.3 must be https: credentials and device "
+                    + "tokens travel on it (plain http only to a loopback address, 127.0.0.1, ::1 or localhost, as "
+                    + "for a test server)"
+            ])
+    }
+
     @Test func invalidJSONIsReportedWithItsPosition() throws {
         guard case .failure(let d) = try load("{\"feeds\": [}") else { Issue.record("expected an error"); return }
         #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])

@@ -41,3 +41,32 @@ extension DeliveryOutcome {
         }
     }
 }
+
+extension DeliveryOutcome {
+    /// The longest reason kept, in characters; a provider's answer can be any size.
+    public static let maxReasonLength = 300
+
+    /// The outcome with its reason fit to log: credentials a server echoed (a JWT, a `Bearer` value, any long
+    /// opaque run of token characters) replaced by `[redacted]`, and the text cut to ``maxReasonLength``.
+    public var sanitized: DeliveryOutcome {
+        switch self {
+        case .delivered: self
+        case .retry(let after, let reason): .retry(afterSeconds: after, reason: Self.sanitize(reason))
+        case .dropToken(let reason): .dropToken(reason: Self.sanitize(reason))
+        case .refreshCredentials(let reason): .refreshCredentials(reason: Self.sanitize(reason))
+        case .configurationError(let reason): .configurationError(reason: Self.sanitize(reason))
+        case .rejected(let reason): .rejected(reason: Self.sanitize(reason))
+        }
+    }
+
+    /// `text` without what looks like a credential, at most ``maxReasonLength`` characters.
+    public static func sanitize(_ text: String) -> String {
+        var out = text
+        // `Bearer <anything>` and `key=<anything>` up to a separator; then opaque runs of 32 or more token
+        // characters (JWTs, OAuth access tokens, API keys, device tokens).
+        out.replace(/(?i)(bearer|basic|key=|token=)\s*[^\s"',;&}]+/) { match in "\(match.output.1) [redacted]" }
+        out.replace(/[A-Za-z0-9_\-+\/=.]{32,}/) { _ in "[redacted]" }
+        guard out.count > maxReasonLength else { return out }
+        return String(out.prefix(maxReasonLength)) + "… (\(out.count - maxReasonLength) more characters)"
+    }
+}

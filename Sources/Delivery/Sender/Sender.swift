@@ -123,7 +123,8 @@ public struct Sender: Sendable {
         var refreshed = false
         while !pending.isEmpty {
             attempts += 1
-            let outcomes = await provider.deliver(push, to: pending.map { targets[$0] })
+            // What a server answered is bounded and stripped of echoed credentials before anything reads it.
+            let outcomes = await provider.deliver(push, to: pending.map { targets[$0] }).map(\.sanitized)
             var again: [(index: Int, outcome: DeliveryOutcome)] = []
             var retryAfter: Int?
             var backoff = false

@@ -12,6 +12,15 @@ extension CurlTransfer {
                     + "(maxResponseBytes); transfer aborted",
                 curlCode: Int(code.rawValue))
         }
+        if code == CURLE_OUT_OF_MEMORY {
+            // What libcurl answers for a response header line over its 100 KB limit, far more often than a
+            // real shortage of memory.
+            return HTTPError(
+                code: .protocolError, url: request.url,
+                message: "\(method): the response headers are too large (libcurl takes a header of at most 100 KB; "
+                    + "\(curlMessage(for: code)))",
+                curlCode: Int(code.rawValue))
+        }
         return HTTPError(
             code: Self.classify(code), url: request.url, message: "\(method): \(curlMessage(for: code))",
             curlCode: Int(code.rawValue))

@@ -121,6 +121,13 @@ public enum ConfigLoader {
                     timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, longestWait: feed.longestWait,
                     headers: headers, normalizer: normalizer))
         }
+        for (pointer, url) in Self.providerEndpoints(document) where !Self.isSecureEndpoint(url) {
+            problems.append(
+                diagnostic(
+                    pointer,
+                    "\(redact(url)) must be https: credentials and device tokens travel on it (plain http only to "
+                        + "a loopback address, 127.0.0.1, ::1 or localhost, as for a test server)"))
+        }
         var providerIDs = Set<String>()
         if !config.defaultIsFirstOfProviders { providerIDs.insert(config.provider.id) }
         for (i, entry) in config.providers.enumerated() where !providerIDs.insert(entry.id).inserted {
@@ -145,6 +152,32 @@ public enum ConfigLoader {
         }
         guard problems.isEmpty else { throw Diagnostics(problems) }
         return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds, contracts: contracts)
+    }
+
+    /// Every provider URL the config sets (`endpoint`, `token-endpoint`), with where it is.
+    static func providerEndpoints(_ document: JSONValue) -> [(pointer: String, url: String)] {
+        var entries: [(String, JSONValue)] = []
+        if let provider = document["provider"] { entries.append(("/provider", provider)) }
+        for (i, entry) in (document["providers"]?.arrayValue ?? []).enumerated() {
+            entries.append(("/providers/\(i)", entry))
+        }
+        var found: [(String, String)] = []
+        for (base, entry) in entries {
+            for key in ["endpoint", "token-endpoint"] {
+                if case .string(let url)? = entry[key] { found.append((base + "/" + key, url)) }
+            }
+        }
+        return found
+    }
+
+    /// `https`, or `http` to a loopback address.
+    static func isSecureEndpoint(_ url: String) -> Bool {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            return false
+        }
+        if scheme == "https" { return true }
+        let host = (components.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return scheme == "http" && (host == "localhost" || host == "::1" || host.hasPrefix("127."))
     }
 
     /// An HTTP header name (RFC 9110 token).

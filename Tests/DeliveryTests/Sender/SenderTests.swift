@@ -197,6 +197,28 @@ import Testing
             })
     }
 
+    /// A server that echoes the request's `authorization` (and writes a novel) in its error: the reason that
+    /// reaches the logs and the receipt has no credential and is bounded.
+    @Test func aProvidersAnswerIsRedactedAndBoundedBeforeItIsLogged() async {
+        let jwt =
+            "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyM0RFRkcifQ.eyJpc3MiOiJERUYxMjNHSElKIiwiaWF0IjoxNzAwMDAwMDAwfQ."
+            + "MEUCIQDx7b3k9Zq0p1r2s3t4u5v6w7x8y9z0A1B2C3D4E5F6G7H8"
+        let echo =
+            #"400 Bad Request: {"echo": {"authorization": "bearer \#(jwt)"}, "detail": ""#
+            + String(repeating: "lorem ipsum ", count: 500) + #""}"#
+        let provider = ScriptedProvider([.rejected(reason: echo)])
+        let logs = CapturingLogHandler.Store()
+        let receipt = await Sender(
+            provider: provider, logger: CapturingLogHandler.logger(logs), clock: ImmediateClock()
+        )
+        .send(Self.push, to: PushTarget(kind: .activity, token: "t0", device: "phone-0"))
+        #expect(!logs.all.joined().contains("eyJ"), "no part of the JWT is logged")
+        #expect(!receipt.outcome.reason.contains("eyJ"))
+        #expect(receipt.outcome.reason.hasPrefix("400 Bad Request: {\"echo\": {\"authorization\": \"bearer [redacted]"))
+        #expect(receipt.outcome.reason.count < DeliveryOutcome.maxReasonLength + 40)
+        #expect(receipt.outcome.reason.hasSuffix("more characters)"))
+    }
+
     /// Many pushes at once: each gets its receipts in target order, and the provider's concurrency bound
     /// holds (one at a time keeps the release order, as the console needs).
     @Test func manyPushesKeepTheirOrderWhenTheProviderTakesOneAtATime() async {
