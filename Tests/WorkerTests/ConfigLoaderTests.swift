@@ -127,6 +127,22 @@ import Worker
             ])
     }
 
+    /// A rules path that does not exist is named where the config writes it.
+    @Test func aMissingRuleFileIsNamedAtItsLineInTheConfig() throws {
+        let text = """
+            {"feeds": [{"id": "f", "url": "file:a.json", "mapping": {"entities": "/e", "fields": {"s": {"pointer": "/s", "type": "int"}}}}],
+             "rules": ["nowhere.rules.json"]}
+            """
+        guard case .failure(let problems) = try load(text) else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(problems.items.count == 1)
+        let description = problems.items.first?.description ?? ""
+        #expect(description.hasPrefix("liverelay.json:2:12: rules[0]: no such rule file or directory: "), "\(description)")
+        #expect(description.hasSuffix("/nowhere.rules.json"))
+    }
+
     @Test func invalidJSONIsReportedWithItsPosition() throws {
         guard case .failure(let d) = try load("{\"feeds\": [}") else { Issue.record("expected an error"); return }
         #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])

@@ -134,6 +134,12 @@ public enum ConfigLoader {
             problems.append(
                 diagnostic("/providers/\(i)", "duplicate provider id \"\(entry.id)\" (give each entry its own id)"))
         }
+        for (i, rules) in config.rules.enumerated() {
+            let resolved = rules.hasPrefix("/") ? rules : directory + "/" + rules
+            if !FileManager.default.fileExists(atPath: resolved) {
+                problems.append(diagnostic("/rules/\(i)", "no such rule file or directory: \(resolved)"))
+            }
+        }
         var contracts: [String: ContentContract] = [:]
         for (i, file) in config.contracts.enumerated() {
             let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
