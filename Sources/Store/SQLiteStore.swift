@@ -8,6 +8,9 @@ public final class SQLiteStore: Sendable {
     private let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// The file opened (device and inode), to notice a state file deleted, moved or replaced under the
+    /// running process, which SQLite would go on writing into unseen.
+    private let identity: FileIdentity?
 
     /// A store that could not be opened or written.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -36,6 +39,7 @@ public final class SQLiteStore: Sendable {
             for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                 chmod(path + suffix, 0o600)
             }
+            identity = FileIdentity(path: path)
         } catch {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             // SQLite says only "unable to open database file": name the usual cause.
@@ -153,8 +157,12 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    func syncRead<T>(_ body: (Database) throws -> T) throws -> T { try pool.read(body) }
+    func syncRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try checkIdentity("reading")
+        return try pool.read(body)
+    }
     func syncWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        try checkIdentity("writing")
         let n = KillPoint.beforeWrite()
         let result = try pool.write(body)
         KillPoint.afterWrite(n)
@@ -164,6 +172,7 @@ public final class SQLiteStore: Sendable {
     func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
         async throws(Failure) -> T
     {
+        try checkIdentity(what)
         do {
             guard write else { return try await pool.read(body) }
             let n = KillPoint.beforeWrite()
@@ -335,5 +344,42 @@ public struct FeedCommit: Sendable {
         self.etag = etag
         self.lastModified = lastModified
         self.activities = activities
+    }
+}
+
+extension SQLiteStore {
+    /// Refuses to read or write when the path no longer leads to the file this store opened: deleted (the
+    /// process would write into an unlinked file, lost at exit), replaced by another file, or truncated to
+    /// nothing. Reads are refused too: they would answer from the old file.
+    func checkIdentity(_ what: String) throws(Failure) {
+        guard let identity else { return }
+        let message: String
+        switch FileIdentity(path: path) {
+        case nil:
+            message = "\(what): the state file is gone (deleted or moved away while the worker runs)"
+        case let now? where now.device != identity.device || now.inode != identity.inode:
+            message = "\(what): the state file was replaced by another file while the worker runs"
+        case let now? where now.size == 0:
+            message = "\(what): the state file was truncated to nothing while the worker runs"
+        default:
+            return
+        }
+        throw Failure(path: path, message: message + "; restart the worker to open the file that is there now")
+    }
+}
+
+/// Which file a path leads to: its device and inode, and its size.
+struct FileIdentity: Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+
+    /// `nil` when nothing is at `path`.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
     }
 }

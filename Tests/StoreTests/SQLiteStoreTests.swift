@@ -33,6 +33,33 @@ import Testing
 
     /// The state file holds device tokens and the live APNs provider token: it and its -wal and -shm files
     /// are readable by their owner only, whether new or made by an older version with mode 0644.
+    /// A state file deleted, replaced or truncated under the running process: every read and write fails
+    /// with what happened, instead of answering from (and writing into) a file no one will read again.
+    @Test(arguments: ["deleted", "replaced", "truncated"])
+    func aStateFileGoneFromUnderTheStoreIsRefused(fault: String) async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm", "-other"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let store = try SQLiteStore(path: path)
+        try await store.subscribe(device: "iphone-a", to: EntityKey(feed: "f", id: "1"))
+        switch fault {
+        case "deleted":
+            try FileManager.default.removeItem(atPath: path)
+        case "replaced":
+            _ = try SQLiteStore(path: path + "-other")
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.moveItem(atPath: path + "-other", toPath: path)
+        default:
+            #expect(truncate(path, 0) == 0)
+        }
+        let words = ["deleted": "is gone", "replaced": "was replaced", "truncated": "was truncated"][fault]!
+        await #expect {
+            try await store.subscribe(device: "iphone-b", to: EntityKey(feed: "f", id: "1"))
+        } throws: { error in
+            "\(error)".contains(words) && "\(error)".contains("restart the worker")
+        }
+        await #expect(throws: SQLiteStore.Failure.self) { _ = try await store.outboxStatus() }
+    }
+
     @Test func theStateFileIsReadableByItsOwnerOnly() async throws {
         let path = Self.temporaryPath()
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }

@@ -139,7 +139,8 @@ import Worker
         }
         #expect(problems.items.count == 1)
         let description = problems.items.first?.description ?? ""
-        #expect(description.hasPrefix("liverelay.json:2:12: rules[0]: no such rule file or directory: "), "\(description)")
+        #expect(
+            description.hasPrefix("liverelay.json:2:12: rules[0]: no such rule file or directory: "), "\(description)")
         #expect(description.hasSuffix("/nowhere.rules.json"))
     }
 

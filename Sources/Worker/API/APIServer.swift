@@ -3,6 +3,7 @@ public import Hummingbird
 import LiveRelayCore
 public import Logging
 public import Prometheus
+import Store
 
 /// The worker's small HTTP API: `/healthz` (feed and provider health), `/metrics` (Prometheus), and the token
 /// registration routes of ``TokenAPI`` under `/v1`.
@@ -12,8 +13,7 @@ public enum APIServer {
         host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry?, tokens: TokenAPI,
         logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
-        tokens.register(on: router)
+        let router = tokenRouter(tokens, logger: logger)
         router.get("healthz") { _, _ -> Response in
             let snapshot = health.snapshot
             return try jsonResponse(snapshot, status: snapshot.healthy ? .ok : .serviceUnavailable)
@@ -28,10 +28,44 @@ public enum APIServer {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
+    /// A router with the token routes, every error answered with a JSON body.
+    public static func tokenRouter(_ tokens: TokenAPI, logger: Logger) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: ErrorBodyMiddleware(logger: logger))
+        tokens.register(on: router)
+        return router
+    }
+
     /// A JSON response (sorted keys, so output is stable).
     static func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try value.canonicalJSON())))
+    }
+}
+
+/// Every error answer has a JSON body: a failing state store is a 503 that says so (the cause logged at error
+/// level, where the operator looks), anything else unexpected a 500; refusals (``APIError``, Hummingbird's
+/// own 4xx) pass as they are.
+struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch let failure as SQLiteStore.Failure {
+            logger.error(
+                "API request failed: the state store",
+                metadata: ["error": "\(failure)", "path": "\(request.uri.path.prefix(200))"])
+            throw APIError(.serviceUnavailable, "the state store cannot be used now; try again later")
+        } catch {
+            logger.error(
+                "API request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path.prefix(200))"])
+            throw APIError(.internalServerError, "internal error")
+        }
     }
 }

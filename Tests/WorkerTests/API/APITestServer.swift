@@ -27,9 +27,8 @@ struct APITestServer {
         let tokens = TokenAPI(
             store: store, queue: queue, feeds: ["espn-worldcup"], bearerToken: Secret(bearer), maxBodyBytes: 16384,
             now: { 1_000 })
-        let router = Router()
-        tokens.register(on: router)
         let logs = CapturingLogHandler.Store()
+        let router = APIServer.tokenRouter(tokens, logger: CapturingLogHandler.logger(logs, label: "api"))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),

@@ -27,6 +27,19 @@ struct AddressAPITests {
         }
     }
 
+    /// A state store that fails (here its file was deleted under the worker) is a 503 with a JSON body that
+    /// says so, the cause logged at error level; nothing is answered 204 into a file no one will read.
+    @Test func aFailingStoreIsA503WithABody() async throws {
+        try await APITestServer.with { api async throws in
+            try FileManager.default.removeItem(atPath: api.store.path)
+            let answer = try await api.client.request(
+                "PUT", "/v1/devices/iphone-a/providers/fcm", body: #"{"token": "\#(Self.fcmToken)"}"#)
+            #expect(answer.status == 503)
+            #expect(answer.body == #"{"error":"the state store cannot be used now; try again later"}"#)
+            #expect(api.logs.all.contains { $0.contains("the state file is gone") })
+        }
+    }
+
     @Test func anAddressTheProviderDroppedIsGone() async throws {
         try await APITestServer.with { api async throws in
             try await api.store.dropAddress(Self.fcmToken, provider: "fcm", reason: "UNREGISTERED", now: 0)
