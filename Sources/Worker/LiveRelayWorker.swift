@@ -163,8 +163,11 @@ public struct LiveRelayWorker: Sendable {
         // Made here, not in `build`: `tick`, `replay` and `send` never start the API's event loops.
         let api = APIServer.application(
             host: loaded.config.api.host, port: loaded.config.api.port, health: health,
-            registry: environment.prometheus, tokens: tokens, logger: environment.logger,
-            onRunning: environment.onAPIRunning)
+            registry: environment.prometheus, tokens: tokens,
+            limits: APIConnectionLimits(
+                requestTimeout: .seconds(loaded.config.api.requestTimeout),
+                maxConnections: loaded.config.api.maxConnections),
+            idleTimeout: loaded.config.api.idleTimeout, logger: environment.logger, onRunning: environment.onAPIRunning)
         // A service that fails shuts the group down gracefully, as SIGTERM does (then `run` throws its error):
         // cancelling the group instead left the API server hanging and the process deaf to signals.
         var configuration = ServiceGroupConfiguration(

@@ -11,7 +11,8 @@ public enum APIServer {
     /// The application to run in the service group, listening on `host:port`.
     public static func application(
         host: String, port: Int, health: HealthBoard, registry: PrometheusCollectorRegistry?, tokens: TokenAPI,
-        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        limits: APIConnectionLimits, idleTimeout: Int, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = tokenRouter(tokens, logger: logger)
         router.get("healthz") { _, _ -> Response in
@@ -23,8 +24,14 @@ public enum APIServer {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry?.emitToBuffer() ?? [])))
         }
+        let guardLimits = limits
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "liverelay"),
+            router: router,
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [APIConnectionGuard(guardLimits)],
+                    idleTimeout: .seconds(Int64(idleTimeout)))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "liverelay"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 

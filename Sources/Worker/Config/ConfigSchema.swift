@@ -99,7 +99,10 @@ public enum ConfigSchema {
                 "host": { "type": "string", "minLength": 1, "description": "Address to listen on. Default 127.0.0.1." },
                 "port": { "type": "integer", "minimum": 0, "maximum": 65535, "description": "Port; 0 picks a free one. Default 8787." },
                 "bearer-token": { "$ref": "#/$defs/secret", "description": "The bearer token app backends present to register tokens; without it, registration is refused." },
-                "max-body-bytes": { "type": "integer", "minimum": 256, "description": "Larger request bodies are refused with 413. Default 16384." }
+                "max-body-bytes": { "type": "integer", "minimum": 256, "description": "Larger request bodies are refused with 413. Default 16384." },
+                "request-timeout": { "type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds a request may take to arrive whole (head and body), from the connection's start or the previous answer; a slower one is cut. Default 10." },
+                "idle-timeout": { "type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds a connection may stay open with nothing read. Default 60." },
+                "max-connections": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "API connections open at once; more are closed as they come, so the API cannot take the descriptors polling and delivery need. Default 256." }
               }
             },
             "http": {

@@ -266,11 +266,22 @@ public struct APIConfig: Sendable, Decodable {
     public var bearerToken: SecretReference?
     /// Larger request bodies are refused with 413.
     public var maxBodyBytes: Int
+    /// Seconds a request may take to arrive whole (its head and body), from the connection's start or the
+    /// previous answer; a slower one (slowloris, a byte a second) is cut.
+    public var requestTimeout: Int
+    /// Seconds a connection may stay open with nothing read.
+    public var idleTimeout: Int
+    /// Connections open at once; more are closed as they come, so the API can never take the descriptors
+    /// polling and delivery need.
+    public var maxConnections: Int
 
     enum CodingKeys: String, CodingKey {
         case host, port
         case bearerToken = "bearer-token"
         case maxBodyBytes = "max-body-bytes"
+        case requestTimeout = "request-timeout"
+        case idleTimeout = "idle-timeout"
+        case maxConnections = "max-connections"
     }
 
     public init() {
@@ -278,6 +289,9 @@ public struct APIConfig: Sendable, Decodable {
         port = 8787
         bearerToken = nil
         maxBodyBytes = 16384
+        requestTimeout = 10
+        idleTimeout = 60
+        maxConnections = 256
     }
 
     public init(from decoder: any Decoder) throws {
@@ -287,5 +301,8 @@ public struct APIConfig: Sendable, Decodable {
         port = try c.decodeIfPresent(Int.self, forKey: .port) ?? port
         bearerToken = try c.decodeIfPresent(SecretReference.self, forKey: .bearerToken)
         maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
+        requestTimeout = try c.decodeIfPresent(Int.self, forKey: .requestTimeout) ?? requestTimeout
+        idleTimeout = try c.decodeIfPresent(Int.self, forKey: .idleTimeout) ?? idleTimeout
+        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
     }
 }
