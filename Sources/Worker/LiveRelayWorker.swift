@@ -175,7 +175,11 @@ public struct LiveRelayWorker: Sendable {
                 .init(
                     service: WorkerService(
                         loops: feedLoops + [outboxLoop], logger: rounds.logger,
-                        pending: { await pending.pendingCount }),
+                        pending: { await pending.pendingCount },
+                        outbox: { [store = pipeline.store] in
+                            // Read even when the stop has cancelled the task: the count is what the operator needs.
+                            try? await Task { try await store.outboxStatus().depth }.value
+                        }),
                     failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(
@@ -282,6 +286,12 @@ extension LiveRelayWorker {
                 failure.note(nil)
                 return report
             } catch {
+                // A round cut short by the stop (past the grace period) is not a store failure: what it did
+                // not record stays in the outbox for the next run.
+                if Task.isCancelled {
+                    logger.info("delivery round cut short by the stop; its unanswered pushes stay in the outbox")
+                    return nil
+                }
                 failure.note(error.description)
                 logger.error("state store failed", metadata: ["during": "delivery", "error": "\(error)"])
                 environment.metrics.storeFailed()

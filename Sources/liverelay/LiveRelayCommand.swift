@@ -19,6 +19,15 @@ struct LiveRelayCommand: AsyncParsableCommand {
             CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self,
             FactsCommand.self, SendCommand.self,
         ])
+
+    /// Signal dispositions come first, before anything can take time: a closed pipe is an error, not the end
+    /// of the process, and `run` takes SIGHUP as "reload the rules" (its reloader listens once it starts; a
+    /// SIGHUP before that, as a supervisor may send, must not end it: the rules are read fresh anyway).
+    static func main() async {
+        _ = signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "run" { _ = signal(SIGHUP, SIG_IGN) }
+        await main(nil)
+    }
 }
 
 /// Options every command that reads a config shares.

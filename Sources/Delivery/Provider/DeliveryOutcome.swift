@@ -17,6 +17,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
 }
 
 extension DeliveryOutcome {
+    /// True for a temporary failure.
+    public var isRetry: Bool {
+        if case .retry = self { return true }
+        return false
+    }
+
     /// A stable short name for metrics and logs.
     public var metricLabel: String {
         switch self {

@@ -173,6 +173,14 @@ public struct Sender: Sendable {
                     continue
                 }
             }
+            if Task.isCancelled {
+                // The worker is stopping: the request was cut, not answered. The caller keeps the push.
+                for (index, outcome) in again {
+                    receipts[index] = DeliveryReceipt(target: targets[index], outcome: outcome, attempts: attempts)
+                }
+                logger.info("push not sent: the worker is stopping", metadata: metadata)
+                break
+            }
             guard let delay = retry.delay(afterAttempt: attempts, retryAfterSeconds: retryAfter, jitter: jitter()),
                 (try? await clock.sleep(for: delay)) != nil
             else {

@@ -288,8 +288,23 @@ public struct Pipeline: Sendable {
         let settlement = OutboxSettlement(rows: batch.rows, now: now, jitter: random)
         let journal = ReceiptJournal()
         async let failure = journal.write { indices, receipts async throws(SQLiteStore.Failure) in
+            var (indices, receipts) = (indices, receipts)
+            if Task.isCancelled {
+                // The stop cut the round: a request it cut short is no answer, and its row stays as it was.
+                let kept = zip(indices, receipts).filter { !$0.1.outcome.isRetry }
+                (indices, receipts) = (kept.map(\.0), kept.map(\.1))
+            }
             let (done, later, started) = settlement.settle(indices, receipts, logger: logger)
-            try await store.settleOutbox(done: done, later: later, started: started, now: now)
+            // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
+            let written = await Task { () -> SQLiteStore.Failure? in
+                do throws(SQLiteStore.Failure) {
+                    try await store.settleOutbox(done: done, later: later, started: started, now: now)
+                } catch {
+                    return error
+                }
+                return nil
+            }.value
+            if let written { throw written }
         }
         let receipts = await send(batch, finished: journal.record)
         journal.finish()

@@ -10,20 +10,31 @@ public struct WorkerService: Service {
     /// The loops it runs.
     public let loops: [PollLoop]
     private let pending: @Sendable () async -> Int
+    private let outbox: @Sendable () async -> Int?
     private let logger: Logger
 
-    /// - Parameter pending: how many pushes wait, for the log line at the end.
-    public init(loops: [PollLoop], logger: Logger, pending: @escaping @Sendable () async -> Int) {
+    /// - Parameters:
+    ///   - pending: how many pushes the throttle holds, for the line said at the end;
+    ///   - outbox: how many wait in the outbox (`nil` when the state file cannot say).
+    public init(
+        loops: [PollLoop], logger: Logger, pending: @escaping @Sendable () async -> Int,
+        outbox: @escaping @Sendable () async -> Int? = { nil }
+    ) {
         self.loops = loops
         self.logger = logger
         self.pending = pending
+        self.outbox = outbox
     }
 
     public func run() async {
         await withDiscardingTaskGroup { group in
             for loop in loops { group.addTask { await loop.run() } }
         }
-        let waiting = await pending()
-        logger.info("worker stopped; pending pushes stay saved", metadata: ["pending": "\(waiting)"])
+        let held = await pending()
+        let left = await outbox()
+        let outboxText = left.map { "\($0) push\($0 == 1 ? "" : "es") left in the outbox" } ?? "the outbox unread"
+        logger.notice(
+            "worker stopped: \(outboxText), \(held) held by the throttle; they are saved for the next run",
+            metadata: ["pending": "\(held)", "outbox": "\(left.map(String.init) ?? "?")"])
     }
 }

@@ -73,4 +73,56 @@ struct RunIntegrationTests {
             }
         }
     }
+
+    /// SIGTERM while a delivery round waits on a slow APNs longer than the grace period: the round is cut,
+    /// its pushes stay in the outbox for the next run, and the process says so and exits 0 (a stop asked
+    /// for is not a failure).
+    @Test func sigtermPastTheGracePeriodExitsZeroNamingWhatIsLeft() async throws {
+        try await MatchReplay.withFakeAPNs { setup, fake in
+            let feed = try await RunWithAPNs.feedServer()
+            try RunWithAPNs.prepare(setup, feed: feed)
+            let store = try SQLiteStore(path: setup.directory.appendingPathComponent("liverelay.sqlite").path)
+            try await MatchReplay.registerDevice(store)
+            fake.setResponseDelay(.seconds(20))
+            let run = try await RunWithAPNs.start(setup, fake: fake, feed: feed, arguments: ["--grace-period", "1"])
+            defer { run.transport.shutdown() }
+            feed.advance(to: 1)
+            // The kick-off start is on its way to the fake, which takes its time to answer.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while fake.requestCount == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(fake.requestCount > 0)
+            run.process.signal(SIGTERM)
+            let status = await run.process.waitForExit()
+            #expect(status == 0, "\(run.process.standardError)")
+            #expect(run.process.standardError.contains("1 push left in the outbox"), "\(run.process.standardError)")
+            #expect(!run.process.standardError.contains("CancellationError"))
+            #expect(try await store.outboxStatus().depth == 1, "the start waits for the next run")
+            try await feed.stop()
+        }
+    }
+
+    /// A supervisor's SIGHUP in the first instants after the spawn, before the rule reloader listens for it,
+    /// does not end the worker; SIGTERM then stops it cleanly.
+    @Test func sighupRightAfterTheSpawnIsNotTheEnd() async throws {
+        try await MatchReplay.withFakeAPNs { setup, fake in
+            let feed = try await RunWithAPNs.feedServer()
+            try RunWithAPNs.prepare(setup, feed: feed)
+            var environment = ProcessInfo.processInfo.environment
+            environment["LIVERELAY_TEST_BEARER"] = RunWithAPNs.bearer
+            let process = try BackgroundProcess(
+                Repository.executable("liverelay"), ["run", "--config", setup.configPath], environment: environment)
+            for _ in 0..<25 {
+                try await Task.sleep(for: .milliseconds(20))
+                process.signal(SIGHUP)
+            }
+            #expect(await process.waitForError(containing: "API listening on"), "\(process.standardError)")
+            process.signal(SIGHUP)
+            try await Task.sleep(for: .milliseconds(200))
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit() == 0, "\(process.standardError)")
+            try await feed.stop()
+        }
+    }
 }

@@ -42,12 +42,14 @@ struct RunWithAPNs {
         try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: setup.configPath))
     }
 
-    static func start(_ setup: MatchReplay, fake: FakeAPNs, feed: FeedServer) async throws -> RunWithAPNs {
+    static func start(_ setup: MatchReplay, fake: FakeAPNs, feed: FeedServer, arguments: [String] = []) async throws
+        -> RunWithAPNs
+    {
         var environment = ProcessInfo.processInfo.environment
         environment["LIVERELAY_TEST_BEARER"] = bearer
         let process = try BackgroundProcess(
-            Repository.executable("liverelay"), ["run", "--config", setup.configPath, "--log-level", "info"],
-            environment: environment)
+            Repository.executable("liverelay"),
+            ["run", "--config", setup.configPath, "--log-level", "info"] + arguments, environment: environment)
         guard await process.waitForError(containing: "API listening on http://127.0.0.1:"),
             let port = process.standardError.firstMatch(of: /API listening on http:\/\/127\.0\.0\.1:(\d+)/).flatMap({
                 Int($0.1)
