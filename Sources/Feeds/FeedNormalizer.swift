@@ -15,6 +15,23 @@ public protocol FeedNormalizer: Sendable {
 
 extension FeedNormalizer {
     public var factFields: [String: FactField]? { nil }
+
+    /// The longest entity id kept, in UTF-8 bytes: the token API takes no longer one, so such an entity
+    /// could never be followed, and its id would go into every log line about it.
+    public static var maxEntityIDBytes: Int { 128 }
+
+    /// ``normalize(_:)``, with every entity id checked: a longer id than ``maxEntityIDBytes`` is a shape
+    /// error naming the id's start.
+    public func entities(_ body: Data) throws(NormalizationFailure) -> [String: Facts] {
+        let entities = try normalize(body)
+        for id in entities.keys where id.utf8.count > Self.maxEntityIDBytes {
+            throw NormalizationFailure(
+                kind: .shape,
+                message:
+                    "an entity id of \(id.utf8.count) bytes (at most \(Self.maxEntityIDBytes)): \"\(id.prefix(32))…\"")
+        }
+        return entities
+    }
 }
 
 /// A fact a feed provides: its type, and whether it may be absent.

@@ -47,6 +47,23 @@ import Testing
         #expect(facts["760499"]?["home.shootout"] == 2)
     }
 
+    /// An entity id longer than the token API takes could never be followed and would fill every log line
+    /// about it: the body is a shape error naming the id's start.
+    @Test func aHugeEntityIDIsAShapeError() throws {
+        let mapping = GenericMapping(
+            entities: "", id: nil, fields: ["price": FieldMapping(pointer: "/price", type: .decimal)])
+        let id = String(repeating: "x", count: 1 << 20)
+        let normalizer = try GenericNormalizer(mapping)
+        #expect(try normalizer.entities(Data(#"{"BTC-USD": {"price": "1"}}"#.utf8)).keys.sorted() == ["BTC-USD"])
+        #expect {
+            try normalizer.entities(Data(#"{"\#(id)": {"price": "1"}}"#.utf8))
+        } throws: { error in
+            let failure = error as? NormalizationFailure
+            return failure?.kind == .shape && failure!.message.hasPrefix("an entity id of 1048576 bytes (at most 128)")
+                && failure!.message.count < 120
+        }
+    }
+
     @Test func pricesStayExactDecimals() throws {
         let mapping = GenericMapping(
             entities: "", id: nil,

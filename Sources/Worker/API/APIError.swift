@@ -6,16 +6,23 @@ import LiveRelayCore
 struct APIError: Error, HTTPResponseError {
     var status: HTTPResponse.Status
     var message: String
+    /// Answered with `Connection: close`.
+    var closesConnection = false
 
     init(_ status: HTTPResponse.Status, _ message: String) {
         self.status = status
         self.message = message
     }
 
-    var headers: HTTPFields { [.contentType: "application/json"] }
+    var headers: HTTPFields {
+        closesConnection
+            ? [.contentType: "application/json", .connection: "close"] : [.contentType: "application/json"]
+    }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        try APIServer.jsonResponse(["error": message], status: status)
+        var response = try APIServer.jsonResponse(["error": message], status: status)
+        if closesConnection { response.headers[.connection] = "close" }
+        return response
     }
 }
 

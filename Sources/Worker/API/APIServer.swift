@@ -60,6 +60,12 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
+        // A CONNECT would make the connection a tunnel: refused, framed, and the connection closed.
+        if request.method == .connect {
+            var refusal = APIError(.methodNotAllowed, "CONNECT is not served here")
+            refusal.closesConnection = true
+            throw refusal
+        }
         do {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {

@@ -121,8 +121,10 @@ public struct TokenAPI: Sendable {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maxBodyBytes)
-        } catch {
+        } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError(.contentTooLarge, "body is larger than \(maxBodyBytes) bytes")
+        } catch {
+            throw APIError(.badRequest, "the body could not be read: its framing is malformed or it was cut short")
         }
         let data = Data(buffer.readableBytesView)
         do {

@@ -34,7 +34,7 @@ extension FeedRuntime {
         case .success(.body(let data, _)): body = data
         }
         do {
-            return .success(try normalizer.normalize(body))
+            return .success(try normalizer.entities(body))
         } catch {
             return .failure(FeedError(kind: error.kind, feed: id, url: redact(url), message: error.message))
         }

@@ -92,7 +92,7 @@ public struct Pipeline: Sendable {
         var plan = PollPlan(feed: feed.id, now: now)
         let current: [String: Facts]
         do {
-            current = try feed.normalizer.normalize(body)
+            current = try feed.normalizer.entities(body)
         } catch {
             plan.feedError = FeedError(kind: error.kind, feed: feed.id, url: redact(feed.url), message: error.message)
             return plan

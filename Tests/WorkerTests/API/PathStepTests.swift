@@ -64,4 +64,23 @@ import Testing
             #expect(answer.contains("is not a valid device id"), "\(answer)")
         }
     }
+
+    /// Malformed chunked framing is a 400 that says so (not 413 "too large"); a CONNECT is refused with 405
+    /// and the connection closed (HTTP gives an answer to CONNECT no body framing, so closing is its end).
+    @Test func malformedFramingAndConnectGetClearAnswers() async throws {
+        try await APITestServer.with { server in
+            let chunked =
+                "PUT /v1/devices/iphone-a/push-to-start/MatchAttributes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(APITestServer.bearer)\r\nTransfer-Encoding: chunked\r\n"
+                + "Connection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+            let answer = try await Self.raw(chunked, port: server.port)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+            #expect(!answer.contains("larger than"), "\(answer)")
+
+            let connect = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+            let refused = try await Self.raw(connect, port: server.port)
+            #expect(refused.hasPrefix("HTTP/1.1 405"), "\(refused)")
+            #expect(refused.lowercased().contains("connection: close"), "\(refused)")
+        }
+    }
 }
