@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -29,6 +30,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         logging.bootstrap()
+        raiseDescriptorLimit()
         let (loaded, rules) = try loadForRun(configPath: config)
         let store = try openStore(loaded.resolve(loaded.config.state))
         var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
@@ -38,4 +40,16 @@ struct RunCommand: AsyncParsableCommand {
         defer { worker.shutdown() }
         try await worker.serviceGroup(gracePeriod: .seconds(gracePeriod), signals: [.sigterm, .sigint]).run()
     }
+}
+
+/// Takes the open-file limit up to what the system allows this process (the soft limit is often 1,024 while
+/// the hard one is far higher): feed and provider connections, the state file and the API's capped
+/// connections then never compete for the last descriptors.
+private func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else {
+        return
+    }
+    limit.rlim_cur = min(limit.rlim_max, 65_536)
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
 }

@@ -118,6 +118,12 @@ struct RunIntegrationTests {
                 process.signal(SIGHUP)
             }
             #expect(await process.waitForError(containing: "API listening on"), "\(process.standardError)")
+            // The open-file limit is raised to what the system allows, so the API's connections and the
+            // worker's never compete for the last descriptors.
+            let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+            let files = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?
+                .split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2).map(String.init)
+            #expect(files?.count == 2 && (files?[0] == files?[1] || files?[0] == "65536"), "\(files ?? [])")
             process.signal(SIGHUP)
             try await Task.sleep(for: .milliseconds(200))
             process.signal(SIGTERM)
