@@ -68,6 +68,11 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         do {
             return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            // Hummingbird's own refusals (no such route, a body over its limit): the same JSON shape.
+            throw APIError(error.status, error.body ?? error.status.reasonPhrase.lowercased())
         } catch let error as any HTTPResponseError {
             throw error
         } catch let failure as SQLiteStore.Failure {

@@ -77,6 +77,11 @@ import Testing
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
             #expect(!answer.contains("larger than"), "\(answer)")
 
+            let unknown = try await Self.raw(
+                "GET /v2/nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: server.port)
+            #expect(unknown.hasPrefix("HTTP/1.1 404"), "\(unknown)")
+            #expect(unknown.hasSuffix(#"{"error":"not found"}"#), "\(unknown)")
+
             let connect = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
             let refused = try await Self.raw(connect, port: server.port)
             #expect(refused.hasPrefix("HTTP/1.1 405"), "\(refused)")
