@@ -75,12 +75,28 @@ public struct RuleEngine: Sendable {
                 }
                 relevance = RelevanceScore(d)
             }
+            var priority = rule.priority
+            if let expression = rule.priorityExpression {
+                switch try value(expression, "priority") {
+                case .null: priority = .auto
+                case .string(let text) where PriorityPolicy(rawValue: text) != nil:
+                    priority = PriorityPolicy(rawValue: text)!
+                case let v:
+                    return fail(
+                        "priority evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected \"high\", \"low\" or \"auto\""
+                    )
+                }
+            }
             var alert: LiveActivityAlert?
             if let template = rule.alert {
-                alert = LiveActivityAlert(
-                    title: RuleEngine.text(try value(template.title, "alert.title")),
-                    body: RuleEngine.text(try value(template.body, "alert.body")),
-                    sound: template.sound)
+                // A title that evaluates to null means no alert on this push: never an empty one.
+                if let title = RuleEngine.text(try value(template.title, "alert.title")) {
+                    alert = LiveActivityAlert(
+                        title: title, body: RuleEngine.text(try value(template.body, "alert.body")),
+                        sound: template.sound)
+                } else if rule.event == .start {
+                    return fail("alert title evaluated to null: a start needs an alert (Apple requires one)")
+                }
             }
             return .success(
                 ActivityIntent(
@@ -88,7 +104,7 @@ public struct RuleEngine: Sendable {
                     patch: try RuleEngine.object(rule.contentState, "content-state", value),
                     attributes: rule.event == .start
                         ? .object(try RuleEngine.object(rule.attributes, "attributes", value)) : nil,
-                    alert: alert, relevance: relevance, priority: rule.priority,
+                    alert: alert, relevance: relevance, priority: priority,
                     whenBudgetSpent: rule.whenBudgetSpent, staleAfter: rule.staleAfter,
                     dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
         } catch {

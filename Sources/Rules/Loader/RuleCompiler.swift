@@ -35,6 +35,32 @@ struct RuleCompiler {
         let attributes = fields(doc.activity.attributes ?? [:], at: "/activity/attributes")
         let contentState = fields(doc.contentState ?? [:], at: "/content-state")
         let relevance = doc.relevanceScore.flatMap { expression($0, at: "/relevance-score") }
+        var priority = PriorityPolicy.auto
+        var priorityExpression: JsonLogicExpression?
+        switch doc.priority {
+        case nil:
+            break
+        case .string(let text)?:
+            // The schema allows only the three names here.
+            priority = PriorityPolicy(rawValue: text) ?? .auto
+        case let raw?:
+            priorityExpression = expression(raw, at: "/priority")
+            if let constant = priorityExpression, constant.isConstant {
+                // A constant must be one of the three names, as a written one is.
+                switch try? constant.evaluate(.null) {
+                case .string(let text)? where PriorityPolicy(rawValue: text) != nil:
+                    priority = PriorityPolicy(rawValue: text)!
+                    priorityExpression = nil
+                case .null?:
+                    priorityExpression = nil
+                case let value:
+                    report(
+                        "/priority", atKey: false,
+                        "priority is always \(value?.jsonString().prefix(40) ?? "?"), not \"high\", \"low\" or \"auto\""
+                    )
+                }
+            }
+        }
         var alert: AlertTemplate?
         if let a = doc.alert, let title = expression(a.title, at: "/alert/title"),
             let body = expression(a.body, at: "/alert/body")
@@ -49,7 +75,8 @@ struct RuleCompiler {
                 id: doc.id, description: doc.description, feed: doc.feed, when: when, activityKey: key,
                 attributesType: doc.activity.attributesType, attributes: attributes,
                 event: PushEvent(rawValue: doc.event),
-                contentState: contentState, relevance: relevance, priority: doc.priority ?? .auto,
+                contentState: contentState, relevance: relevance, priority: priority,
+                priorityExpression: priorityExpression,
                 whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
                 staleAfter: doc.staleAfter, dismissalAfter: doc.dismissalAfter,
                 source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))

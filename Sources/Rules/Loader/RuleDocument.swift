@@ -10,7 +10,7 @@ struct RuleDocument: Decodable {
     var event: String
     var contentState: [String: JSONValue]?
     var relevanceScore: JSONValue?
-    var priority: PriorityPolicy?
+    var priority: JSONValue?
     var whenBudgetSpent: BudgetExhaustion?
     var alert: Alert?
     var staleAfter: Int?

@@ -99,8 +99,10 @@ public enum RuleFileSchema {
                   ]
                 },
                 "priority": {
-                  "description": "APNs priority: \"high\" delivers at once (and counts against the update budget), \"low\" when convenient, \"auto\" lets LiveRelay choose.",
-                  "enum": ["high", "low", "auto"],
+                  "description": "APNs priority: \"high\" delivers at once (and counts against the update budget), \"low\" when convenient, \"auto\" lets LiveRelay choose. Or a JsonLogic expression giving one of the three (null is \"auto\").",
+                  "type": ["string", "object"],
+                  "if": { "type": "string" },
+                  "then": { "enum": ["high", "low", "auto"] },
                   "default": "auto"
                 },
                 "when-budget-spent": {

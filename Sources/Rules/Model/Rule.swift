@@ -14,7 +14,10 @@ public struct Rule: Sendable {
     /// The content-state patch, by dotted field name.
     public var contentState: [FieldExpression]
     public var relevance: JsonLogicExpression?
+    /// The priority policy, or the expression that gives it per change (`priorityExpression`, when set).
     public var priority: PriorityPolicy
+    /// An expression giving `"high"`, `"low"` or `"auto"` (null is `auto`) for each change.
+    public var priorityExpression: JsonLogicExpression?
     public var whenBudgetSpent: BudgetExhaustion
     public var alert: AlertTemplate?
     public var staleAfter: Int?
