@@ -105,7 +105,7 @@ enum JsonLogicCompiler {
         case .reduce:
             return .reduce(
                 source: first ?? .literal(.null), body: second, initial: arguments.count > 2 ? arguments[2] : nil)
-        case .max, .min, .merge, .in, .cat, .substr, .log:
+        case .max, .min, .merge, .in, .cat, .substr, .log, .round, .format:
             return .operation(op, arguments)
         }
     }

@@ -185,6 +185,8 @@ indirect enum JsonLogicNode: Sendable {
             return collection(op, arguments)
         case .log:
             return arguments.first ?? .null
+        case .round, .format:
+            return numbers(op, arguments)
         case .if, .ternary, .and, .or, .map, .reduce, .filter, .all, .none, .some:
             // These control evaluation of their arguments; the compiler gives them their own nodes.
             return .null

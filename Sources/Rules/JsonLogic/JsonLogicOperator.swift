@@ -1,4 +1,5 @@
-/// The operators of json-logic-js, by their name in a rule.
+/// The operators of json-logic-js, by their name in a rule, and LiveRelay's `round` and `format` (numbers
+/// for people, computed exactly).
 enum JsonLogicOperator: String, CaseIterable, Sendable {
     case variable = "var"
     case missing
@@ -35,6 +36,8 @@ enum JsonLogicOperator: String, CaseIterable, Sendable {
     case cat
     case substr
     case log
+    case round
+    case format
 
     /// True for the operators that read the data directly rather than only through their arguments.
     var readsData: Bool {

@@ -112,4 +112,38 @@ import Testing
         let data: JSONValue = ["p": .decimal(Decimal(string: "1234.50")!)]
         #expect(try JsonLogicExpression.compile(rule).evaluate(data) == "$1234.5")
     }
+
+    /// `round`: exact, halves away from zero, an integer at 0 or fewer digits.
+    @Test(arguments: [
+        (#"{"round": [2.345, 2]}"#, "2.35"),
+        (#"{"round": [-2.5]}"#, "-3"),
+        (#"{"round": [2.5]}"#, "3"),
+        (#"{"round": [1234.5678, -2]}"#, "1200"),
+        (#"{"round": [{"var": "p"}, 2]}"#, "67187.34"),
+        (#"{"round": ["7.25", 1]}"#, "7.3"),
+        (#"{"round": [{"/": [1, 0]}]}"#, "null"),
+    ])
+    func roundIsExact(rule: String, expected: String) throws {
+        let data: JSONValue = ["p": .decimal(Decimal(string: "67187.3351")!)]
+        let value = try JsonLogicExpression.compile(JSONParser.parse(rule)).evaluate(data)
+        // Infinity has no JSON text: it is written as null.
+        #expect(value.jsonString() == expected)
+    }
+
+    /// `format`: fixed decimals and grouped thousands, so an alert reads "Now 100,150.00", not "Now 100150".
+    @Test(arguments: [
+        (#"{"format": [100150]}"#, "100,150"),
+        (#"{"format": [100150.5, 2]}"#, "100,150.50"),
+        (#"{"format": [{"var": "p"}, 2]}"#, "67,187.34"),
+        (#"{"format": [-1234567.891, 1, " "]}"#, "-1 234 567.9"),
+        (#"{"format": [999.996, 2, ""]}"#, "1000.00"),
+        (#"{"format": [-0.001, 2]}"#, "0.00"),
+        (#"{"format": [0.5]}"#, "1"),
+        (#"{"format": ["abc"]}"#, "NaN"),
+        (#"{"cat": ["Now ", {"format": [{"var": "q"}, 2]}]}"#, "Now 100,150.00"),
+    ])
+    func formatWritesNumbersForPeople(rule: String, expected: String) throws {
+        let data: JSONValue = ["p": .decimal(Decimal(string: "67187.3351")!), "q": .decimal(Decimal(100150))]
+        #expect(try JsonLogicExpression.compile(JSONParser.parse(rule)).evaluate(data) == .string(expected))
+    }
 }
