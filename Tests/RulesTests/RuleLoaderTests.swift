@@ -107,4 +107,27 @@ import Testing
                 "r.json:1:12: rule r: f/1: activity key evaluated to null null, expected a non-empty string"
             ])
     }
+
+    /// A shoot-out won 3–0 by the away side: the home side's 0 is a score, not "no shoot-out" (JsonLogic
+    /// reads 0 as false, so the example rules test for null instead).
+    @Test(arguments: [("Rules/soccer.rules.json", "in", "post"), ("Rules/sports.rules.json", "live", "final")])
+    func theFullTimeAlertKeepsAShootOutWithNoHomePenalty(file: String, playing: String, over: String) throws {
+        let set = RuleLoader().load(paths: [Repository.path(file)])
+        #expect(set.diagnostics.isEmpty)
+        var prev = Facts([
+            "state": .string(playing), "period": 5, "clock": ["display": "120'"], "home": ["score": 1, "abbr": "AUS"],
+            "away": ["score": 1, "abbr": "EGY"],
+        ])
+        prev.set("status", "STATUS_SHOOTOUT")
+        var curr = prev
+        curr.set("state", .string(over))
+        curr.set("home.shootout", 0)
+        curr.set("away.shootout", 3)
+        let feed = set.rules.first { $0.event == .end }!.feed
+        let change = FeedChange(
+            entity: EntityKey(feed: feed, id: "760499"), previous: prev, current: curr,
+            changedPaths: Facts.changedPaths(from: prev, to: curr))
+        let end = RuleEngine(rules: set.rules).evaluate(change, now: 0).intents.first { $0.event == .end }
+        #expect(end?.alert?.body?.hasSuffix("(0–3 on penalties)") == true, "\(String(describing: end?.alert))")
+    }
 }
