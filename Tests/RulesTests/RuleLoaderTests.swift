@@ -130,4 +130,24 @@ import Testing
         let end = RuleEngine(rules: set.rules).evaluate(change, now: 0).intents.first { $0.event == .end }
         #expect(end?.alert?.body?.hasSuffix("(0–3 on penalties)") == true, "\(String(describing: end?.alert))")
     }
+
+    /// A match first seen at 55' is under way: its start says so, with the clock, not "Kick-off".
+    @Test func aMatchFirstSeenUnderWayIsNotAKickOff() throws {
+        let set = RuleLoader().load(paths: [Repository.path("Rules/sports.rules.json")])
+        let curr = Facts([
+            "state": "live", "period": 2, "clock": ["display": "55'"],
+            "home": ["score": 0, "abbr": "ARS", "name": "Arsenal"],
+            "away": ["score": 1, "abbr": "BHA", "name": "Brighton"],
+        ])
+        func start(previous: Facts?) -> ActivityIntent? {
+            let change = FeedChange(
+                entity: EntityKey(feed: "scores", id: "1"), previous: previous, current: curr,
+                changedPaths: Facts.changedPaths(from: previous ?? Facts(), to: curr))
+            return RuleEngine(rules: set.rules).evaluate(change, now: 0).intents.first { $0.event == .start }
+        }
+        #expect(start(previous: nil)?.alert?.body == "Under way: ARS 0–1 BHA (55')")
+        var scheduled = curr
+        scheduled.set("state", "scheduled")
+        #expect(start(previous: scheduled)?.alert?.body == "Kick-off: ARS 0–1 BHA")
+    }
 }

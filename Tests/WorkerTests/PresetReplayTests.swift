@@ -50,7 +50,8 @@ import Worker
                 "match-start", "match-play", "match-play", "match-goal", "match-end",
             ])
         #expect(match.map { $0.contentState["state"] } == ["live", "break", "live", "live", "final"])
-        #expect(match[3].alert?.title == "Goal! Fulham")
+        #expect(match[3].alert?.title == "Fulham scores", "a title that fits any sport")
+        #expect(match[0].alert?.body?.hasPrefix("Kick-off: ") == true)
         #expect(match.last?.contentState["winner"] == "away")
         #expect(pushes.filter { $0.event == .start }.count == 5)
         #expect(pushes.filter { $0.event == .end }.count == 5)

@@ -67,6 +67,8 @@ import Testing
             "var", "missing", "missing_some", "if", "?:", "==", "===", "!=", "!==", "!", "!!", "or", "and",
             ">", ">=", "<", "<=", "max", "min", "+", "-", "*", "/", "%", "map", "reduce", "filter", "all",
             "none", "some", "merge", "in", "cat", "substr", "log",
+            // LiveRelay's own, for numbers people read.
+            "round", "format",
         ]
         #expect(JsonLogicExpression.knownOperators == expected)
     }
