@@ -12,7 +12,7 @@ import Testing
         #expect(
             set.diagnostics.map(\.description) == [
                 "\(Self.broken):19:7: rule goal: unknown key \"prioirty\" (did you mean \"priority\"?)",
-                "\(Self.broken):28:7: rule clock: \"stale-after\" must be an integer, not a string",
+                "\(Self.broken):28:7: rule clock: \"stale-after\" must be an integer or an object, not a string",
                 "\(Self.broken):33:70: rule period: when/and/1: unknown operator \"contains\"",
             ])
         #expect(set.rules.map(\.id) == ["kick-off", "full-time"])

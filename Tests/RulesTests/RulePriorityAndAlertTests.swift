@@ -91,4 +91,35 @@ import Testing
                 "alert title evaluated to null: a start needs an alert (Apple requires one)"
             ])
     }
+
+    /// `stale-after` and `dismissal-after` may be expressions too: a longer stale date at half-time, the
+    /// activity gone at once when the match was abandoned.
+    @Test func staleAfterAndDismissalAfterCanBeExpressions() throws {
+        let engine = try Self.engine(
+            #"""
+            {"id": "u", "feed": "f", "when": true, "event": "update", "activity": {"key": "m", "attributes-type": "T"},
+             "stale-after": {"if": [{">=": [{"var": "curr.minute"}, 45]}, 1800, 300]}},
+            {"id": "e", "feed": "f", "when": {">": [{"var": "curr.minute"}, 90]}, "event": "end",
+             "activity": {"key": "n", "attributes-type": "T"},
+             "dismissal-after": {"if": [{">": [{"var": "curr.minute"}, 120]}, 0, null]}},
+            {"id": "bad", "feed": "f", "when": {"==": [{"var": "curr.minute"}, 7]}, "event": "update",
+             "activity": {"key": "o", "attributes-type": "T"}, "stale-after": {"-": [0, {"var": "curr.minute"}]}}
+            """#)
+        let early = engine.evaluate(Self.change(home: 0, away: 0, minute: 7, previous: (0, 0)), now: 0)
+        #expect(early.intents.map(\.staleAfter) == [300])
+        #expect(early.errors.map(\.message) == ["stale-after evaluated to integer -7, expected seconds ≥ 0"])
+        let late = engine.evaluate(Self.change(home: 0, away: 0, minute: 95, previous: (0, 0)), now: 0)
+        #expect(late.intents.map(\.staleAfter) == [1800, nil])
+        #expect(late.intents.last?.dismissalAfter == nil, "null: the default dismissal")
+        let abandoned = engine.evaluate(Self.change(home: 0, away: 0, minute: 121, previous: (0, 0)), now: 0)
+        #expect(abandoned.intents.last?.dismissalAfter == 0)
+
+        let (rules, diagnostics) = RuleLoader().load(
+            file: "r.json",
+            data: Data(
+                #"{"rules": [{"id": "c", "feed": "f", "when": true, "event": "update", "activity": {"key": "m", "attributes-type": "T"}, "stale-after": {"cat": ["1", "0"]}}]}"#
+                    .utf8))
+        #expect(rules.isEmpty)
+        #expect(diagnostics.map(\.message) == [#"rule c: stale-after is always "10", not a number of seconds ≥ 0"#])
+    }
 }

@@ -87,6 +87,24 @@ public struct RuleEngine: Sendable {
                     )
                 }
             }
+            var staleAfter = rule.staleAfter
+            if let expression = rule.staleAfterExpression {
+                let v = try value(expression, "stale-after")
+                guard v == .null || RuleEngine.seconds(v) != nil else {
+                    return fail(
+                        "stale-after evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected seconds ≥ 0")
+                }
+                staleAfter = RuleEngine.seconds(v)
+            }
+            var dismissalAfter = rule.dismissalAfter
+            if let expression = rule.dismissalAfterExpression {
+                let v = try value(expression, "dismissal-after")
+                guard v == .null || RuleEngine.seconds(v) != nil else {
+                    return fail(
+                        "dismissal-after evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected seconds ≥ 0")
+                }
+                dismissalAfter = RuleEngine.seconds(v)
+            }
             var alert: LiveActivityAlert?
             if let template = rule.alert {
                 // A title that evaluates to null means no alert on this push: never an empty one.
@@ -105,8 +123,8 @@ public struct RuleEngine: Sendable {
                     attributes: rule.event == .start
                         ? .object(try RuleEngine.object(rule.attributes, "attributes", value)) : nil,
                     alert: alert, relevance: relevance, priority: priority,
-                    whenBudgetSpent: rule.whenBudgetSpent, staleAfter: rule.staleAfter,
-                    dismissalAfter: rule.dismissalAfter, ruleID: rule.id, entity: entity))
+                    whenBudgetSpent: rule.whenBudgetSpent, staleAfter: staleAfter,
+                    dismissalAfter: dismissalAfter, ruleID: rule.id, entity: entity))
         } catch {
             return fail("\(error.field) \(error.error)")
         }
@@ -128,6 +146,12 @@ public struct RuleEngine: Sendable {
     struct FieldLimitError: Error {
         var field: String
         var error: JsonLogicLimitError
+    }
+
+    /// Whole seconds from a number ≥ 0 (a fraction is cut), or nil.
+    static func seconds(_ value: JSONValue) -> Int? {
+        guard let d = value.doubleValue, d.isFinite, d >= 0, d < 1e15 else { return nil }
+        return Int(d)
     }
 
     /// Alert text: strings as they are, numbers as JavaScript prints them, null as absent.

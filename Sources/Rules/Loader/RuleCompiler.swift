@@ -61,6 +61,8 @@ struct RuleCompiler {
                 }
             }
         }
+        let (staleAfter, staleAfterExpression) = seconds(doc.staleAfter, at: "/stale-after")
+        let (dismissalAfter, dismissalAfterExpression) = seconds(doc.dismissalAfter, at: "/dismissal-after")
         var alert: AlertTemplate?
         if let a = doc.alert, let title = expression(a.title, at: "/alert/title"),
             let body = expression(a.body, at: "/alert/body")
@@ -78,8 +80,25 @@ struct RuleCompiler {
                 contentState: contentState, relevance: relevance, priority: priority,
                 priorityExpression: priorityExpression,
                 whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
-                staleAfter: doc.staleAfter, dismissalAfter: doc.dismissalAfter,
+                staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
+                dismissalAfterExpression: dismissalAfterExpression,
                 source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
+    }
+
+    /// A number of seconds as written (an integer), or the expression that gives it per change; a constant
+    /// expression is folded to its integer, and one that is not a number ≥ 0 is refused here.
+    private mutating func seconds(_ raw: JSONValue?, at pointer: String) -> (Int?, JsonLogicExpression?) {
+        guard let raw else { return (nil, nil) }
+        if case .int(let n) = raw { return (n, nil) }
+        guard let compiled = expression(raw, at: pointer) else { return (nil, nil) }
+        guard compiled.isConstant else { return (nil, compiled) }
+        let value = try? compiled.evaluate(.null)
+        if value == .null { return (nil, nil) }
+        if let n = value.flatMap(RuleEngine.seconds) { return (n, nil) }
+        report(
+            pointer, atKey: false,
+            "\(pointer.dropFirst()) is always \(value?.jsonString().prefix(40) ?? "?"), not a number of seconds ≥ 0")
+        return (nil, nil)
     }
 
     private mutating func report(_ pointer: String, atKey: Bool, _ message: String) {

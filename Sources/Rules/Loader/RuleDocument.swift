@@ -13,8 +13,8 @@ struct RuleDocument: Decodable {
     var priority: JSONValue?
     var whenBudgetSpent: BudgetExhaustion?
     var alert: Alert?
-    var staleAfter: Int?
-    var dismissalAfter: Int?
+    var staleAfter: JSONValue?
+    var dismissalAfter: JSONValue?
 
     struct Activity: Decodable {
         var key: JSONValue

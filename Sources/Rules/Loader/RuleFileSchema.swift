@@ -131,13 +131,13 @@ public enum RuleFileSchema {
                   }
                 },
                 "stale-after": {
-                  "description": "Seconds after the push when the activity counts as stale: stale-date = now + this.",
-                  "type": "integer",
+                  "description": "Seconds after the push when the activity counts as stale: stale-date = now + this. Or a JsonLogic expression giving the seconds per change (null: no stale date).",
+                  "type": ["integer", "object"],
                   "minimum": 0
                 },
                 "dismissal-after": {
-                  "description": "Seconds after the end until the system removes the activity: dismissal-date = now + this. Only with event \"end\".",
-                  "type": "integer",
+                  "description": "Seconds after the end until the system removes the activity: dismissal-date = now + this. Only with event \"end\". Or a JsonLogic expression giving the seconds (null: the default, four hours).",
+                  "type": ["integer", "object"],
                   "minimum": 0
                 }
               },

@@ -22,6 +22,9 @@ public struct Rule: Sendable {
     public var alert: AlertTemplate?
     public var staleAfter: Int?
     public var dismissalAfter: Int?
+    /// Expressions giving `stale-after` and `dismissal-after` in seconds per change, when written so.
+    public var staleAfterExpression: JsonLogicExpression?
+    public var dismissalAfterExpression: JsonLogicExpression?
     /// Where the rule was written, for diagnostics at evaluation time.
     public var source: RuleSource
 }
