@@ -14,7 +14,7 @@ import Testing
         #expect(
             run.standardOutput == """
                 Tests/RulesTests/Fixtures/broken.rules.json:19:7: rule goal: unknown key "prioirty" (did you mean "priority"?)
-                Tests/RulesTests/Fixtures/broken.rules.json:28:7: rule clock: "stale-after" must be an integer, not a string
+                Tests/RulesTests/Fixtures/broken.rules.json:28:7: rule clock: "stale-after" must be an integer or an object, not a string
                 Tests/RulesTests/Fixtures/broken.rules.json:33:70: rule period: when/and/1: unknown operator "contains"
                 2 rules loaded from 1 files, 3 problems
 
