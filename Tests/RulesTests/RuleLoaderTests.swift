@@ -150,4 +150,35 @@ import Testing
         scheduled.set("state", "scheduled")
         #expect(start(previous: scheduled)?.alert?.body == "Kick-off: ARS 0–1 BHA")
     }
+
+    /// One rule for BTC on several exchanges, instead of a generated copy per feed: `entity.feed` tells which
+    /// feed changed. An unknown feed in the list is reported where it is written.
+    @Test func aRuleMayWatchSeveralFeeds() throws {
+        let text = #"""
+            {"rules": [{"id": "btc", "feed": ["binance", "coinbase", "kraken"],
+              "when": {"!=": [{"var": "prev.price"}, {"var": "curr.price"}]}, "event": "update",
+              "activity": {"key": {"cat": ["btc-", {"var": "entity.feed"}]}, "attributes-type": "PriceAlertAttributes"},
+              "content-state": {"price": {"var": "curr.price"}}}]}
+            """#
+        let (rules, diagnostics) = RuleLoader(knownFeeds: ["binance", "coinbase", "kraken"]).load(
+            file: "r.json", data: Data(text.utf8))
+        #expect(diagnostics.isEmpty)
+        let engine = RuleEngine(rules: rules)
+        for feed in ["binance", "coinbase", "kraken"] {
+            let change = FeedChange(
+                entity: EntityKey(feed: feed, id: "BTC"), previous: Facts(["price": 1]), current: Facts(["price": 2]),
+                changedPaths: ["price"])
+            #expect(engine.evaluate(change, now: 0).intents.map(\.activity.rawValue) == ["btc-\(feed)"])
+        }
+        let other = FeedChange(
+            entity: EntityKey(feed: "scores", id: "1"), previous: Facts(["price": 1]), current: Facts(["price": 2]),
+            changedPaths: ["price"])
+        #expect(engine.evaluate(other, now: 0).intents.isEmpty)
+
+        let (_, unknown) = RuleLoader(knownFeeds: ["binance", "coinbase"]).load(file: "r.json", data: Data(text.utf8))
+        #expect(
+            unknown.map(\.description) == [
+                #"r.json:1:58: rule btc: unknown feed "kraken" (the config defines "binance", "coinbase")"#
+            ])
+    }
 }

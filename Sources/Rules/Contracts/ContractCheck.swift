@@ -27,35 +27,39 @@ public enum ContractCheck {
         var out: [Diagnostic] = []
         for rule in rules {
             guard let contract = contracts[rule.attributesType] else { continue }
-            let typer = StaticTyper(facts: facts[rule.feed])
-            func report(_ field: FieldExpression?, _ message: String) {
-                out.append(
-                    Diagnostic(
+            // A rule on several feeds must fit the contract with the facts of each; a problem is said once.
+            var said = Set<String>()
+            for feed in rule.feeds {
+                let typer = StaticTyper(facts: facts[feed])
+                func report(_ field: FieldExpression?, _ message: String) {
+                    let diagnostic = Diagnostic(
                         file: rule.source.file, location: field?.location ?? rule.source.location,
-                        message: "rule \(rule.id): \(message) (contract \(contract.file))"))
-            }
-            check(
-                rule.contentState, part: contract.contentState, name: "content-state", typer: typer,
-                contract: contract, report: report)
-            if rule.event == .start, let attributes = contract.attributes {
+                        message: "rule \(rule.id): \(message) (contract \(contract.file))")
+                    if said.insert(diagnostic.description).inserted { out.append(diagnostic) }
+                }
                 check(
-                    rule.attributes, part: attributes, name: "attributes", typer: typer, contract: contract,
-                    report: report)
-            }
-            if rule.event == .start {
-                let parts: [(String, [FieldExpression], ContentContract.Part?)] = [
-                    ("content-state", rule.contentState, contract.contentState),
-                    ("attributes", rule.attributes, contract.attributes),
-                ]
-                for (name, fields, part) in parts {
-                    guard let part else { continue }
-                    let set = Set(fields.compactMap(\.path.first))
-                    let missing = required(part.written).filter { !set.contains($0) }
-                    if !missing.isEmpty {
-                        report(
-                            nil,
-                            "the start's \(name) lacks required \(missing.count == 1 ? "field" : "fields") \(missing.map { "\"\($0)\"" }.joined(separator: ", ")): an activity starts from the start's patch alone"
-                        )
+                    rule.contentState, part: contract.contentState, name: "content-state", typer: typer,
+                    contract: contract, report: report)
+                if rule.event == .start, let attributes = contract.attributes {
+                    check(
+                        rule.attributes, part: attributes, name: "attributes", typer: typer, contract: contract,
+                        report: report)
+                }
+                if rule.event == .start {
+                    let parts: [(String, [FieldExpression], ContentContract.Part?)] = [
+                        ("content-state", rule.contentState, contract.contentState),
+                        ("attributes", rule.attributes, contract.attributes),
+                    ]
+                    for (name, fields, part) in parts {
+                        guard let part else { continue }
+                        let set = Set(fields.compactMap(\.path.first))
+                        let missing = required(part.written).filter { !set.contains($0) }
+                        if !missing.isEmpty {
+                            report(
+                                nil,
+                                "the start's \(name) lacks required \(missing.count == 1 ? "field" : "fields") \(missing.map { "\"\($0)\"" }.joined(separator: ", ")): an activity starts from the start's patch alone"
+                            )
+                        }
                     }
                 }
             }

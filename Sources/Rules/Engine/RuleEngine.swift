@@ -8,7 +8,11 @@ public struct RuleEngine: Sendable {
 
     public init(rules: [Rule]) {
         self.rules = rules
-        rulesByFeed = Dictionary(grouping: rules, by: \.feed)
+        var byFeed: [String: [Rule]] = [:]
+        for rule in rules {
+            for feed in rule.feeds { byFeed[feed, default: []].append(rule) }
+        }
+        rulesByFeed = byFeed
     }
 
     /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity`.

@@ -24,11 +24,20 @@ struct RuleCompiler {
             return .failure(
                 Diagnostics([context.diagnostic(at: base + error.pointer.description, atKey: true, error.message)]))
         }
-        if let knownFeeds, !knownFeeds.contains(doc.feed) {
-            let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            report(
-                "/feed", atKey: false,
-                "unknown feed \"\(doc.feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
+        // The schema allows a feed id or a list of them.
+        let feeds: [String]
+        switch doc.feed {
+        case .string(let id): feeds = [id]
+        case .array(let ids): feeds = ids.compactMap(\.stringValue)
+        default: feeds = []
+        }
+        if let knownFeeds {
+            for (i, feed) in feeds.enumerated() where !knownFeeds.contains(feed) {
+                let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                report(
+                    doc.feed.arrayValue == nil ? "/feed" : "/feed/\(i)", atKey: false,
+                    "unknown feed \"\(feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
+            }
         }
         let when = expression(doc.when, at: "/when")
         let key = expression(doc.activity.key, at: "/activity/key")
@@ -74,7 +83,7 @@ struct RuleCompiler {
         }
         return .success(
             Rule(
-                id: doc.id, description: doc.description, feed: doc.feed, when: when, activityKey: key,
+                id: doc.id, description: doc.description, feeds: feeds, when: when, activityKey: key,
                 attributesType: doc.activity.attributesType, attributes: attributes,
                 event: PushEvent(rawValue: doc.event),
                 contentState: contentState, relevance: relevance, priority: priority,

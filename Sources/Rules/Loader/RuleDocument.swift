@@ -4,7 +4,8 @@ import LiveRelayCore
 struct RuleDocument: Decodable {
     var id: String
     var description: String?
-    var feed: String
+    /// One feed id, or several.
+    var feed: JSONValue
     var when: JSONValue
     var activity: Activity
     var event: String

@@ -50,9 +50,12 @@ public enum RuleFileSchema {
                   "type": "string"
                 },
                 "feed": {
-                  "description": "Id of the feed (declared in the LiveRelay config) whose changes this rule watches.",
-                  "type": "string",
-                  "minLength": 1
+                  "description": "Id of the feed (declared in the LiveRelay config) whose changes this rule watches, or a list of them (entity.feed tells which one changed).",
+                  "type": ["string", "array"],
+                  "minLength": 1,
+                  "minItems": 1,
+                  "uniqueItems": true,
+                  "items": { "type": "string", "minLength": 1 }
                 },
                 "when": {
                   "description": "JsonLogic condition over {prev, curr, changed, now, entity}: the rule fires when it is truthy.",

@@ -4,7 +4,10 @@ public import LiveRelayCore
 public struct Rule: Sendable {
     public var id: String
     public var description: String?
-    public var feed: String
+    /// The feeds whose changes the rule watches (`entity.feed` tells which one changed); at least one.
+    public var feeds: [String]
+    /// The first of ``feeds``.
+    public var feed: String { feeds[0] }
     public var when: JsonLogicExpression
     public var activityKey: JsonLogicExpression
     public var attributesType: String
