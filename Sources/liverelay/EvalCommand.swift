@@ -58,7 +58,8 @@ struct EvalCommand: ParsableCommand {
 
     private func parse(_ text: String, what: String) throws -> JSONValue {
         do {
-            return try JSONParser.parse(text)
+            // Numbers as rule files and feed bodies read them: exact decimals.
+            return try JSONParser.parse(text, numbers: .decimal)
         } catch {
             throw EvalError(text: "\(what) is not valid JSON: \(error)")
         }

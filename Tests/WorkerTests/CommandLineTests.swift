@@ -1,6 +1,7 @@
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
+import Rules
 import Testing
 
 /// The `liverelay` binary as a user runs it.
@@ -96,6 +97,22 @@ import Testing
             ])
         #expect(run.status == 0)
         #expect(run.standardOutput == "true\n")
+    }
+
+    /// `eval` reads numbers as rule files and feeds are read: exact decimals, so what it prints is what a
+    /// rule computes.
+    @Test func evalComputesInExactDecimals() async throws {
+        let run = try await CommandRun.run(
+            liverelay,
+            ["eval", #"{"+": [0.1, 0.2, {"var": "price"}]}"#, "--data", #"{"price": 100150.07}"#])
+        #expect(run.status == 0)
+        #expect(run.standardOutput == "100150.37\n")
+        let (rules, _) = RuleLoader().load(
+            file: "r.json",
+            data: Data(
+                #"{"rules": [{"id": "r", "feed": "f", "when": {"==": [{"+": [0.1, 0.2]}, 0.3]}, "event": "update", "activity": {"key": "a", "attributes-type": "T"}}]}"#
+                    .utf8))
+        #expect(try rules.first?.when.evaluate(.null) == true, "a rule file's literals are exact too")
     }
 
     @Test func theDemoPrintsTheSameTwiceAndMatchesTheGoldenFile() async throws {

@@ -19,9 +19,10 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 public struct JSONParser: ~Copyable {
     /// How non-integer numbers are read.
     public enum NumberMode: Sendable {
-        /// As `Double`: rules and configs.
+        /// As `Double`: configs, and JsonLogic as json-logic-js reads it.
         case double
-        /// As exact `Decimal`: feed bodies, where prices must not pick up binary rounding.
+        /// As exact `Decimal`: feed bodies and rule files, where prices and thresholds must not pick up binary
+        /// rounding (`0.1 + 0.2` is `0.3`).
         case decimal
     }
 
@@ -48,10 +49,12 @@ public struct JSONParser: ~Copyable {
 
     /// Parses a whole JSON text and records where each value and object key is. Duplicate object keys are
     /// an error in this mode: in a config or a rule file, the second one silently winning hides a mistake.
-    public static func parseWithSourceMap(_ data: Data) throws(JSONParseError) -> (JSONValue, SourceMap) {
+    public static func parseWithSourceMap(_ data: Data, numbers: NumberMode = .double) throws(JSONParseError) -> (
+        JSONValue, SourceMap
+    ) {
         let result: Result<(JSONValue, SourceMap), JSONParseError> = data.withUnsafeBytes { raw in
             let buffer = raw.bindMemory(to: UInt8.self)
-            var parser = JSONParser(bytes: buffer, numbers: .double, map: SourceMapBuilder())
+            var parser = JSONParser(bytes: buffer, numbers: numbers, map: SourceMapBuilder())
             return Result { () throws(JSONParseError) in
                 let value = try parser.parseDocument()
                 let builder = parser.map!

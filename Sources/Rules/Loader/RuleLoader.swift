@@ -55,7 +55,7 @@ public struct RuleLoader: Sendable {
         let document: JSONValue
         let map: SourceMap
         do {
-            (document, map) = try JSONParser.parseWithSourceMap(data)
+            (document, map) = try JSONParser.parseWithSourceMap(data, numbers: .decimal)
         } catch {
             return ([], [Diagnostic(file: file, location: error.location, message: "invalid JSON: \(error.message)")])
         }
