@@ -117,7 +117,7 @@ extension JSONParser {
                     index += 1
                 case UInt8(ascii: "u"):
                     index += 1
-                    _ = try readHex4()
+                    _ = try readUnicodeEscape()
                 default:
                     throw error("invalid escape in a string", at: index - 1)
                 }

@@ -293,6 +293,13 @@ public struct JSONParser: ~Copyable {
     }
 
     private mutating func appendUnicodeEscape(to out: inout [UInt8]) throws(JSONParseError) {
+        let code = try readUnicodeEscape()
+        out.append(contentsOf: Array(String(UnicodeScalar(code)!).utf8))
+    }
+
+    /// The code point of a `\uXXXX` escape (two of them for a surrogate pair), from just after the `u`. A lone
+    /// or misordered surrogate is an error here, so that a string skipped unbuilt is refused like a built one.
+    mutating func readUnicodeEscape() throws(JSONParseError) -> UInt32 {
         var code = try readHex4()
         if (0xD800...0xDBFF).contains(code) {
             // A high surrogate must be followed by an escaped low surrogate.
@@ -305,7 +312,7 @@ public struct JSONParser: ~Copyable {
         } else if (0xDC00...0xDFFF).contains(code) {
             throw error("lone low surrogate in a \\u escape")
         }
-        out.append(contentsOf: Array(String(UnicodeScalar(code)!).utf8))
+        return code
     }
 
     mutating func readHex4() throws(JSONParseError) -> UInt32 {
