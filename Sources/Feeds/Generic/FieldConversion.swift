@@ -48,7 +48,8 @@ enum FieldConversion {
             case .int(let i): return .int(i > 100_000_000_000 ? i / 1000 : i)
             case .decimal, .double:
                 guard let d = raw.doubleValue, d.isFinite else { return nil }
-                return .int(Int(d > 100_000_000_000 ? d / 1000 : d))
+                // Beyond 64 bits `Int(_:)` traps: such a time is no time, not a crash.
+                return Int(exactly: (d > 100_000_000_000 ? d / 1000 : d).rounded(.towardZero)).map { .int($0) }
             default: return nil
             }
         }
