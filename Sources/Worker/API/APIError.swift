@@ -58,19 +58,19 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
 /// Checks path and body values before anything is stored.
 enum Validate {
     static func device(_ raw: String?) throws -> String {
-        try identifier(raw, field: "device", pattern: #"^[A-Za-z0-9._:-]{1,128}$"#)
+        try identifier(raw, field: "device", pattern: #"\A[A-Za-z0-9._:-]{1,128}\z"#)
     }
 
     static func attributesType(_ raw: String?) throws -> String {
-        try identifier(raw, field: "attributes type", pattern: #"^[A-Za-z_][A-Za-z0-9_]{0,127}$"#)
+        try identifier(raw, field: "attributes type", pattern: #"\A[A-Za-z_][A-Za-z0-9_]{0,127}\z"#)
     }
 
     static func activity(_ raw: String?) throws -> ActivityKey {
-        ActivityKey(try identifier(raw, field: "activity", pattern: #"^[A-Za-z0-9._:-]{1,200}$"#))
+        ActivityKey(try identifier(raw, field: "activity", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#))
     }
 
     static func entity(_ raw: String?) throws -> String {
-        try identifier(raw, field: "entity", pattern: #"^[A-Za-z0-9._:@-]{1,128}$"#)
+        try identifier(raw, field: "entity", pattern: #"\A[A-Za-z0-9._:@-]{1,128}\z"#)
     }
 
     /// Lower-case hex, an even number of digits between 64 (device tokens) and 512; Live Activity tokens are
@@ -94,6 +94,8 @@ enum Validate {
         }
     }
 
+    /// `pattern` is anchored with `\A` and `\z`: `$` would also match before a final line break, letting `id\n`
+    /// through.
     private static func identifier(_ raw: String?, field: String, pattern: String) throws -> String {
         guard let raw, raw.range(of: pattern, options: .regularExpression) != nil else {
             throw APIError(.badRequest, "\(field): \"\((raw ?? "").prefix(64))\" is not a valid \(field) id")
