@@ -170,6 +170,8 @@ run() {
 # A fatal error traps straight to libFuzzer, which prints the stack and saves the input (the Swift
 # backtracer reads raw stack memory, which ASan reports as an error of its own).
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+# Leaks of the toolchain's own libraries, not of LiveRelay (see the file).
+export LSAN_OPTIONS="suppressions=$ROOT/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 mkdir -p "$WORK"
 build
 for t in "${TARGETS[@]}"; do prepare "$t"; done
