@@ -81,7 +81,8 @@ prepare() {
             done
             # Each JsonLogic test case `[rule, data, expected]` is a seed of its own.
             if command -v jq >/dev/null; then
-                jq -c '.[] | arrays' "$ROOT/Tests/RulesTests/Resources/jsonlogic-tests.json" | split -a 4 -l 1 - "$seeds/logic-"
+                jq -c '.[] | arrays' "$ROOT/Tests/RulesTests/Resources/jsonlogic-tests.json" |
+                    split -a 4 -l 1 - "$seeds/logic-"
             fi
             cat "$ROOT/Fuzz/Dictionaries/jsonlogic.dict" >>"$WORK/$t.dict"
             schema_words "$ROOT/Rules/rules.schema.json" >>"$WORK/$t.dict"
@@ -143,18 +144,20 @@ run() {
     # Crashes of earlier runs stay where they are; only this run's are reported.
     local stamp="$WORK/artifacts/$t/.started"
     touch "$stamp"
+    local started=$SECONDS
     set +e
     nice -n "$NICE" "$BIN/fuzz-$t" "$WORK/corpus/$t" "$WORK/seeds/$t" -dict="$WORK/$t.dict" \
         -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$WORK/artifacts/$t/" >"$log" 2>&1
     local status=$?
+    local elapsed=$((SECONDS - started))
     set -e
     local last runs artifacts
     last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | head -n 1)
     artifacts=$(find "$WORK/artifacts/$t" -type f -newer "$stamp" ! -name .started)
     {
-        echo "== $t: ${SECONDS_EACH}s, exit $status"
+        echo "== $t: ${elapsed}s of ${SECONDS_EACH}s, exit $status"
         echo "   runs: ${runs:-?}   last status: ${last:-none}"
         echo "   corpus: $(find "$WORK/corpus/$t" -type f | wc -l) files (was $corpus_before)   log: $log"
         if [ -n "$artifacts" ]; then
