@@ -57,14 +57,14 @@ struct JsonLogicBudget {
         remaining = limits.steps
     }
 
-    var isSpent: Bool { exceeded != nil }
+    /// True once a limit was passed (`fail` leaves `remaining` far below zero, so one comparison says it).
+    var isSpent: Bool { remaining < 0 }
 
     /// One step; false once the budget is spent.
     @inline(__always)
     mutating func step() -> Bool {
         remaining -= 1
-        if remaining >= 0 { return exceeded == nil }
-        return fail(.steps, limits.steps)
+        return remaining >= 0 || fail(.steps, limits.steps)
     }
 
     /// Charges reading `value` (texts, arrays and objects cost their size); false once the budget is spent.
@@ -73,18 +73,18 @@ struct JsonLogicBudget {
         switch value {
         case .string(let text):
             remaining -= text.utf8.count
-            return remaining >= 0 ? exceeded == nil : fail(.steps, limits.steps)
+            return remaining >= 0 || fail(.steps, limits.steps)
         case .array, .object:
             return measure(value) != nil
         default:
-            return exceeded == nil
+            return remaining >= 0
         }
     }
 
     /// Charges reading every value of `values`.
     mutating func read(_ values: [JSONValue]) -> Bool {
         for value in values where !read(value) { return false }
-        return exceeded == nil
+        return remaining >= 0
     }
 
     /// Charges a value an operator built, and checks it against the size and depth limits. The value is
@@ -96,11 +96,11 @@ struct JsonLogicBudget {
             let size = text.utf8.count
             if size > limits.valueSize { return fail(.valueSize, limits.valueSize) }
             remaining -= size
-            return remaining >= 0 ? exceeded == nil : fail(.steps, limits.steps)
+            return remaining >= 0 || fail(.steps, limits.steps)
         case .array, .object:
             return measure(value, sizeLimit: limits.valueSize) != nil
         default:
-            return exceeded == nil
+            return remaining >= 0
         }
     }
 
@@ -151,10 +151,11 @@ struct JsonLogicBudget {
         return exceeded == nil ? size : nil
     }
 
-    /// Marks the budget spent with its first cause; always false.
+    /// Marks the budget spent with its first cause; always false. `remaining` goes so far below zero that
+    /// no later charge brings it back.
     private mutating func fail(_ kind: JsonLogicLimitError.Kind, _ limit: Int) -> Bool {
         if exceeded == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
-        remaining = min(remaining, -1)
+        remaining = Int.min / 2
         return false
     }
 }
