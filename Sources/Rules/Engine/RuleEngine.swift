@@ -123,9 +123,9 @@ public struct RuleEngine: Sendable {
             return .success(
                 ActivityIntent(
                     activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
-                    patch: try RuleEngine.object(rule.contentState, "content-state", value),
+                    patch: try RuleEngine.object(rule.contentState, "content-state", data: data, memo: memo),
                     attributes: rule.event == .start
-                        ? .object(try RuleEngine.object(rule.attributes, "attributes", value)) : nil,
+                        ? .object(try RuleEngine.object(rule.attributes, "attributes", data: data, memo: memo)) : nil,
                     alert: alert, relevance: relevance, priority: priority,
                     whenBudgetSpent: rule.whenBudgetSpent, staleAfter: staleAfter,
                     dismissalAfter: dismissalAfter, ruleID: rule.id, entity: entity))
@@ -134,14 +134,18 @@ public struct RuleEngine: Sendable {
         }
     }
 
-    /// Evaluates dotted fields into one nested object.
-    static func object(
-        _ fields: [FieldExpression], _ section: String,
-        _ value: (JsonLogicExpression, String) throws(FieldLimitError) -> JSONValue
-    ) throws(FieldLimitError) -> [String: JSONValue] {
+    /// Evaluates dotted fields into one nested object; a field past the evaluation limits is named
+    /// `section.dotted.name` (the name is made only then).
+    static func object(_ fields: [FieldExpression], _ section: String, data: JSONValue, memo: JsonLogicMemo)
+        throws(FieldLimitError) -> [String: JSONValue]
+    {
         var facts = Facts()
         for field in fields {
-            facts.set(path: field.path, try value(field.expression, section + "." + field.path.joined(separator: ".")))
+            do {
+                facts.set(path: field.path, try field.expression.evaluate(data, memo: memo))
+            } catch {
+                throw FieldLimitError(field: section + "." + field.path.joined(separator: "."), error: error)
+            }
         }
         return facts.value.objectValue ?? [:]
     }
