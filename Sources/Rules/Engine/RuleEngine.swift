@@ -57,9 +57,9 @@ public struct RuleEngine: Sendable {
             .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
         }
         /// An expression's value, or which of the rule's fields went past the evaluation limits.
-        func value(_ expression: JsonLogicExpression, _ field: String) throws(FieldLimitError) -> JSONValue {
+        func value(_ expression: JsonLogicExpression, _ field: String) throws(FieldError) -> JSONValue {
             do { return try expression.evaluate(data, memo: memo) } catch {
-                throw FieldLimitError(field: field, error: error)
+                throw FieldError(message: "\(field) \(error)")
             }
         }
         do {
@@ -91,24 +91,21 @@ public struct RuleEngine: Sendable {
                     )
                 }
             }
-            var staleAfter = rule.staleAfter
-            if let expression = rule.staleAfterExpression {
-                let v = try value(expression, "stale-after")
+            /// Seconds from `expression` when the rule computes them (null: none), else as written.
+            func seconds(_ written: Int?, _ expression: JsonLogicExpression?, _ field: String) throws(FieldError)
+                -> Int?
+            {
+                guard let expression else { return written }
+                let v = try value(expression, field)
                 guard v == .null || RuleEngine.seconds(v) != nil else {
-                    return fail(
-                        "stale-after evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected seconds ≥ 0")
+                    throw FieldError(
+                        message:
+                            "\(field) evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected seconds ≥ 0")
                 }
-                staleAfter = RuleEngine.seconds(v)
+                return RuleEngine.seconds(v)
             }
-            var dismissalAfter = rule.dismissalAfter
-            if let expression = rule.dismissalAfterExpression {
-                let v = try value(expression, "dismissal-after")
-                guard v == .null || RuleEngine.seconds(v) != nil else {
-                    return fail(
-                        "dismissal-after evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected seconds ≥ 0")
-                }
-                dismissalAfter = RuleEngine.seconds(v)
-            }
+            let staleAfter = try seconds(rule.staleAfter, rule.staleAfterExpression, "stale-after")
+            let dismissalAfter = try seconds(rule.dismissalAfter, rule.dismissalAfterExpression, "dismissal-after")
             var alert: LiveActivityAlert?
             if let template = rule.alert {
                 // A title that evaluates to null means no alert on this push: never an empty one.
@@ -130,30 +127,30 @@ public struct RuleEngine: Sendable {
                     whenBudgetSpent: rule.whenBudgetSpent, staleAfter: staleAfter,
                     dismissalAfter: dismissalAfter, ruleID: rule.id, entity: entity))
         } catch {
-            return fail("\(error.field) \(error.error)")
+            return fail(error.message)
         }
     }
 
     /// Evaluates dotted fields into one nested object; a field past the evaluation limits is named
     /// `section.dotted.name` (the name is made only then).
     static func object(_ fields: [FieldExpression], _ section: String, data: JSONValue, memo: JsonLogicMemo)
-        throws(FieldLimitError) -> [String: JSONValue]
+        throws(FieldError) -> [String: JSONValue]
     {
         var facts = Facts()
         for field in fields {
             do {
                 facts.set(path: field.path, try field.expression.evaluate(data, memo: memo))
             } catch {
-                throw FieldLimitError(field: section + "." + field.path.joined(separator: "."), error: error)
+                throw FieldError(message: section + "." + field.path.joined(separator: ".") + " \(error)")
             }
         }
         return facts.value.objectValue ?? [:]
     }
 
-    /// A field of a rule whose expression went past the evaluation limits.
-    struct FieldLimitError: Error {
-        var field: String
-        var error: JsonLogicLimitError
+    /// A field of a rule that could not be computed (past the evaluation limits, or a value of the wrong
+    /// kind), said with the field's name.
+    struct FieldError: Error {
+        var message: String
     }
 
     /// Whole seconds from a number ≥ 0 (a fraction is cut), or nil.

@@ -7,7 +7,8 @@ import Testing
 /// the connections it keeps open at once are capped, so it can never starve the worker of descriptors.
 @Suite("API limits", .serialized)
 struct APILimitTests {
-    /// A plain TCP connection to the API.
+    /// A plain TCP connection to the API (raw requests that HTTP clients would not send as they are);
+    /// closed when it goes.
     final class Connection: Sendable {
         let fd: Int32
 
