@@ -223,12 +223,13 @@ extension SQLiteStore {
 
     /// Records final and temporary receipts in one transaction: `done` rows leave the outbox, `later` rows
     /// get their attempts and next attempt, and `started` devices are marked as started on their activities
-    /// (at `now`), so the mark and the row's end are one write. A row a newer push has replaced meanwhile is
+    /// (at `now`), so the mark and the row's end are one write; the `sent` activities get `now` as the time
+    /// a push of theirs last got through (`activity.sent-at`). A row a newer push has replaced meanwhile is
     /// left alone.
-    public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)
-        async throws(Failure)
-    {
-        guard !done.isEmpty || !later.isEmpty || !started.isEmpty else { return }
+    public func settleOutbox(
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey> = [], now: Int
+    ) async throws(Failure) {
+        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
         try await run(
             "settling outbox rows",
             { db in
@@ -244,6 +245,24 @@ extension SQLiteStore {
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
                 try SQLiteStore.markStarted(started, now: now, in: db)
+                for key in sent {
+                    try db.execute(
+                        sql: "UPDATE activity SET sent_at = MAX(COALESCE(sent_at, 0), ?) WHERE key = ?",
+                        arguments: [now, key.rawValue])
+                }
+            }, write: true)
+    }
+
+    /// Makes pending activities active (their start was delivered), touching nothing else of their records.
+    public func markActive(_ keys: [ActivityKey]) async throws(Failure) {
+        try await run(
+            "saving activities",
+            { db in
+                for key in keys {
+                    try db.execute(
+                        sql: "UPDATE activity SET phase = 'active' WHERE key = ? AND phase = 'pending'",
+                        arguments: [key.rawValue])
+                }
             }, write: true)
     }
 

@@ -101,6 +101,18 @@ public final class SQLiteStore: Sendable {
         registerProviderTokenMigration(&m)
         registerProviderAddressMigration(&m)
         registerActivityStartMigration(&m)
+        m.registerMigration("v3-activity-view") { db in
+            // What rules read as `activity` and what timer rules need: the entity of the last push, the start,
+            // the facts at the last push, the last delivery and each timer rule's last due time.
+            try db.alter(table: "activity") { t in
+                t.add(column: "entity_feed", .text)
+                t.add(column: "entity_id", .text)
+                t.add(column: "started_at", .integer)
+                t.add(column: "facts", .text)
+                t.add(column: "sent_at", .integer)
+                t.add(column: "timers", .text)
+            }
+        }
         return m
     }
 
@@ -290,30 +302,56 @@ public final class SQLiteStore: Sendable {
         try await run("saving activities", { db in try SQLiteStore.save(records, db) }, write: true)
     }
 
-    private static func save(_ records: [ActivityRecord], _ db: Database) throws {
+    /// Writes records whole, except `sent_at`: only receipts set that (``settleOutbox``), so a record read
+    /// before a delivery round never puts an older time back.
+    static func save(_ records: [ActivityRecord], _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
+                started_at, facts, timers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
+                state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
+                entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
+                timers = excluded.timers
+                """)
         for r in records {
-            try db.execute(
-                sql: """
-                    INSERT INTO activity (key, attributes_type, phase, state, last_timestamp) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
-                    state = excluded.state, last_timestamp = excluded.last_timestamp
-                    """,
-                arguments: [r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp])
+            let timers: String? =
+                r.timers.isEmpty
+                ? nil : JSONValue.object(r.timers.mapValues { .int($0) }).jsonString()
+            try statement.execute(arguments: [
+                r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
+                r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers,
+            ])
         }
     }
 
-    private static func record(_ row: Row, path: String) throws -> ActivityRecord {
+    static func record(_ row: Row, path: String) throws -> ActivityRecord {
         let key: String = row["key"]
         let phaseText: String = row["phase"]
         let stateText: String = row["state"]
+        let corrupt = Failure(path: path, message: "activity \(key) is corrupt")
         guard let phase = ActivityPhase(rawValue: phaseText),
             let state = try? JSONParser.parse(stateText, numbers: .decimal)
-        else {
-            throw Failure(path: path, message: "activity \(key) is corrupt")
+        else { throw corrupt }
+        var facts: JSONValue?
+        if let text: String = row["facts"] {
+            guard let parsed = try? JSONParser.parse(text, numbers: .decimal) else { throw corrupt }
+            facts = parsed
         }
+        var timers: [String: Int] = [:]
+        if let text: String = row["timers"] {
+            guard case .object(let members)? = try? JSONParser.parse(text) else { throw corrupt }
+            for (rule, value) in members {
+                guard case .int(let at) = value else { throw corrupt }
+                timers[rule] = at
+            }
+        }
+        let feed: String? = row["entity_feed"]
+        let id: String? = row["entity_id"]
         return ActivityRecord(
             key: ActivityKey(key), attributesType: row["attributes_type"], phase: phase, state: state,
-            lastTimestamp: row["last_timestamp"])
+            lastTimestamp: row["last_timestamp"], entity: feed.flatMap { f in id.map { EntityKey(feed: f, id: $0) } },
+            startedAt: row["started_at"], facts: facts, sentAt: row["sent_at"], timers: timers)
     }
 }
 

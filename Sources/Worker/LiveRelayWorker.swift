@@ -30,6 +30,8 @@ public struct LiveRelayWorker: Sendable {
     public let feedLoops: [PollLoop]
     /// The loop that delivers what waits: held pushes whose time came, retries, a crashed run's outbox.
     public let outboxLoop: PollLoop
+    /// The loop of the timer rules: a pass every `timer-interval` seconds.
+    public let timerLoop: PollLoop
     /// What `/healthz` reports.
     public let health: HealthBoard
     private let rounds: Rounds
@@ -136,6 +138,13 @@ public struct LiveRelayWorker: Sendable {
             await rounds.deliverLogged() == nil
                 ? PollOutcome(.failed(.store), message: rounds.lastStoreFailure) : PollOutcome(.fresh)
         }
+        let timerLoop = PollLoop(
+            name: "timers",
+            policy: PollSchedule.Policy(interval: .seconds(loaded.config.timerInterval), backoffCap: .seconds(60)),
+            clock: loopClock, now: environment.now, random: environment.random
+        ) {
+            await rounds.timers().outcome
+        }
         let health = HealthBoard(feeds: feedLoops, outbox: outboxLoop, deliveries: deliveries)
         var bearer: Secret?
         if let reference = loaded.config.api.bearerToken {
@@ -149,7 +158,8 @@ public struct LiveRelayWorker: Sendable {
             store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
             maxBodyBytes: loaded.config.api.maxBodyBytes, now: environment.now)
         return LiveRelayWorker(
-            loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, health: health,
+            loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, timerLoop: timerLoop,
+            health: health,
             rounds: rounds,
             reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock),
             tokens: tokens, transports: transports)
@@ -174,7 +184,7 @@ public struct LiveRelayWorker: Sendable {
             services: [
                 .init(
                     service: WorkerService(
-                        loops: feedLoops + [outboxLoop], logger: rounds.logger,
+                        loops: feedLoops + [outboxLoop, timerLoop], logger: rounds.logger,
                         pending: { await pending.pendingCount },
                         outbox: { [store = pipeline.store] in
                             // Read even when the stop has cancelled the task: the count is what the operator needs.
@@ -184,6 +194,7 @@ public struct LiveRelayWorker: Sendable {
                 .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(
                     service: StoreWatchdog(
+                        // Not the timer loop: a pass with no timer rules reads nothing, so its "success" says nothing.
                         loops: feedLoops + [outboxLoop], limit: loaded.config.stateFailureLimit,
                         clock: environment.clock,
                         now: environment.now, logger: rounds.logger),
@@ -201,8 +212,8 @@ public struct LiveRelayWorker: Sendable {
     public var rules: RuleReloader { reloader }
 
     /// `tick`: polls every feed once (each feed's result is in the report, a state-store failure as a feed
-    /// error), then delivers what the throttle releases and what the outbox holds. A store failure of the
-    /// delivery round is thrown.
+    /// error), makes one pass of the timer rules, then delivers what the throttle releases and what the
+    /// outbox holds. A store failure of the delivery round is thrown.
     /// - Parameter feeds: the feeds to poll; by default the config's.
     public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(SQLiteStore.Failure) -> TickReport {
         var feeds: [FeedReport] = []
@@ -210,7 +221,8 @@ public struct LiveRelayWorker: Sendable {
             let polled = await rounds.poll(feed)
             feeds.append(FeedReport(polled.plan))
         }
-        return TickReport(feeds: feeds, delivery: try await rounds.deliver())
+        let timers = await rounds.timers(deliver: false)
+        return TickReport(feeds: feeds, timers: timers.report, delivery: try await rounds.deliver())
     }
 
     /// The sender of a provider, by id.
@@ -264,6 +276,32 @@ extension LiveRelayWorker {
                 var plan = PollPlan(feed: feed.id, now: now)
                 plan.feedError = FeedError(kind: .store, feed: feed.id, url: redact(feed.url), message: "\(error)")
                 return FeedPollResult(plan: plan, outcome: PollOutcome(.failed(.store), message: "\(error)"))
+            }
+        }
+
+        /// One pass of the timer rules; a state-store failure is the pass's outcome, logged. What the pass
+        /// queued goes out at once unless `deliver` is false (the caller delivers).
+        func timers(deliver: Bool = true) async -> (outcome: PollOutcome, report: TimerReport) {
+            let now = environment.now()
+            do {
+                let pass = try await pipeline.timers(now: now)
+                let report = TimerReport(pass)
+                if !pass.steps.isEmpty {
+                    logger.info(
+                        "timer rules came due",
+                        metadata: ["activities": "\(pass.steps.count)", "pushes": "\(report.queued)"])
+                }
+                if deliver, report.queued > 0 { _ = await deliverLogged() }
+                var outcome = PollOutcome(.fresh)
+                outcome.changes = pass.steps.count
+                outcome.pushes = report.queued
+                return (outcome, report)
+            } catch {
+                logger.error("state store failed", metadata: ["during": "timer pass", "error": "\(error)"])
+                environment.metrics.storeFailed()
+                var report = TimerReport()
+                report.error = error.description
+                return (PollOutcome(.failed(.store), message: error.description), report)
             }
         }
 

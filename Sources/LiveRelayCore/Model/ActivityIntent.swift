@@ -20,14 +20,20 @@ public struct ActivityIntent: Sendable, Hashable {
     /// The rule that produced this intent, and the entity change that made it fire.
     public var ruleID: String
     public var entity: EntityKey
+    /// The entity's facts when the rule fired, kept with the activity as `activity.facts`.
+    public var facts: JSONValue?
+    /// True when a timer rule made the intent (it came due; no fact changed).
+    public var timer: Bool
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, patch: [String: JSONValue] = [:],
         attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevance: RelevanceScore? = nil,
         priority: PriorityPolicy = .auto, whenBudgetSpent: BudgetExhaustion = .downgrade, staleAfter: Int? = nil,
         dismissalAfter: Int? = nil, ruleID: String,
-        entity: EntityKey
+        entity: EntityKey, facts: JSONValue? = nil, timer: Bool = false
     ) {
+        self.facts = facts
+        self.timer = timer
         self.activity = activity
         self.attributesType = attributesType
         self.event = event

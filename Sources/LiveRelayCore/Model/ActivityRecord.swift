@@ -9,7 +9,7 @@ public enum ActivityPhase: String, Sendable, Hashable, Codable {
 }
 
 /// What LiveRelay remembers of one Live Activity between changes (and between cron ticks): the last full
-/// content-state it sent and the last timestamp it used.
+/// content-state it sent and the last timestamp it used, and what rules read of it as `activity`.
 public struct ActivityRecord: Sendable, Hashable, Codable {
     public var key: ActivityKey
     public var attributesType: String
@@ -18,12 +18,33 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
     public var state: JSONValue
     /// The `timestamp` of the last push; the next one must be greater.
     public var lastTimestamp: Int
+    /// The entity whose change made the last push (what timer rules read as `entity`); `nil` for records
+    /// written before LiveRelay kept it.
+    public var entity: EntityKey?
+    /// The timestamp of the start push of the activity's current life.
+    public var startedAt: Int?
+    /// The entity's facts when the last push was decided.
+    public var facts: JSONValue?
+    /// When (UNIX seconds) a push of this activity last reached a device or the provider, as its receipt was
+    /// written; the store sets it, the ledger only reads it.
+    public var sentAt: Int?
+    /// When each timer rule last came due for this activity, by rule id.
+    public var timers: [String: Int]
 
-    public init(key: ActivityKey, attributesType: String, phase: ActivityPhase, state: JSONValue, lastTimestamp: Int) {
+    public init(
+        key: ActivityKey, attributesType: String, phase: ActivityPhase, state: JSONValue, lastTimestamp: Int,
+        entity: EntityKey? = nil, startedAt: Int? = nil, facts: JSONValue? = nil, sentAt: Int? = nil,
+        timers: [String: Int] = [:]
+    ) {
         self.key = key
         self.attributesType = attributesType
         self.phase = phase
         self.state = state
         self.lastTimestamp = lastTimestamp
+        self.entity = entity
+        self.startedAt = startedAt
+        self.facts = facts
+        self.sentAt = sentAt
+        self.timers = timers
     }
 }

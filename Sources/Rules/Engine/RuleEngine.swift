@@ -1,53 +1,196 @@
 public import LiveRelayCore
 
-/// Evaluates rules against feed changes. Pure: `now` is a parameter, no I/O.
+/// Evaluates rules against feed changes and, for timer rules, against the clock. Pure: `now` and the
+/// activities the rules read are parameters, no I/O.
 public struct RuleEngine: Sendable {
     private let rulesByFeed: [String: [Rule]]
     /// Every rule, in load order.
     public let rules: [Rule]
+    /// The rules on the clock (`on: every` or `on: quiet`), in load order.
+    public let timerRules: [Rule]
 
     public init(rules: [Rule]) {
         self.rules = rules
         var byFeed: [String: [Rule]] = [:]
-        for rule in rules {
+        for rule in rules where !rule.trigger.isTimer {
             for feed in rule.feeds { byFeed[feed, default: []].append(rule) }
         }
         rulesByFeed = byFeed
+        timerRules = rules.filter(\.trigger.isTimer)
     }
 
-    /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity`.
-    public static func data(for change: FeedChange, now: Int) -> JSONValue {
-        .object([
+    /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity` (its
+    /// `feed`, `id` and `changed-at`, the time its facts last changed), and `activity` when given.
+    public static func data(
+        for change: FeedChange, now: Int, changedAt: Int? = nil, activity: JSONValue? = nil
+    ) -> JSONValue {
+        var members: [String: JSONValue] = [
             "prev": change.previous?.value ?? .null,
             "curr": change.current?.value ?? .null,
             "changed": .array(change.changedPaths.map { .string($0) }),
             "now": .int(now),
-            "entity": .object(["feed": .string(change.entity.feed), "id": .string(change.entity.id)]),
-        ])
+            "entity": .object([
+                "feed": .string(change.entity.feed), "id": .string(change.entity.id),
+                "changed-at": .int(changedAt ?? now),
+            ]),
+        ]
+        if let activity { members["activity"] = activity }
+        return .object(members)
     }
 
-    /// Runs every rule of the change's feed, in load order.
-    public func evaluate(_ change: FeedChange, now: Int) -> RuleEvaluation {
-        var result = RuleEvaluation()
-        guard let rules = rulesByFeed[change.entity.feed] else { return result }
+    /// What `activity` is for a key the caller did not give: no activity of that key is known.
+    public static let unknownActivity: JSONValue = .object([
+        "phase": "none", "state": .emptyObject, "facts": .null, "started-at": .null, "pushed-at": .null,
+        "sent-at": .null, "budget": .null,
+    ])
+
+    /// The activities the change's rules read (`activity`), with each one's attributes type: the caller
+    /// looks them up and hands them to ``evaluate(_:now:activities:)``. A key that cannot be computed is
+    /// left out (evaluating reports it).
+    public func activityKeys(for change: FeedChange, now: Int) -> [ActivityKey: String] {
+        guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
         let data = RuleEngine.data(for: change, now: now)
         let memo = JsonLogicMemo()
-        // By index: a condition is read in place, and only a rule that fires is copied out.
-        for i in rules.indices {
-            do {
-                guard try rules[i].when.evaluate(data, memo: memo).isTruthy else { continue }
-            } catch {
-                result.errors.append(
-                    RuleError(
-                        rule: rules[i].id, source: rules[i].source, entity: change.entity, message: "when \(error)"))
-                continue
-            }
-            switch RuleEngine.intent(rules[i], data: data, memo: memo, entity: change.entity) {
-            case .success(let intent): result.intents.append(intent)
-            case .failure(let error): result.errors.append(error)
+        var keys: [ActivityKey: String] = [:]
+        for rule in rules where rule.readsActivity {
+            if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
+                keys[key] = rule.attributesType
             }
         }
+        return keys
+    }
+
+    /// Runs every rule of the change's feed, in load order. A rule that reads `activity` sees
+    /// `activities[key]` for the key it computes (``unknownActivity`` when absent).
+    public func evaluate(_ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:])
+        -> RuleEvaluation
+    {
+        var result = RuleEvaluation()
+        guard let rules = rulesByFeed[change.entity.feed] else { return result }
+        var scope = Scope(data: RuleEngine.data(for: change, now: now), activities: activities)
+        // By index: a condition is read in place, and only a rule that fires is copied out.
+        for i in rules.indices {
+            RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+        }
         return result
+    }
+
+    /// Runs the timer rules `due` (indices into ``timerRules``) for one live activity, its entity's facts
+    /// standing as both `prev` and `curr` (`changed` is empty). A rule whose key names another activity
+    /// does nothing here.
+    public func evaluateTimers(
+        _ due: [Int], for subject: TimerSubject, facts: Facts?, activity: JSONValue, now: Int
+    ) -> RuleEvaluation {
+        var result = RuleEvaluation()
+        let still = FeedChange(entity: subject.entity, previous: facts, current: facts, changedPaths: [])
+        var scope = Scope(
+            data: RuleEngine.data(for: still, now: now, changedAt: subject.changedAt ?? subject.startedAt),
+            activities: [subject.activity: activity], only: subject.activity)
+        for i in due {
+            RuleEngine.run(timerRules[i], in: &scope, entity: subject.entity, facts: facts?.value, into: &result)
+        }
+        for i in result.intents.indices { result.intents[i].timer = true }
+        return result
+    }
+
+    /// Which timer rules are due for a live activity now, each with the time it came due (what the activity
+    /// keeps as the rule's last look), and the earliest time another comes due.
+    public func dueTimers(for subject: TimerSubject, now: Int) -> (due: [(rule: Int, at: Int)], next: Int?) {
+        var due: [(rule: Int, at: Int)] = []
+        var next: Int?
+        for (i, rule) in timerRules.enumerated()
+        where rule.attributesType == subject.attributesType && rule.feeds.contains(subject.entity.feed) {
+            switch TimerClock.decide(
+                rule.trigger, startedAt: subject.startedAt, lastLook: subject.looks[rule.id],
+                changedAt: subject.changedAt, now: now)
+            {
+            case .due(let at): due.append((i, at))
+            case .wait(let until): next = min(next ?? until, until)
+            case .done: break
+            }
+        }
+        return (due, next)
+    }
+
+    /// The data and memos of one evaluation: the change's own, and one per activity a rule reads (the memo
+    /// of `var` lookups is valid for one data object only).
+    struct Scope {
+        let data: JSONValue
+        let memo = JsonLogicMemo()
+        let activities: [ActivityKey: JSONValue]
+        /// For timers: the one activity the rules may act on.
+        var only: ActivityKey?
+        var withActivity: [ActivityKey: (JSONValue, JsonLogicMemo)] = [:]
+
+        init(data: JSONValue, activities: [ActivityKey: JSONValue], only: ActivityKey? = nil) {
+            self.data = data
+            self.activities = activities
+            self.only = only
+        }
+
+        /// The data with `activity` set to the activity of `key`.
+        mutating func data(for key: ActivityKey) -> (JSONValue, JsonLogicMemo) {
+            if let made = withActivity[key] { return made }
+            var data = self.data
+            if case .object(var members) = data {
+                members["activity"] = activities[key] ?? RuleEngine.unknownActivity
+                data = .object(members)
+            }
+            let made = (data, JsonLogicMemo())
+            withActivity[key] = made
+            return made
+        }
+    }
+
+    /// Evaluates one rule in `scope`, adding its intent or its error to `result`.
+    private static func run(
+        _ rule: Rule, in scope: inout Scope, entity: EntityKey, facts: JSONValue?, into result: inout RuleEvaluation
+    ) {
+        var data = scope.data
+        var memo = scope.memo
+        if rule.readsActivity || scope.only != nil {
+            switch key(rule, data: data, memo: memo, entity: entity) {
+            case .failure(let error):
+                result.errors.append(error)
+                return
+            case .success(let key):
+                if let only = scope.only, key != only { return }
+                if rule.readsActivity { (data, memo) = scope.data(for: key) }
+            }
+        }
+        do {
+            guard try rule.when.evaluate(data, memo: memo).isTruthy else { return }
+        } catch {
+            result.errors.append(
+                RuleError(rule: rule.id, source: rule.source, entity: entity, message: "when \(error)"))
+            return
+        }
+        switch intent(rule, data: data, memo: memo, entity: entity) {
+        case .success(var intent):
+            intent.facts = facts
+            result.intents.append(intent)
+        case .failure(let error): result.errors.append(error)
+        }
+    }
+
+    /// The activity key a rule computes for `data`.
+    static func key(_ rule: Rule, data: JSONValue, memo: JsonLogicMemo, entity: EntityKey) -> Result<
+        ActivityKey, RuleError
+    > {
+        func fail(_ message: String) -> Result<ActivityKey, RuleError> {
+            .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
+        }
+        do {
+            switch try rule.activityKey.evaluate(data, memo: memo) {
+            case .string(let s) where !s.isEmpty: return .success(ActivityKey(s))
+            case let v where v.isNumber: return .success(ActivityKey(v.jsonString()))
+            case let v:
+                return fail(
+                    "activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
+            }
+        } catch {
+            return fail("activity \(error)")
+        }
     }
 
     static func intent(_ rule: Rule, data: JSONValue, memo: JsonLogicMemo, entity: EntityKey) -> Result<
@@ -63,13 +206,10 @@ public struct RuleEngine: Sendable {
             }
         }
         do {
-            let key: String
-            switch try value(rule.activityKey, "activity") {
-            case .string(let s) where !s.isEmpty: key = s
-            case let v where v.isNumber: key = v.jsonString()
-            case let v:
-                return fail(
-                    "activity key evaluated to \(v.typeName) \(v.jsonString().prefix(40)), expected a non-empty string")
+            let key: ActivityKey
+            switch RuleEngine.key(rule, data: data, memo: memo, entity: entity) {
+            case .success(let k): key = k
+            case .failure(let error): return .failure(error)
             }
             var relevance: RelevanceScore?
             if let expression = rule.relevance {
@@ -119,7 +259,7 @@ public struct RuleEngine: Sendable {
             }
             return .success(
                 ActivityIntent(
-                    activity: ActivityKey(key), attributesType: rule.attributesType, event: rule.event,
+                    activity: key, attributesType: rule.attributesType, event: rule.event,
                     patch: try RuleEngine.object(rule.contentState, "content-state", data: data, memo: memo),
                     attributes: rule.event == .start
                         ? .object(try RuleEngine.object(rule.attributes, "attributes", data: data, memo: memo)) : nil,

@@ -35,6 +35,9 @@ public struct JsonLogicExpression: Sendable {
         return value
     }
 
+    /// The expression `true`: a condition that always holds.
+    public static let always = JsonLogicExpression(root: .literal(.bool(true)))
+
     /// True when the expression reads no data, so every evaluation gives the same value.
     public var isConstant: Bool {
         if case .literal = root { return true }

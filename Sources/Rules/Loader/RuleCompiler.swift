@@ -39,8 +39,30 @@ struct RuleCompiler {
                     "unknown feed \"\(feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
             }
         }
-        let when = expression(doc.when, at: "/when")
+        let trigger = self.trigger(doc.on)
+        let event = PushEvent(rawValue: doc.event)
+        var when: JsonLogicExpression?
+        if let raw = doc.when {
+            when = expression(raw, at: "/when")
+        } else if trigger.isTimer {
+            when = JsonLogicExpression.always
+        } else {
+            report(
+                "", atKey: false,
+                "the rule has no \"when\": a rule on changes needs its condition (only a timer rule, with \"on\", may leave it out)"
+            )
+        }
+        if trigger.isTimer, event == .start {
+            report(
+                "/event", atKey: false,
+                "a timer rule acts on live activities only: its event is \"update\" or \"end\", not \"start\"")
+        }
         let key = expression(doc.activity.key, at: "/activity/key")
+        if DataReads.mayRead("activity", in: doc.activity.key) {
+            report(
+                "/activity/key", atKey: false,
+                "activity.key cannot read \"activity\": the key is what finds the activity (use entity and the facts)")
+        }
         let attributes = fields(doc.activity.attributes ?? [:], at: "/activity/attributes")
         let contentState = fields(doc.contentState ?? [:], at: "/content-state")
         let relevance = doc.relevanceScore.flatMap { expression($0, at: "/relevance-score") }
@@ -83,15 +105,24 @@ struct RuleCompiler {
         }
         return .success(
             Rule(
-                id: doc.id, description: doc.description, feeds: feeds, when: when, activityKey: key,
+                id: doc.id, description: doc.description, feeds: feeds, trigger: trigger, when: when,
+                readsActivity: DataReads.mayRead("activity", in: doc.readExpressions), activityKey: key,
                 attributesType: doc.activity.attributesType, attributes: attributes,
-                event: PushEvent(rawValue: doc.event),
+                event: event,
                 contentState: contentState, relevance: relevance, priority: priority,
                 priorityExpression: priorityExpression,
                 whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
                 staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
                 dismissalAfterExpression: dismissalAfterExpression,
                 source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
+    }
+
+    /// The rule's trigger from `on` (the schema has checked its shape).
+    private func trigger(_ raw: JSONValue?) -> RuleTrigger {
+        guard case .object(let members)? = raw, let (name, value) = members.first, case .int(let n) = value else {
+            return .change
+        }
+        return name == "quiet" ? .quiet(n) : .every(n)
     }
 
     /// A number of seconds as written (an integer), or the expression that gives it per change; a constant

@@ -6,7 +6,10 @@ struct RuleDocument: Decodable {
     var description: String?
     /// One feed id, or several.
     var feed: JSONValue
-    var when: JSONValue
+    /// Required for rules on changes; a timer rule without it acts whenever it comes due.
+    var when: JSONValue?
+    /// `"change"` (or absent), `{"every": n}` or `{"quiet": n}`; the schema has checked the shape.
+    var on: JSONValue?
     var activity: Activity
     var event: String
     var contentState: [String: JSONValue]?
@@ -35,11 +38,20 @@ struct RuleDocument: Decodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, description, feed, when, activity, event, priority, alert
+        case id, description, feed, when, on, activity, event, priority, alert
         case contentState = "content-state"
         case relevanceScore = "relevance-score"
         case whenBudgetSpent = "when-budget-spent"
         case staleAfter = "stale-after"
         case dismissalAfter = "dismissal-after"
+    }
+
+    /// Every expression of the rule except the key, as one array (for what they may read).
+    var readExpressions: JSONValue {
+        var all: [JSONValue] = [when ?? .null, relevanceScore ?? .null, priority ?? .null]
+        all += [staleAfter ?? .null, dismissalAfter ?? .null, alert?.title ?? .null, alert?.body ?? .null]
+        all += (contentState ?? [:]).values.map { $0 }
+        all += (activity.attributes ?? [:]).values.map { $0 }
+        return .array(all)
     }
 }

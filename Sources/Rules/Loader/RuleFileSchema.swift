@@ -32,13 +32,13 @@ public enum RuleFileSchema {
           "$defs": {
             "jsonLogic": {
               "$comment": "Any JSON value: the rule loader compiles JsonLogic separately and reports its errors itself.",
-              "description": "A JsonLogic expression (https://jsonlogic.com) over {prev, curr, changed, now, entity}, or a plain JSON value."
+              "description": "A JsonLogic expression (https://jsonlogic.com) over {prev, curr, changed, now, entity, activity}, or a plain JSON value."
             },
             "rule": {
               "description": "One rule: when its condition holds for a change in its feed, it sends one Live Activity push.",
               "type": "object",
               "additionalProperties": false,
-              "required": ["id", "feed", "when", "activity", "event"],
+              "required": ["id", "feed", "activity", "event"],
               "properties": {
                 "id": {
                   "description": "Unique name of the rule, used in logs, metrics and error messages.",
@@ -57,8 +57,34 @@ public enum RuleFileSchema {
                   "uniqueItems": true,
                   "items": { "type": "string", "minLength": 1 }
                 },
+                "on": {
+                  "description": "What makes the rule look: \"change\" (the default: a change of an entity of its feeds), {\"every\": seconds} (each live activity of its attributes type, every so many seconds from its start) or {\"quiet\": seconds} (once, when the activity's entity has gone unchanged that long). A timer rule acts only on live activities: its event is update or end.",
+                  "anyOf": [
+                    { "const": "change" },
+                    {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "minProperties": 1,
+                      "maxProperties": 1,
+                      "properties": {
+                        "every": {
+                          "description": "Seconds between two looks at each live activity, counted from its start.",
+                          "type": "integer",
+                          "minimum": 1,
+                          "maximum": 31536000
+                        },
+                        "quiet": {
+                          "description": "Seconds the activity's entity must have gone unchanged; the rule looks once per quiet spell.",
+                          "type": "integer",
+                          "minimum": 1,
+                          "maximum": 31536000
+                        }
+                      }
+                    }
+                  ]
+                },
                 "when": {
-                  "description": "JsonLogic condition over {prev, curr, changed, now, entity}: the rule fires when it is truthy.",
+                  "description": "JsonLogic condition over {prev, curr, changed, now, entity, activity}: the rule fires when it is truthy. Required for rules on changes; a timer rule without it acts whenever it comes due.",
                   "$ref": "#/$defs/jsonLogic"
                 },
                 "activity": {

@@ -8,7 +8,12 @@ public struct Rule: Sendable {
     public var feeds: [String]
     /// The first of ``feeds``.
     public var feed: String { feeds[0] }
+    /// What makes the rule look: a change of its feeds, or the clock.
+    public var trigger: RuleTrigger
     public var when: JsonLogicExpression
+    /// True when an expression other than the key may read `activity`; such a rule's key is computed first,
+    /// to find the activity it reads.
+    public var readsActivity: Bool
     public var activityKey: JsonLogicExpression
     public var attributesType: String
     /// Static attributes for `start`, by dotted field name.
@@ -30,6 +35,27 @@ public struct Rule: Sendable {
     public var dismissalAfterExpression: JsonLogicExpression?
     /// Where the rule was written, for diagnostics at evaluation time.
     public var source: RuleSource
+}
+
+/// What makes a rule look at an activity.
+public enum RuleTrigger: Sendable, Hashable, CustomStringConvertible {
+    /// A change of an entity of the rule's feeds (the default).
+    case change
+    /// Each live activity, every so many seconds from its start.
+    case every(Int)
+    /// Each live activity once per quiet spell: when its entity has gone unchanged for so many seconds.
+    case quiet(Int)
+
+    /// True for the timer triggers.
+    public var isTimer: Bool { self != .change }
+
+    public var description: String {
+        switch self {
+        case .change: "change"
+        case .every(let n): "every \(n) s"
+        case .quiet(let n): "quiet \(n) s"
+        }
+    }
 }
 
 /// One field a rule sets: a dotted path (`score.home` sets `{"score": {"home": …}}`) and its expression.

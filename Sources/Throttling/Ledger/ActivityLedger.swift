@@ -57,7 +57,8 @@ public struct ActivityLedger: Sendable {
         }
         let base = event == .start ? JSONValue.emptyObject : record!.state
         let state = base.applyingMergePatch(.object(intent.patch))
-        if event == .update, state == base {
+        // A timer rule may push the same state again (a refresh that renews the stale date); a change may not.
+        if event == .update, state == base, !intent.timer {
             return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .unchanged)
         }
         let timestamp = max(now, (record?.lastTimestamp ?? Int.min) + 1)
@@ -68,10 +69,14 @@ public struct ActivityLedger: Sendable {
             staleDate: intent.staleAfter.map { timestamp + $0 },
             dismissalDate: event == .end ? timestamp + (intent.dismissalAfter ?? Self.defaultDismissalAfter) : nil,
             priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs, entity: intent.entity)
+        let earlier = record
         record = ActivityRecord(
             key: intent.activity, attributesType: intent.attributesType,
-            phase: event == .start ? .pending : event == .end ? .ended : (record?.phase ?? .active),
-            state: state, lastTimestamp: timestamp)
+            phase: event == .start ? .pending : event == .end ? .ended : (earlier?.phase ?? .active),
+            state: state, lastTimestamp: timestamp, entity: intent.entity,
+            startedAt: event == .start ? timestamp : earlier?.startedAt,
+            facts: intent.facts ?? earlier?.facts, sentAt: earlier?.sentAt,
+            timers: event == .start ? [:] : earlier?.timers ?? [:])
         return .push(
             PendingPush(push: push, policy: intent.priority, whenBudgetSpent: intent.whenBudgetSpent, enqueuedAt: now))
     }
@@ -93,11 +98,15 @@ struct MergedIntent {
     var dismissalAfter: Int?
     var ruleIDs: [String]
     var entity: EntityKey
+    var facts: JSONValue?
+    var timer: Bool
 
     init(_ intents: [ActivityIntent]) {
         let first = intents[0]
         activity = first.activity
         entity = first.entity
+        facts = intents.last { $0.facts != nil }?.facts
+        timer = intents.contains { $0.timer }
         attributesType = first.attributesType
         event =
             intents.contains { $0.event == .end }

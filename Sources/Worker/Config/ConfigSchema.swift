@@ -27,6 +27,12 @@ public enum ConfigSchema {
               "minimum": 5,
               "description": "Seconds the state file may keep failing (locked, disk full, read-only) before liverelay run exits with an error, so a supervisor restarts it; shorter failures are retried while the worker goes on. Default 300."
             },
+            "timer-interval": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 3600,
+              "description": "Seconds between two passes of the timer rules (rules with \"on\": {\"every\": …} or {\"quiet\": …}) in liverelay run: a timer rule acts at most this late. Default 15."
+            },
             "contracts": {
               "type": "array",
               "items": { "type": "string", "minLength": 1 },

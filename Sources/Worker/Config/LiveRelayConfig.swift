@@ -26,10 +26,13 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var contracts: [String]
     /// Seconds the state file may keep failing before `run` exits non-zero (for a supervisor to restart it).
     public var stateFailureLimit: Int
+    /// Seconds between two timer passes of `run` (timer rules come due at most this late).
+    public var timerInterval: Int
 
     enum CodingKeys: String, CodingKey {
         case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts
         case stateFailureLimit = "state-failure-limit"
+        case timerInterval = "timer-interval"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +52,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         api = try c.decodeIfPresent(APIConfig.self, forKey: .api) ?? APIConfig()
         contracts = try c.decodeIfPresent([String].self, forKey: .contracts) ?? []
         stateFailureLimit = try c.decodeIfPresent(Int.self, forKey: .stateFailureLimit) ?? 300
+        timerInterval = try c.decodeIfPresent(Int.self, forKey: .timerInterval) ?? 15
     }
 }
 

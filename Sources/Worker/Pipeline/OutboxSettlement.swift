@@ -6,7 +6,8 @@ import Synchronization
 
 /// What the receipts of a delivery round do to its outbox rows. A final receipt (delivered, token dropped,
 /// rejected, given up) takes the row out; a temporary failure puts it off as ``RetryPolicy/outbox`` says; a
-/// start that got through marks its device as started, in the same write.
+/// start that got through marks its device as started, and a push that got through its activity's
+/// `sent_at`, in the same write.
 struct OutboxSettlement: Sendable {
     /// The round's rows, by index.
     let rows: [OutboxEntry]
@@ -23,14 +24,18 @@ struct OutboxSettlement: Sendable {
 
     /// The writes for these rows' receipts.
     func settle(_ indices: [Int], _ receipts: [DeliveryReceipt], logger: Logger) -> (
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart]
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>
     ) {
         var done: [OutboxEntry] = []
         var later: [OutboxEntry] = []
         var started: [DeviceStart] = []
+        var sent = Set<ActivityKey>()
         for (index, receipt) in zip(indices, receipts) {
             var row = rows[index]
-            if receipt.delivered, let start = row.deviceStart { started.append(start) }
+            if receipt.delivered {
+                sent.insert(row.key.activity)
+                if let start = row.deviceStart { started.append(start) }
+            }
             if case .retry(let after, _) = receipt.outcome,
                 let delay = RetryPolicy.outbox.delay(
                     afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter())
@@ -47,7 +52,7 @@ struct OutboxSettlement: Sendable {
                 done.append(row)
             }
         }
-        return (done, later, started)
+        return (done, later, started, sent)
     }
 }
 

@@ -101,36 +101,21 @@ public struct Pipeline: Sendable {
         let previous = try await store.facts(feed: feed.id)
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
         let engine = rules.engine
-        let evaluations = changes.map { engine.evaluate($0, now: now) }
+        // The activities rules read are looked up first, as they were when the poll began.
+        var read: [ActivityKey: String] = [:]
+        for change in changes { read.merge(engine.activityKeys(for: change, now: now)) { a, _ in a } }
+        let views = try await activityViews(read, now: now)
+        let evaluations = changes.map { engine.evaluate($0, now: now, activities: views.views) }
         let touched = Set(evaluations.flatMap { $0.intents.map(\.activity) })
-        var records = try await store.activities(touched)
+        var records = views.records.merging(
+            try await store.activities(touched.subtracting(views.records.keys))
+        ) { a, _ in a }
         let before = records
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
         for (change, evaluation) in zip(changes, evaluations) {
-            // Only with contracts: a refused push puts its activity's record back as it was before this change.
-            let unchanged = contracts.isEmpty ? [:] : records
-            var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
-            if !contracts.isEmpty {
-                decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed.id) }
-            }
-            var step = ChangeStep(
-                change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
-                decisions: decisions)
-            for decision in decisions {
-                if case .push(let pending) = decision {
-                    let outcome = try await queue.submit([pending], now: now)[0]
-                    step.queued[pending.push.activity] = outcome
-                    if case .coalesced = outcome { metrics.coalesced() }
-                }
-            }
-            for rule in step.fired { metrics.ruleFired(rule) }
-            for error in evaluation.errors {
-                metrics.ruleError(error.rule)
-                logger.error(
-                    "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed.id)", "error": "\(error)"])
-            }
-            plan.steps.append(step)
+            plan.steps.append(
+                try await decide(change, evaluation, records: &records, feed: feed.id, now: now))
         }
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
@@ -149,6 +134,35 @@ public struct Pipeline: Sendable {
             throw error
         }
         return plan
+    }
+
+    /// The ledger's decisions for one change's (or one timer look's) intents, each push handed to the
+    /// throttle, with metrics and logs for the rules that fired or failed.
+    func decide(
+        _ change: FeedChange, _ evaluation: RuleEvaluation, records: inout [ActivityKey: ActivityRecord],
+        feed: String, now: Int
+    ) async throws(SQLiteStore.Failure) -> ChangeStep {
+        // Only with contracts: a refused push puts its activity's record back as it was before this change.
+        let unchanged = contracts.isEmpty ? [:] : records
+        var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
+        if !contracts.isEmpty {
+            decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed) }
+        }
+        var step = ChangeStep(
+            change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors, decisions: decisions)
+        for decision in decisions {
+            if case .push(let pending) = decision {
+                let outcome = try await queue.submit([pending], now: now)[0]
+                step.queued[pending.push.activity] = outcome
+                if case .coalesced = outcome { metrics.coalesced() }
+            }
+        }
+        for rule in step.fired { metrics.ruleFired(rule) }
+        for error in evaluation.errors {
+            metrics.ruleError(error.rule)
+            logger.error("rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed)", "error": "\(error)"])
+        }
+        return step
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
@@ -294,11 +308,12 @@ public struct Pipeline: Sendable {
                 let kept = zip(indices, receipts).filter { !$0.1.outcome.isRetry }
                 (indices, receipts) = (kept.map(\.0), kept.map(\.1))
             }
-            let (done, later, started) = settlement.settle(indices, receipts, logger: logger)
+            let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
             // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
             let written = await Task { () -> SQLiteStore.Failure? in
                 do throws(SQLiteStore.Failure) {
-                    try await store.settleOutbox(done: done, later: later, started: started, now: now)
+                    try await store.settleOutbox(
+                        done: done, later: later, started: started, sent: sent, now: now)
                 } catch {
                     return error
                 }
@@ -318,7 +333,8 @@ public struct Pipeline: Sendable {
         if !started.isEmpty {
             var records = try await store.activities(Set(started.map(\.activity)))
             let changed = ledger.delivered(started, records: &records)
-            if !changed.isEmpty { try await store.save(changed) }
+            // Only the phase: the rest of a record may have moved on since it was read (a poll under way).
+            if !changed.isEmpty { try await store.markActive(changed.map(\.key)) }
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
         return deliveries

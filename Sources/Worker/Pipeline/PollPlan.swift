@@ -36,4 +36,6 @@ public struct ChangeStep: Sendable {
     public var decisions: [LedgerDecision]
     /// What the throttle did with each push of `decisions` (queued, or merged into a pending one).
     public var queued: [ActivityKey: SubmitOutcome] = [:]
+    /// For a timer look: the timer rules that came due (`id (every 600 s)`); empty for a change.
+    public var timers: [String] = []
 }

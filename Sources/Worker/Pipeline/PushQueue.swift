@@ -146,3 +146,20 @@ public actor PushQueue {
         return rows
     }
 }
+
+extension PushQueue {
+    /// The `budget` member of `activity` for these activities (key → attributes type), their saved states
+    /// read first.
+    func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(SQLiteStore.Failure)
+        -> [ActivityKey: JSONValue]
+    {
+        try await load(keys.keys)
+        var views: [ActivityKey: JSONValue] = [:]
+        for (key, attributesType) in keys {
+            let state = throttle.state(for: key)
+            views[key] = ActivityView.budget(
+                state, policy: configuration.budget(for: state?.attributesType ?? attributesType), now: now)
+        }
+        return views
+    }
+}

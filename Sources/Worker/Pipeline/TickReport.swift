@@ -4,10 +4,36 @@ public import Feeds
 public struct TickReport: Sendable {
     /// One line per feed.
     public var feeds: [FeedReport]
+    /// The timer pass after the polls.
+    public var timers = TimerReport()
     /// The delivery round after the polls.
     public var delivery: DeliveryReport
-    /// True when a feed or a push failed.
-    public var failed: Bool { feeds.contains { $0.error != nil } || delivery.failed > 0 }
+    /// True when a feed, the timer pass or a push failed.
+    public var failed: Bool { feeds.contains { $0.error != nil } || timers.error != nil || delivery.failed > 0 }
+}
+
+/// The outcome of one timer pass.
+public struct TimerReport: Sendable, CustomStringConvertible {
+    /// Live activities the timer rules apply to.
+    public var live = 0
+    /// Activities a timer rule came due for.
+    public var due = 0
+    public var queued = 0
+    /// The state store's failure, when the pass could not be made.
+    public var error: String?
+
+    public init() {}
+
+    public init(_ pass: TimerPass) {
+        live = pass.live
+        due = pass.steps.count
+        queued = pass.pushes.count
+    }
+
+    public var description: String {
+        if let error { return "timers: error: \(error)" }
+        return "timers: \(due) of \(live) live activities due, \(queued) pushes queued"
+    }
 }
 
 /// The outcome of one feed in one pass.

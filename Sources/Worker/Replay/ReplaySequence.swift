@@ -6,13 +6,17 @@ public import LiveRelayCore
 ///
 /// ```json
 /// {"feed": "espn-worldcup",
-///  "steps": [{"at": "2026-06-28T19:00:30Z", "body": "02-kick-off.json", "note": "kick-off"}]}
+///  "steps": [{"at": "2026-06-28T19:00:30Z", "body": "02-kick-off.json", "note": "kick-off"}],
+///  "until": "2026-06-28T22:00:00Z"}
 /// ```
 public struct ReplaySequence: Sendable, Decodable {
     /// The config feed whose mapping and rules the bodies go through.
     public var feed: String
     public var description: String?
     public var steps: [Step]
+    /// ISO 8601 time the simulated clock runs on to after the last step (timer rules come due and held
+    /// pushes go out on the way); by default the last step's time.
+    public var until: String?
 
     public struct Step: Sendable, Decodable {
         /// ISO 8601 time at which the body was seen: the simulated clock.
@@ -38,6 +42,13 @@ public struct ReplaySequence: Sendable, Decodable {
                 Diagnostic(
                     file: path, location: map.location("/steps/\(i)/at", preferKey: false),
                     message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
+            ])
+        }
+        if let until = sequence.until, ISO8601Time.seconds(until) == nil {
+            throw Diagnostics([
+                Diagnostic(
+                    file: path, location: map.location("/until", preferKey: false),
+                    message: "until: \"\(until)\" is not an ISO 8601 time")
             ])
         }
         return sequence

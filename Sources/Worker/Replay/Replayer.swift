@@ -28,9 +28,10 @@ public struct Replayer: Sendable {
         afterStep: @Sendable (Int) async throws -> Void = { _ in }
     ) async throws -> ReplaySummary {
         var summary = ReplaySummary()
+        var timersDue: Int?
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
-            try await releaseDue(before: now, summary: &summary)
+            try await advance(to: now, timersDue: &timersDue, summary: &summary)
             let path = step.body.hasPrefix("/") ? step.body : directory + "/" + step.body
             write("")
             write(
@@ -48,8 +49,16 @@ public struct Replayer: Sendable {
                 continue
             }
             describe(plan)
+            // Timer rules due now, and when the next comes due now that this step's changes are in.
+            let pass = try await pipeline.timers(now: now)
+            describe(pass)
+            timersDue = pass.nextDue
             try await release(at: now, summary: &summary)
             try await afterStep(i)
+        }
+        let last = sequence.steps.last.flatMap { ISO8601Time.seconds($0.at) }
+        if let end = sequence.until.flatMap(ISO8601Time.seconds) ?? last {
+            try await advance(to: end + 1, timersDue: &timersDue, summary: &summary)
         }
         try await releaseDue(before: Int.max, summary: &summary)
         try await printSummary(summary)
@@ -69,19 +78,53 @@ public struct Replayer: Sendable {
             write(
                 "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
             )
-            for error in step.errors { write("  rule error: \(error)") }
-            for decision in step.decisions {
-                switch decision {
-                case .skip(let activity, let rules, let reason):
-                    write("  ✗ no push for \(activity) (rules \(rules.joined(separator: ", "))): \(reason)")
-                case .push(let pending):
-                    if case .coalesced(let into)? = step.queued[pending.push.activity] {
-                        write(
-                            "  ⇢ \(pending.push.event) \(pending.push.activity) coalesced into the pending push of rules \(into.joined(separator: ", ")) (latest state wins)"
-                        )
-                    }
+            describeDecisions(step)
+        }
+    }
+
+    private func describeDecisions(_ step: ChangeStep) {
+        for error in step.errors { write("  rule error: \(error)") }
+        for decision in step.decisions {
+            switch decision {
+            case .skip(let activity, let rules, let reason):
+                write("  ✗ no push for \(activity) (rules \(rules.joined(separator: ", "))): \(reason)")
+            case .push(let pending):
+                if case .coalesced(let into)? = step.queued[pending.push.activity] {
+                    write(
+                        "  ⇢ \(pending.push.event) \(pending.push.activity) coalesced into the pending push of rules \(into.joined(separator: ", ")) (latest state wins)"
+                    )
                 }
             }
+        }
+    }
+
+    /// Moves the simulated clock on to `limit`: each timer pass and each throttle release before it, at its
+    /// own time, in time order.
+    private func advance(to limit: Int, timersDue: inout Int?, summary: inout ReplaySummary) async throws {
+        var passes = 0
+        while let due = timersDue, due < limit, passes < 100_000 {
+            passes += 1
+            try await releaseDue(before: due, summary: &summary)
+            let pass = try await pipeline.timers(now: due)
+            if !pass.steps.isEmpty {
+                write("")
+                write(
+                    "⏲ at \(ISO8601Time.string(due)): timer rules come due for \(pass.steps.count) of \(pass.live) live activities"
+                )
+                describe(pass)
+                try await release(at: due, summary: &summary)
+            }
+            // A pass always moves on: what came due now is remembered, so the next is later.
+            timersDue = pass.nextDue.map { max($0, due + 1) }
+        }
+        try await releaseDue(before: limit, summary: &summary)
+    }
+
+    private func describe(_ pass: TimerPass) {
+        for step in pass.steps {
+            let fired = step.fired.isEmpty ? "none fired" : "rules \(step.fired.joined(separator: ", ")) fired"
+            write("  \(step.change.entity) timer \(step.timers.joined(separator: ", ")): \(fired)")
+            describeDecisions(step)
         }
     }
 

@@ -55,7 +55,7 @@ struct InProcessRun {
                 guard let port = await listening.next() else { throw CancellationError() }
                 let run = InProcessRun(
                     worker: worker, store: store, clock: clock, registry: registry, port: port, transport: transport,
-                    logs: logs, sleepers: loaded.feeds.count + 3)
+                    logs: logs, sleepers: loaded.feeds.count + 4)
                 await clock.sleeping(run.sleepers)
                 try await body(run)
                 trigger.triggerGracefulShutdown()

@@ -1,0 +1,38 @@
+import LiveRelayCore
+
+/// Which parts of the data an expression may read, judged from the expression as written. It errs on the
+/// side of "may": a path computed at run time, or the whole data, may be anything.
+enum DataReads {
+    /// True when `raw` may read the root `name` (`activity`): a string literal `name` or `name.…` anywhere
+    /// (a `var`, `val`, `missing` or `exists` argument, or text that merely looks like one), or a `var`/`val`
+    /// whose path is computed or is the whole data.
+    static func mayRead(_ name: String, in raw: JSONValue) -> Bool {
+        switch raw {
+        case .string(let text):
+            return text == name || text.hasPrefix(name + ".")
+        case .array(let items):
+            return items.contains { mayRead(name, in: $0) }
+        case .object(let members):
+            if members.count == 1, let (op, argument) = members.first, op == "var" || op == "val",
+                readsAnything(argument)
+            {
+                return true
+            }
+            return members.values.contains { mayRead(name, in: $0) }
+        default:
+            return false
+        }
+    }
+
+    /// True for `var`/`val` arguments that name the whole data or a path only known at run time.
+    private static func readsAnything(_ argument: JSONValue) -> Bool {
+        switch argument {
+        case .null, .string(""): return true
+        case .object: return true
+        case .array(let items):
+            guard let first = items.first else { return true }
+            return readsAnything(first)
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import LiveRelayCore
+import Rules
+public import Store
+public import Throttling
+
+extension Pipeline {
+    /// The `activity` each of these activities (key → attributes type) shows rules now, and the records
+    /// found (an activity with none shows phase `none`).
+    func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(SQLiteStore.Failure) -> (
+        views: [ActivityKey: JSONValue], records: [ActivityKey: ActivityRecord]
+    ) {
+        guard !keys.isEmpty else { return ([:], [:]) }
+        let records = try await store.activities(keys.keys)
+        let budgets = try await queue.budgetViews(keys, now: now)
+        var views: [ActivityKey: JSONValue] = [:]
+        for key in keys.keys { views[key] = ActivityView.value(records[key], budget: budgets[key] ?? .null) }
+        return (views, records)
+    }
+
+    /// One pass of the timer rules at `now`: each live activity whose timer rules came due is looked at by
+    /// them (its entity's last facts as `prev` and `curr`), what they decide goes to the throttle, and each
+    /// rule's look is remembered with the activity, all in one transaction. `run` makes a pass every
+    /// `timer-interval` seconds, `tick` one per tick, `replay` one at each time a timer comes due on its
+    /// simulated clock.
+    public func timers(now: Int) async throws(SQLiteStore.Failure) -> TimerPass {
+        let engine = rules.engine
+        var pass = TimerPass(now: now)
+        guard !engine.timerRules.isEmpty else { return pass }
+        let subjects = try await store.timerSubjects(attributesTypes: Set(engine.timerRules.map(\.attributesType)))
+        var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)])] = []
+        for subject in subjects {
+            let (rules, next) = engine.dueTimers(for: subject, now: now)
+            if !rules.isEmpty { due.append((subject, rules)) }
+            if let next { pass.nextDue = min(pass.nextDue ?? next, next) }
+        }
+        pass.live = subjects.count
+        guard !due.isEmpty else { return pass }
+        let keys = Dictionary(due.map { ($0.subject.activity, $0.subject.attributesType) }) { a, _ in a }
+        let (views, found) = try await activityViews(keys, now: now)
+        var records = found
+        let facts = try await store.facts(of: Set(due.map(\.subject.entity)))
+        for (subject, rules) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
+            guard records[subject.activity] != nil, let view = views[subject.activity] else { continue }
+            let evaluation = engine.evaluateTimers(
+                rules.map(\.rule), for: subject, facts: facts[subject.entity], activity: view, now: now)
+            let still = facts[subject.entity]
+            var step = try await decide(
+                FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []), evaluation,
+                records: &records, feed: subject.entity.feed, now: now)
+            // Each look is kept, fired or not, so the rule looks again only when it comes due again.
+            var looked = subject
+            for (rule, at) in rules {
+                records[subject.activity]?.timers[engine.timerRules[rule].id] = at
+                looked.looks[engine.timerRules[rule].id] = at
+            }
+            if records[subject.activity]?.phase != .ended, let next = engine.dueTimers(for: looked, now: now).next {
+                pass.nextDue = min(pass.nextDue ?? next, next)
+            }
+            step.timers = rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" }
+            pass.steps.append(step)
+        }
+        do {
+            try await store.saveTimerPass(
+                activities: records.values.filter { found[$0.key] != $0 }.sorted { $0.key < $1.key },
+                throttleStates: await queue.takeChanges())
+        } catch {
+            await queue.revert(keys.keys)
+            throw error
+        }
+        return pass
+    }
+}
+
+/// What one timer pass looked at and decided.
+public struct TimerPass: Sendable {
+    public var now: Int
+    /// Live activities the timer rules apply to.
+    public var live = 0
+    /// One step per activity a timer rule came due for (`timers` names the rules).
+    public var steps: [ChangeStep] = []
+    /// The earliest time another timer rule comes due, as far as this pass knows (a change or a new activity
+    /// may bring one sooner).
+    public var nextDue: Int?
+
+    /// The pushes handed to the throttle, in decision order.
+    public var pushes: [PendingPush] {
+        steps.flatMap(\.decisions).compactMap { if case .push(let p) = $0 { return p } else { return nil } }
+    }
+}
