@@ -31,6 +31,38 @@ import Testing
         #expect(try await reopened.allActivities() == [record])
     }
 
+    /// What rules read as `activity` survives reopening; `sent-at` comes only from receipts, so saving a
+    /// record read before them never puts it back; the timer pass reads live activities with the time their
+    /// entity last changed.
+    @Test func theActivityViewAndTheTimerSubjectsAreKept() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let entity = EntityKey(feed: "f", id: "1")
+        let record = ActivityRecord(
+            key: "m-1", attributesType: "Match", phase: .active, state: ["home": 1], lastTimestamp: 700,
+            entity: entity, startedAt: 600, facts: ["home": ["score": 1]], timers: ["calm": 660])
+        let ended = ActivityRecord(
+            key: "m-2", attributesType: "Match", phase: .ended, state: [:], lastTimestamp: 700, entity: entity,
+            startedAt: 600)
+        let store = try SQLiteStore(path: path)
+        try await store.commit(
+            FeedCommit(feed: "f", now: 650, facts: ["1": Facts(["home": ["score": 1]])], activities: [record, ended]))
+        try await store.settleOutbox(done: [], later: [], started: [], sent: ["m-1"], now: 710)
+        try await store.save([record])
+        var expected = record
+        expected.sentAt = 710
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.activities(["m-1"]) == ["m-1": expected])
+        #expect(
+            try await reopened.timerSubjects(attributesTypes: ["Match"]) == [
+                TimerSubject(
+                    activity: "m-1", attributesType: "Match", entity: entity, startedAt: 600, looks: ["calm": 660],
+                    changedAt: 650)
+            ])
+        #expect(try await reopened.timerSubjects(attributesTypes: ["Other"]).isEmpty)
+        #expect(try await reopened.facts(of: [entity, EntityKey(feed: "f", id: "gone")]).keys.sorted() == [entity])
+    }
+
     /// The state file holds device tokens and the live APNs provider token: it and its -wal and -shm files
     /// are readable by their owner only, whether new or made by an older version with mode 0644.
     /// A state file deleted, replaced or truncated under the running process: every read and write fails

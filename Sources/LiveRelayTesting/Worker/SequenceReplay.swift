@@ -6,7 +6,7 @@ public import Worker
 /// A recorded sequence replayed as `liverelay replay` does, through the composition root, with a
 /// temporary state file.
 public enum SequenceReplay {
-    /// Replays `sequence` (a sequence file, from the repository root) through `config` (also from the root).
+    /// Replays `sequence` (a sequence file, from the repository root unless absolute) through `config` (also).
     /// - Parameters:
     ///   - provider: replaces the config's default provider when given (a ``RecordingProvider``).
     ///   - output: receives what the replay prints, and what the console provider prints.
@@ -23,7 +23,7 @@ public enum SequenceReplay {
             environment: .test(
                 output: output, providers: provider.map { [loaded.defaultProviderID: $0] } ?? [:]))
         defer { worker.shutdown() }
-        let path = Repository.path(sequence)
+        let path = sequence.hasPrefix("/") ? sequence : Repository.path(sequence)
         let recorded = try ReplaySequence.load(path: path)
         guard let feed = loaded.feeds.first(where: { $0.id == recorded.feed }) else {
             throw DemoConfigError(message: "\(sequence): feed \(recorded.feed) is not in \(config)")

@@ -120,8 +120,11 @@ public struct Replayer: Sendable {
         try await releaseDue(before: limit, summary: &summary)
     }
 
+    /// True when a timer look fired a rule or failed (a look that found nothing to do is not printed).
+    private static func hasNews(_ step: ChangeStep) -> Bool { !step.fired.isEmpty || !step.errors.isEmpty }
+
     private func describe(_ pass: TimerPass) {
-        for step in pass.steps {
+        for step in pass.steps where Self.hasNews(step) {
             let fired = step.fired.isEmpty ? "none fired" : "rules \(step.fired.joined(separator: ", ")) fired"
             write("  \(step.change.entity) timer \(step.timers.joined(separator: ", ")): \(fired)")
             describeDecisions(step)
