@@ -87,8 +87,9 @@ let package = Package(
         .executableTarget(
             name: "liverelay-bench",
             dependencies: [
-                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP",
+                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP", "Worker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Test support: loopback servers and fakes, generated certificates, repository paths, and the worker as
         // tests build it (a recording provider, the demo config, the recorded match through any provider).

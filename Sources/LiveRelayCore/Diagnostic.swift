@@ -6,16 +6,29 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     public var location: SourceLocation?
     /// What is wrong, in words a rule author understands.
     public var message: String
+    /// An error stops what it is in (a rule is skipped, `check` fails); a warning names what may be
+    /// intended and stops nothing.
+    public var severity: Severity
 
-    public init(file: String, location: SourceLocation?, message: String) {
+    /// How bad a diagnostic is.
+    public enum Severity: Sendable, Hashable {
+        case error, warning
+    }
+
+    public init(file: String, location: SourceLocation?, message: String, severity: Severity = .error) {
         self.file = file
         self.location = location
         self.message = message
+        self.severity = severity
     }
 
+    /// True for an error (not a warning).
+    public var isError: Bool { severity == .error }
+
     public var description: String {
-        if let location { return "\(file):\(location.line):\(location.column): \(message)" }
-        return "\(file): \(message)"
+        let text = severity == .warning ? "warning: " + message : message
+        if let location { return "\(file):\(location.line):\(location.column): \(text)" }
+        return "\(file): \(text)"
     }
 }
 

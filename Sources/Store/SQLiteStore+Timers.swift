@@ -65,16 +65,23 @@ extension SQLiteStore {
             }, write: false)
     }
 
-    /// Saves what a timer pass changed in one transaction: the activity records (their pushes and their
-    /// timers' last looks) and the throttle states of the pushes they queued.
+    /// Saves what a timer pass changed in one transaction: the activity records it pushed for, the timer
+    /// looks of the others (only that column), and the throttle states of the pushes it queued.
     public func saveTimerPass(
-        activities: [ActivityRecord], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int])] = [],
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
     ) async throws(Failure) {
-        guard !activities.isEmpty || !throttleStates.isEmpty else { return }
+        guard !activities.isEmpty || !looks.isEmpty || !throttleStates.isEmpty else { return }
         try await run(
             "saving a timer pass",
             { db in
                 try SQLiteStore.save(activities, db)
+                let statement = try db.cachedStatement(sql: "UPDATE activity SET timers = ? WHERE key = ?")
+                for (key, looks) in looks {
+                    try statement.execute(arguments: [
+                        JSONValue.object(looks.mapValues { .int($0) }).jsonString(), key.rawValue,
+                    ])
+                }
                 try SQLiteStore.saveThrottleStates(throttleStates, db)
             }, write: true)
     }

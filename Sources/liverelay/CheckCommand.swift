@@ -31,7 +31,7 @@ struct CheckCommand: AsyncParsableCommand {
                 let loaded = try ConfigLoader.load(path: config)
                 rules = loaded.loadRules()
                 if !ruleFiles.isEmpty {
-                    let extra = RuleLoader(knownFeeds: Set(loaded.config.feeds.map(\.id))).load(paths: ruleFiles)
+                    let extra = loaded.ruleLoader.load(paths: ruleFiles)
                     rules.rules += extra.rules
                     rules.diagnostics += extra.diagnostics
                     rules.diagnostics += ContractCheck.problems(
@@ -45,6 +45,11 @@ struct CheckCommand: AsyncParsableCommand {
                         + (contracts == 0 ? "" : ", \(contracts) contract\(contracts == 1 ? "" : "s")"))
             } catch {
                 diagnostics += error.items
+                // A broken config does not hide the problems of its rule files.
+                if let named = ConfigLoader.ruleFilesOfBrokenConfig(path: config) {
+                    rules = RuleLoader(knownFeeds: named.feeds.isEmpty ? nil : named.feeds).load(
+                        paths: named.rules + ruleFiles)
+                }
             }
         } else if ruleFiles.isEmpty {
             throw ValidationError("give a config (--config) or rule files to check")
@@ -53,8 +58,11 @@ struct CheckCommand: AsyncParsableCommand {
         }
         diagnostics += rules.diagnostics
         for d in diagnostics { standardOutput(d.description) }
+        let errors = diagnostics.filter(\.isError).count
+        let warnings = diagnostics.count - errors
         standardOutput(
-            "\(rules.rules.count) rules loaded from \(rules.files.count) files, \(diagnostics.count) problems")
-        if !diagnostics.isEmpty { throw ExitCode(1) }
+            "\(rules.rules.count) rules loaded from \(rules.files.count) files, \(errors) problems"
+                + (warnings == 0 ? "" : ", \(warnings) warning\(warnings == 1 ? "" : "s")"))
+        if errors > 0 { throw ExitCode(1) }
     }
 }

@@ -11,7 +11,7 @@ import Worker
 func loadForRun(configPath: String) throws -> (LoadedConfig, RuleSet) {
     let loaded = try loadConfig(configPath)
     let rules = loaded.loadRules()
-    for d in rules.diagnostics { standardError("warning: \(d) (rule skipped)") }
+    for d in rules.diagnostics { standardError(d.isError ? "warning: \(d) (rule skipped)" : "\(d)") }
     return (loaded, rules)
 }
 

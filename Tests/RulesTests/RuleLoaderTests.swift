@@ -95,7 +95,7 @@ import Testing
 
     @Test func aKeyExpressionThatGivesNoStringIsAnErrorNamingTheRule() throws {
         let text =
-            #"{"rules": [{"id": "r", "feed": "f", "when": true, "activity": {"key": {"var": "nothing"}, "attributes-type": "T"}, "event": "update"}]}"#
+            #"{"rules": [{"id": "r", "feed": "f", "when": true, "activity": {"key": {"var": "curr.nothing"}, "attributes-type": "T"}, "event": "update"}]}"#
         let (rules, diagnostics) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
         #expect(diagnostics.isEmpty)
         let result = RuleEngine(rules: rules).evaluate(

@@ -141,6 +141,23 @@ import Testing
         #expect(!run.standardError.contains("Fatal error"))
     }
 
+    /// A broken config does not hide its rule files' problems: `check` reports both.
+    @Test func aBrokenConfigStillHasItsRulesChecked() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try
+            #"{"rules": [{"id": "r", "feed": "prices", "when": {">": [{"var": "cur.price"}, 1]}, "event": "update", "activity": {"key": "m", "attributes-type": "T"}}]}"#
+            .write(to: dir.appendingPathComponent("r.rules.json"), atomically: true, encoding: .utf8)
+        try #"{"rules": ["r.rules.json"], "feeds": [{"id": "prices", "url": "file:x.json", "intervall": 5}]}"#
+            .write(to: dir.appendingPathComponent("liverelay.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRun.run(
+            liverelay, ["check", "--config", dir.appendingPathComponent("liverelay.json").path])
+        #expect(run.status == 1)
+        #expect(run.standardOutput.contains("intervall"), "\(run.standardOutput)")
+        #expect(
+            run.standardOutput.contains("r.rules.json:1:58: rule r: \"cur.price\" reads cur"), "\(run.standardOutput)")
+    }
+
     @Test func tickTwiceSendsNothingTheSecondTime() async throws {
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -6,12 +6,17 @@ struct RuleCompiler {
     var context: RuleContext
     var index: Int
     var knownFeeds: Set<String>?
+    /// The fact paths each feed gives, by feed id; a feed left out is not checked.
+    var knownFacts: [String: Set<String>]
     private var problems: [Diagnostic] = []
+    /// What may be intended: reported, and the rule loads all the same.
+    private(set) var warnings: [Diagnostic] = []
 
-    init(context: RuleContext, index: Int, knownFeeds: Set<String>?) {
+    init(context: RuleContext, index: Int, knownFeeds: Set<String>?, knownFacts: [String: Set<String>] = [:]) {
         self.context = context
         self.index = index
         self.knownFeeds = knownFeeds
+        self.knownFacts = knownFacts
     }
 
     private var base: String { "/rules/\(index)" }
@@ -38,6 +43,15 @@ struct RuleCompiler {
                     doc.feed.arrayValue == nil ? "/feed" : "/feed/\(i)", atKey: false,
                     "unknown feed \"\(feed)\" (the config defines \(known.isEmpty ? "no feeds" : known))")
             }
+        }
+        // Facts are checked only when every feed of the rule publishes what it gives.
+        let catalogues = feeds.compactMap { knownFacts[$0] }
+        var lint = RuleLint(facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil)
+        lint.check(raw)
+        for finding in lint.findings {
+            let diagnostic = context.diagnostic(
+                at: base + finding.pointer, atKey: finding.atKey, finding.message, severity: finding.severity)
+            if finding.severity == .error { problems.append(diagnostic) } else { warnings.append(diagnostic) }
         }
         let trigger = self.trigger(doc.on)
         let event = PushEvent(rawValue: doc.event)

@@ -7,9 +7,13 @@ public import LiveRelayCore
 public struct RuleLoader: Sendable {
     /// Feed ids the config defines; a rule naming another feed is an error. `nil` skips the check.
     public var knownFeeds: Set<String>?
+    /// The fact paths each feed gives (`home.score`), by feed id: a rule reading `curr.<fact>` that none of
+    /// its feeds gives is an error. Feeds left out are not checked.
+    public var knownFacts: [String: Set<String>]
 
-    public init(knownFeeds: Set<String>? = nil) {
+    public init(knownFeeds: Set<String>? = nil, knownFacts: [String: Set<String>] = [:]) {
         self.knownFeeds = knownFeeds
+        self.knownFacts = knownFacts
     }
 
     /// Loads files and directories (every `*.json` in a directory except `*.schema.json`, in name order).
@@ -69,11 +73,12 @@ public struct RuleLoader: Sendable {
         }
         var rules: [Rule] = []
         for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
-            var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds)
+            var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds, knownFacts: knownFacts)
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items
             }
+            diagnostics += compiler.warnings
         }
         return (
             rules,
@@ -120,12 +125,15 @@ struct RuleContext {
         return "#\(index + 1)"
     }
 
-    func diagnostic(at pointer: String, atKey: Bool, _ message: String) -> Diagnostic {
+    func diagnostic(at pointer: String, atKey: Bool, _ message: String, severity: Diagnostic.Severity = .error)
+        -> Diagnostic
+    {
         let location = map.location(pointer, preferKey: atKey)
         if let index = RuleContext.ruleIndex(pointer) {
-            return Diagnostic(file: file, location: location, message: "rule \(ruleName(index)): \(message)")
+            return Diagnostic(
+                file: file, location: location, message: "rule \(ruleName(index)): \(message)", severity: severity)
         }
-        return Diagnostic(file: file, location: location, message: message)
+        return Diagnostic(file: file, location: location, message: message, severity: severity)
     }
 }
 

@@ -5,6 +5,8 @@ public import LiveRelayCore
 public struct RuleSet: Sendable {
     public var rules: [Rule]
     public var diagnostics: [Diagnostic]
+    /// The errors among ``diagnostics`` (warnings left out).
+    public var errors: [Diagnostic] { diagnostics.filter(\.isError) }
     /// The files that were read, in load order.
     public var files: [String]
 

@@ -38,6 +38,19 @@ public struct FeedRuntime: Sendable {
 /// Reads the config: JSON with positions, checked against `docs/liverelay.schema.json`, then decoded and
 /// resolved. Every problem is a `file:line:column: key.path: message` diagnostic.
 public enum ConfigLoader {
+    /// The rule files (resolved against the config's folder) and feed ids a config names, read as plain JSON:
+    /// what `check` still checks when the config itself is broken. `nil` when the file is not JSON.
+    public static func ruleFilesOfBrokenConfig(path: String) -> (rules: [String], feeds: Set<String>)? {
+        guard let data = FileManager.default.contents(atPath: path), let document = try? JSONParser.parse(data)
+        else { return nil }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let rules = (document["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map {
+            $0.hasPrefix("/") ? $0 : directory + "/" + $0
+        }
+        let feeds = (document["feeds"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        return (rules, Set(feeds))
+    }
+
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(Diagnostics) -> LoadedConfig
     {

@@ -9,11 +9,25 @@ extension LoadedConfig {
     /// The rule files the config names, loaded with diagnostics (feed ids checked against the config, and
     /// the rules against the content-state contracts: ``ContractCheck``).
     public func loadRules() -> RuleSet {
-        var set = RuleLoader(knownFeeds: Set(config.feeds.map(\.id))).load(paths: config.rules.map(resolve))
+        var set = ruleLoader.load(paths: config.rules.map(resolve))
         if !contracts.isEmpty {
             set.diagnostics += ContractCheck.problems(rules: set.rules, contracts: contracts, facts: factTypes)
         }
         return set
+    }
+
+    /// A rule loader that checks feed ids and the facts rules read against this config's feeds.
+    public var ruleLoader: RuleLoader {
+        RuleLoader(knownFeeds: Set(config.feeds.map(\.id)), knownFacts: factNames)
+    }
+
+    /// The fact paths each feed gives, where its mapping (or preset) says them.
+    public var factNames: [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
+        for feed in feeds {
+            if let fields = feed.normalizer.factFields { out[feed.id] = Set(fields.keys) }
+        }
+        return out
     }
 
     /// Each feed's facts with their types, where its mapping says them.

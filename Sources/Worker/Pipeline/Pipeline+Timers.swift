@@ -59,10 +59,21 @@ extension Pipeline {
             step.timers = rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" }
             pass.steps.append(step)
         }
+        // A record whose only change is its looks gets only those written (most looks fire nothing).
+        var changed: [ActivityRecord] = []
+        var looks: [(key: ActivityKey, looks: [String: Int])] = []
+        for record in records.values where found[record.key] != record {
+            var before = record
+            before.timers = found[record.key]?.timers ?? [:]
+            if before == found[record.key] {
+                looks.append((record.key, record.timers))
+            } else {
+                changed.append(record)
+            }
+        }
         do {
             try await store.saveTimerPass(
-                activities: records.values.filter { found[$0.key] != $0 }.sorted { $0.key < $1.key },
-                throttleStates: await queue.takeChanges())
+                activities: changed.sorted { $0.key < $1.key }, looks: looks, throttleStates: await queue.takeChanges())
         } catch {
             await queue.revert(keys.keys)
             throw error

@@ -68,11 +68,11 @@ public final class RuleReloader: Service, Sendable {
             }
             return false
         }
-        guard set.diagnostics.isEmpty else {
-            for d in set.diagnostics {
+        guard set.errors.isEmpty else {
+            for d in set.errors {
                 logger.error("rule reload refused", metadata: ["diagnostic": "\(d)", "trigger": "\(reason)"])
             }
-            logger.error("kept the running rules", metadata: ["problems": "\(set.diagnostics.count)"])
+            logger.error("kept the running rules", metadata: ["problems": "\(set.errors.count)"])
             return false
         }
         book.replace(with: RuleEngine(rules: set.rules), routes: routes)

@@ -1,0 +1,234 @@
+import LiveRelayCore
+
+/// Mistakes that compile but run wrong, found in a rule as written: names no rule sees (`cur.price`), facts
+/// no feed of the rule gives, an object with two operators (data, so always true), an operator short of an
+/// argument, a condition written as a plain string, `in` with its arguments swapped, an activity key the
+/// token API would refuse. What may be intended is a warning; the rest are errors.
+struct RuleLint {
+    /// A problem at a JSON pointer inside the rule.
+    struct Finding {
+        var pointer: String
+        var atKey: Bool
+        var message: String
+        var severity: Diagnostic.Severity
+    }
+
+    /// The fact paths each feed of the rule can give (`home.score`); `nil` when unknown (no config), so facts
+    /// are not checked.
+    var facts: [Set<String>]?
+    private(set) var findings: [Finding] = []
+
+    /// The names a rule's data has, and the members of those that are objects.
+    static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity"]
+    static let entityMembers: Set<String> = ["feed", "id", "changed-at"]
+    static let activityMembers: Set<String> = [
+        "phase", "state", "facts", "started-at", "pushed-at", "sent-at", "budget",
+    ]
+    static let budgetMembers: Set<String> = ["size", "period", "used", "remaining", "refill-at", "held"]
+
+    /// Fewest and most arguments of operators whose extra arguments are ignored or whose missing ones make the
+    /// result meaningless.
+    static let arity: [String: ClosedRange<Int>] = [
+        "==": 2...2, "===": 2...2, "!=": 2...2, "!==": 2...2, "in": 2...2, ">": 2...2, ">=": 2...2,
+        "<": 2...3, "<=": 2...3, "!": 1...1, "!!": 1...1, "%": 2...2, "substr": 2...3, "missing_some": 2...2,
+        "map": 2...2, "filter": 2...2, "all": 2...2, "none": 2...2, "some": 2...2, "reduce": 2...3,
+    ]
+    /// Operators whose later arguments read each item, not the rule's data.
+    static let iterating: Set<String> = ["map", "filter", "all", "none", "some", "reduce"]
+
+    init(facts: [Set<String>]?) { self.facts = facts }
+
+    /// Checks one rule document.
+    mutating func check(_ rule: JSONValue) {
+        if let when = rule["when"] { condition(when, at: "/when") }
+        if let key = rule["activity"]?["key"] {
+            walk(key, at: "/activity/key")
+            activityKey(key, at: "/activity/key")
+        }
+        for section in ["content-state", "activity/attributes"] {
+            let value = section.split(separator: "/").reduce(rule as JSONValue?) { $0?[String($1)] }
+            for (name, expression) in value?.objectValue ?? [:] {
+                walk(expression, at: "/\(section)/\(JSONPointer.escape(name))")
+            }
+        }
+        for name in ["relevance-score", "priority", "stale-after", "dismissal-after"] {
+            if let expression = rule[name] { walk(expression, at: "/\(name)") }
+        }
+        for name in ["title", "body"] {
+            if let expression = rule["alert"]?[name] { walk(expression, at: "/alert/\(name)") }
+        }
+    }
+
+    private mutating func add(_ pointer: String, _ message: String, atKey: Bool = false, warning: Bool = false) {
+        findings.append(
+            Finding(pointer: pointer, atKey: atKey, message: message, severity: warning ? .warning : .error))
+    }
+
+    /// A condition: besides what every expression is checked for, one that is not an expression at all.
+    private mutating func condition(_ raw: JSONValue, at pointer: String) {
+        switch raw {
+        case .string(let text):
+            add(
+                pointer,
+                "when is the plain string \"\(text.prefix(40))\", which is always true (a string is not evaluated): write the condition as JsonLogic, e.g. {\">\": [{\"var\": \"curr.price\"}, 100]}"
+            )
+            return
+        case .bool(false):
+            add(pointer, "when is false: the rule never fires", warning: true)
+        case .int, .double, .decimal, .array:
+            add(
+                pointer, "when is a constant (\(raw.jsonString().prefix(40))): the rule fires on every change or never",
+                warning: true)
+        default:
+            break
+        }
+        walk(raw, at: pointer)
+    }
+
+    /// An activity key written as a constant, or as `cat` of constants and names, must give what the token
+    /// API accepts (`A-Z a-z 0-9 . _ : -`, at most 200 characters), or no app can register for it.
+    private mutating func activityKey(_ raw: JSONValue, at pointer: String) {
+        func allowed(_ text: String) -> Bool {
+            text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || ".:_-".unicodeScalars.contains($0)
+            }
+        }
+        switch raw {
+        case .string(let key) where !allowed(key) || key.isEmpty || key.count > 200:
+            add(
+                pointer,
+                "the activity key \"\(key.prefix(40))\" is not one the token API accepts (1 to 200 of A-Z a-z 0-9 . _ : -)"
+            )
+        case .object(let members) where members.count == 1:
+            guard let parts = members["cat"]?.arrayValue else { return }
+            for (i, part) in parts.enumerated() {
+                if case .string(let text) = part, !allowed(text) {
+                    add(
+                        "\(pointer)/cat/\(i)",
+                        "the activity key part \"\(text.prefix(40))\" has characters the token API refuses (it accepts A-Z a-z 0-9 . _ : -)"
+                    )
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    /// Checks an expression and everything in it. `item` is true inside the body of `map`, `filter`, …,
+    /// where `var` reads the item, not the rule's data.
+    private mutating func walk(_ raw: JSONValue, at pointer: String, item: Bool = false) {
+        switch raw {
+        case .array(let items):
+            for (i, value) in items.enumerated() { walk(value, at: "\(pointer)/\(i)", item: item) }
+        case .object(let members) where members.count > 1:
+            let operators = members.keys.filter { JsonLogicExpression.knownOperators.contains($0) }.sorted()
+            if !operators.isEmpty {
+                add(
+                    pointer,
+                    "this object has \(members.count) keys (\(members.keys.sorted().joined(separator: ", "))), so it is data, not the operator \(operators[0]): it is always true; write one operator per object"
+                )
+            }
+            for (name, value) in members { walk(value, at: "\(pointer)/\(JSONPointer.escape(name))", item: item) }
+        case .object(let members):
+            guard let (op, argument) = members.first else { return }
+            let here = "\(pointer)/\(JSONPointer.escape(op))"
+            let arguments = argument.arrayValue ?? [argument]
+            if let range = Self.arity[op], !(op == "!" || op == "!!") || argument.arrayValue != nil {
+                if arguments.count < range.lowerBound {
+                    add(
+                        here,
+                        "\(op) needs \(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s"), it has \(arguments.count)",
+                        atKey: true)
+                } else if arguments.count > range.upperBound {
+                    add(
+                        here, "\(op) uses \(range.upperBound) arguments; the rest are ignored", atKey: true,
+                        warning: true)
+                }
+            }
+            if op == "in", arguments.count == 2, Self.path(of: arguments[0]) == "changed" {
+                add(
+                    here,
+                    "in looks for its first argument in its second: write {\"in\": [\"home.score\", {\"var\": \"changed\"}]}",
+                    atKey: true)
+            }
+            if op == "var" || op == "val", !item, let path = Self.path(of: argument) {
+                self.path(path, at: here)
+            }
+            if Self.iterating.contains(op), let list = argument.arrayValue {
+                for (i, value) in list.enumerated() {
+                    walk(value, at: "\(here)/\(i)", item: item || i > 0)
+                }
+            } else {
+                walk(argument, at: here, item: item)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The dotted path a `var` (or `val`) argument names, when it is written out.
+    private static func path(of argument: JSONValue) -> String? {
+        switch argument {
+        case .string(let path): return path
+        case .array(let items):
+            if case .string(let path)? = items.first { return path }
+            return nil
+        case .object(let members) where members.count == 1:
+            if let inner = members["var"] { return path(of: inner) }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// A path against the names the rule's data has, and the facts its feeds give.
+    private mutating func path(_ path: String, at pointer: String) {
+        guard !path.isEmpty else { return }
+        let steps = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let root = steps[0]
+        guard Self.roots.contains(root) else {
+            let hint = Suggestion.closest(to: root, among: Self.roots).map { " (did you mean \($0)?)" } ?? ""
+            add(
+                pointer,
+                "\"\(path)\" reads \(root), which a rule does not see\(hint): it sees \(Self.roots.sorted().joined(separator: ", "))",
+                atKey: true)
+            return
+        }
+        guard steps.count > 1 else { return }
+        func member(_ name: String, of what: String, among members: Set<String>) {
+            guard !members.contains(name) else { return }
+            let hint = Suggestion.closest(to: name, among: members).map { " (did you mean \($0)?)" } ?? ""
+            add(
+                pointer,
+                "\"\(path)\": \(what) has no \(name)\(hint); it has \(members.sorted().joined(separator: ", "))",
+                atKey: true)
+        }
+        switch root {
+        case "now":
+            add(pointer, "\"\(path)\": now is a number of seconds, it has no members", atKey: true)
+        case "changed":
+            if Int(steps[1]) == nil {
+                add(
+                    pointer,
+                    "\"\(path)\": changed is a list of fact names; test one with {\"in\": [name, {\"var\": \"changed\"}]}",
+                    atKey: true)
+            }
+        case "entity":
+            member(steps[1], of: "entity", among: Self.entityMembers)
+        case "activity":
+            member(steps[1], of: "activity", among: Self.activityMembers)
+            if steps[1] == "budget", steps.count > 2 {
+                member(steps[2], of: "activity.budget", among: Self.budgetMembers)
+            }
+        default:
+            guard let facts else { return }
+            let fact = steps.dropFirst().joined(separator: ".")
+            let known = facts.contains { feed in feed.contains(fact) || feed.contains { $0.hasPrefix(fact + ".") } }
+            if !known {
+                let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
+                let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
+                add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Delivery
+import Foundation
+import LiveRelayCore
+import Logging
+import Rules
+import Store
+import Throttling
+import Worker
+
+/// One timer pass over many live activities: which timer rules are due (pure, in memory), reading the live
+/// activities from SQLite, and the whole pass through the pipeline (read, decide, evaluate what is due, save
+/// the looks and queue the pushes), at the rhythm `run` makes passes.
+struct TimerBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timers",
+        abstract:
+            "One timer pass over 100,000 live activities with three timer rules (every 60 s, every 600 s, quiet 30 min)."
+    )
+
+    @Option(help: "Live activities.") var activities = 100_000
+    @Option(help: "Passes measured, one every `interval` seconds of simulated time.") var passes = 8
+    @Option(help: "Seconds between two passes (the config's timer-interval).") var interval = 15
+
+    static let rules = #"""
+        {"rules": [
+          {"id": "calm", "feed": "prices", "on": {"every": 60},
+           "when": {">=": [{"-": [{"var": "now"}, {"var": "activity.pushed-at"}]}, 1800]},
+           "activity": {"key": {"cat": ["alert-", {"var": "entity.id"}]}, "attributes-type": "PriceAlert"},
+           "event": "end"},
+          {"id": "refresh", "feed": "prices", "on": {"every": 600}, "priority": "low", "stale-after": 900,
+           "activity": {"key": {"cat": ["alert-", {"var": "entity.id"}]}, "attributes-type": "PriceAlert"},
+           "event": "update"},
+          {"id": "asleep", "feed": "prices", "on": {"quiet": 1800},
+           "activity": {"key": {"cat": ["alert-", {"var": "entity.id"}]}, "attributes-type": "PriceAlert"},
+           "event": "end"}
+        ]}
+        """#
+
+    func run() async throws {
+        let dir = try benchDirectory("timers")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (rules, diagnostics) = RuleLoader().load(file: "timers.rules.json", data: Data(Self.rules.utf8))
+        guard diagnostics.isEmpty else { throw ValidationError("\(diagnostics)") }
+        let engine = RuleEngine(rules: rules)
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let base = 1_790_000_000
+        // Activities started over the last hour, each with its last push within the last 10 minutes and its
+        // entity last changed within the last 15 minutes: most looks fire nothing, as in a live night.
+        var byChange: [Int: [String: Facts]] = [:]
+        var records: [ActivityRecord] = []
+        for i in 0..<activities {
+            let id = "S\(i)"
+            let started = base - (i &* 37) % 3600
+            let facts = Facts(["price": .int(i)])
+            byChange[base - (i % 9) * 100, default: [:]][id] = facts
+            records.append(
+                ActivityRecord(
+                    key: ActivityKey("alert-" + id), attributesType: "PriceAlert", phase: .active,
+                    state: ["price": .int(i)], lastTimestamp: max(started, base - (i % 600)),
+                    entity: EntityKey(feed: "prices", id: id), startedAt: started, facts: facts.value))
+        }
+        let setup = ContinuousClock.now
+        for (at, facts) in byChange.sorted(by: { $0.key < $1.key }) {
+            try await store.commit(FeedCommit(feed: "prices", now: at, facts: facts))
+        }
+        try await store.commit(FeedCommit(feed: "prices", now: base, facts: nil, activities: records))
+        let setupSeconds = (ContinuousClock.now - setup).seconds
+
+        // Pure: the due decisions for every live activity, in memory.
+        let subjects = try await store.timerSubjects(attributesTypes: ["PriceAlert"])
+        var decide: [Double] = []
+        var dueCount = 0
+        for k in 0..<passes {
+            let start = ContinuousClock.now
+            dueCount = subjects.reduce(0) { $0 + engine.dueTimers(for: $1, now: base + k * interval).due.count }
+            decide.append((ContinuousClock.now - start).seconds)
+        }
+        var read: [Double] = []
+        for _ in 0..<passes {
+            let start = ContinuousClock.now
+            _ = try await store.timerSubjects(attributesTypes: ["PriceAlert"])
+            read.append((ContinuousClock.now - start).seconds)
+        }
+
+        // The whole pass, every `interval` seconds of simulated time.
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let pipeline = Pipeline(
+            store: store, rules: RuleBook(engine, routes: ProviderRoutes(defaultProvider: "none")), queue: queue,
+            senders: [:], logger: logger)
+        var whole: [Double] = []
+        var looked: [Int] = []
+        var pushed: [Int] = []
+        for k in 0..<passes {
+            let start = ContinuousClock.now
+            let pass = try await pipeline.timers(now: base + 1 + k * interval)
+            whole.append((ContinuousClock.now - start).seconds)
+            looked.append(pass.steps.count)
+            pushed.append(pass.pushes.count)
+        }
+        print(
+            "\(activities) live activities, 3 timer rules; setup \(String(format: "%.1f", setupSeconds)) s; passes every \(interval) s"
+        )
+        printTable(
+            ["case", "activities looked at", "pushes", "median ms", "max ms"],
+            [
+                [
+                    "decide which are due (in memory)", "\(dueCount) looks at the first pass", "-",
+                    ms(percentile(decide, 0.5)), ms(decide.max()!),
+                ],
+                [
+                    "read live activities (SQLite)", "\(subjects.count) read", "-", ms(percentile(read, 0.5)),
+                    ms(read.max()!),
+                ],
+                [
+                    "whole pass (read, decide, evaluate, save)", "\(looked.min()!)–\(looked.max()!) per pass",
+                    "\(pushed.min()!)–\(pushed.max()!)", ms(percentile(whole, 0.5)), ms(whole.max()!),
+                ],
+            ])
+    }
+}

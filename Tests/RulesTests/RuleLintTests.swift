@@ -1,0 +1,95 @@
+import Foundation
+import LiveRelayCore
+import Rules
+import Testing
+
+/// Mistakes that compile but ran wrong, each reported by the loader (so by `check`, by `run` at start and
+/// by a reload) at its `file:line:column`.
+@Suite struct RuleLintTests {
+    /// Loads one rule (written on one line) whose feed `prices` gives `price` and `change24h.percent`.
+    static func diagnostics(_ rule: String) -> [Diagnostic] {
+        let loader = RuleLoader(
+            knownFeeds: ["prices", "scores"],
+            knownFacts: [
+                "prices": ["price", "change24h.percent"], "scores": ["home.score", "away.score", "state"],
+            ])
+        return loader.load(file: "r.json", data: Data(#"{"rules": [\#(rule)]}"#.utf8)).1
+    }
+
+    static func rule(when: String, key: String = #""m""#, feed: String = "prices") -> String {
+        #"{"id": "r", "feed": "\#(feed)", "when": \#(when), "event": "update", "activity": {"key": \#(key), "attributes-type": "T"}}"#
+    }
+
+    @Test(arguments: [
+        // A fact no feed of the rule gives: the start went out with an empty content-state.
+        (
+            rule(when: #"{">": [{"var": "curr.prise"}, 1]}"#), "1:58",
+            "no feed of this rule gives a fact prise (did you mean price?)"
+        ),
+        // A misspelt root.
+        (
+            rule(when: #"{">": [{"var": "cur.price"}, 1]}"#), "1:58",
+            "reads cur, which a rule does not see (did you mean curr?)"
+        ),
+        // An operator missing an argument.
+        (rule(when: #"{">": [{"var": "curr.price"}]}"#), "1:51", "> needs 2 arguments, it has 1"),
+        // A condition written as a plain string: it fired on every change.
+        (
+            rule(when: #""curr.price > 100""#), "1:50",
+            "when is the plain string \"curr.price > 100\", which is always true"
+        ),
+        // An object with two operators: data, always true.
+        (
+            rule(when: #"{">": [{"var": "curr.price"}, 1], "<": [{"var": "curr.price"}, 9]}"#), "1:50",
+            "it is always true"
+        ),
+        // `in` with its arguments swapped.
+        (
+            rule(when: #"{"in": [{"var": "changed"}, "price"]}"#), "1:51",
+            "in looks for its first argument in its second"
+        ),
+        // A fact of another preset (a sports fact on a price feed).
+        (
+            rule(when: #"{">": [{"var": "curr.home.score"}, 1]}"#), "1:58",
+            "no feed of this rule gives a fact home.score"
+        ),
+        // An activity key the token API refuses.
+        (
+            rule(when: "true", key: #"{"cat": ["BTC alert/", {"var": "entity.id"}]}"#), "1:104",
+            "has characters the token API refuses"
+        ),
+        // A member the activity does not have.
+        (rule(when: #"{"var": "activity.sentAt"}"#), "1:51", "activity has no sentAt (did you mean sent-at?)"),
+    ])
+    func eachMistakeIsAnErrorWhereItIs(rule: String, location: String, message: String) {
+        let found = Self.diagnostics(rule)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.isError == true)
+        #expect(found.first?.location.map { "\($0)" } == location, "\(found)")
+        #expect(found.first?.message.contains(message) == true, "\(found)")
+    }
+
+    @Test func whatMayBeIntendedIsAWarningAndTheRuleLoads() {
+        let text =
+            #"{"rules": [\#(Self.rule(when: "false")), \#(Self.rule(when: #"{"==": [1, 1, 2]}"#).replacingOccurrences(of: #""id": "r""#, with: #""id": "s""#))]}"#
+        let (rules, found) = RuleLoader(knownFeeds: ["prices"]).load(file: "r.json", data: Data(text.utf8))
+        #expect(rules.count == 2)
+        #expect(found.map(\.severity) == [.warning, .warning], "\(found)")
+        #expect(
+            found.first?.description == "r.json:1:50: warning: rule r: when is false: the rule never fires", "\(found)")
+        #expect(found.last?.message.contains("== uses 2 arguments; the rest are ignored") == true, "\(found)")
+    }
+
+    @Test func theItemOfAnIterationIsNotTheRulesData() {
+        let found = Self.diagnostics(
+            Self.rule(when: #"{"some": [[1, 2], {">": [{"var": ""}, 1]}]}"#) + ","
+                + #"{"id": "s", "feed": "prices", "when": {"all": [{"var": "changed"}, {"!=": [{"var": "length"}, 0]}]}, "event": "update", "activity": {"key": "m", "attributes-type": "T"}}"#
+        )
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    @Test func withoutAConfigFactsAreNotChecked() {
+        let text = #"{"rules": [\#(Self.rule(when: #"{">": [{"var": "curr.anything"}, 1]}"#))]}"#
+        #expect(RuleLoader().load(file: "r.json", data: Data(text.utf8)).1.isEmpty)
+    }
+}
