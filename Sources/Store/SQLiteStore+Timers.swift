@@ -3,26 +3,42 @@ import GRDB
 public import LiveRelayCore
 
 extension SQLiteStore {
-    /// Every live activity (pending or active) of these attributes types whose entity is known, as timer rules
-    /// see it, with the time its entity's facts last changed: no content-states are read.
-    public func timerSubjects(attributesTypes: Set<String>) async throws(Failure) -> [TimerSubject] {
+    /// The live activities (pending or active) of these attributes types whose entity is known and whose
+    /// timer rules may be due at `now` (all of them when `now` is nil), as timer rules see them, with the time
+    /// their entity's facts last changed: no content-states are read. `rules` names the timer rules in force:
+    /// when they are not the ones the stored due times were computed for, every live activity is read.
+    public func timerSubjects(attributesTypes: Set<String>, now: Int? = nil, rules: String = "")
+        async throws(Failure) -> [TimerSubject]
+    {
         let types = attributesTypes.sorted()
         guard !types.isEmpty else { return [] }
         let path = self.path
         let marks = Array(repeating: "?", count: types.count).joined(separator: ",")
+        let due = now == nil ? "" : " AND (a.timer_due IS NULL OR a.timer_due <= ?)"
+        let values: [any DatabaseValueConvertible & Sendable] = types + (now.map { [$0] } ?? [])
+        let sql = """
+            SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers,
+            f.updated_at FROM activity a
+            LEFT JOIN feed_entity f ON f.feed = a.entity_feed AND f.entity = a.entity_id
+            WHERE a.phase IN ('pending', 'active') AND a.entity_feed IS NOT NULL
+            AND a.started_at IS NOT NULL AND a.attributes_type IN (\(marks))\(due)
+            """
         return try await run(
             "reading live activities",
             { db in
+                if now != nil {
+                    let known = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'timer-rules'")
+                    if known != rules {
+                        try db.execute(sql: "UPDATE activity SET timer_due = NULL WHERE timer_due IS NOT NULL")
+                        try db.execute(
+                            sql: """
+                                INSERT INTO meta (key, value) VALUES ('timer-rules', ?)
+                                ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                                """, arguments: [rules])
+                    }
+                }
                 var subjects: [TimerSubject] = []
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers,
-                        f.updated_at FROM activity a
-                        LEFT JOIN feed_entity f ON f.feed = a.entity_feed AND f.entity = a.entity_id
-                        WHERE a.phase IN ('pending', 'active') AND a.entity_feed IS NOT NULL
-                        AND a.started_at IS NOT NULL AND a.attributes_type IN (\(marks))
-                        """, arguments: StatementArguments(types))
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(values))
                 while let row = try rows.next() {
                     let key: String = row[0]
                     var looks: [String: Int] = [:]
@@ -39,6 +55,25 @@ extension SQLiteStore {
                             changedAt: row[6]))
                 }
                 return subjects
+            }, write: now != nil)
+    }
+
+    /// The earliest stored due time of a live activity's timer rules: `nil` when there is none, `0` when an
+    /// activity's rules have not been looked at since it was written (it is due at the next pass).
+    public func nextTimerDue() async throws(Failure) -> Int? {
+        try await run(
+            "reading timer due times",
+            { db in
+                let unknown = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM activity WHERE timer_due IS NULL
+                        AND phase IN ('pending', 'active') AND entity_feed IS NOT NULL)
+                        """)
+                if unknown == true { return 0 }
+                let next = try Int.fetchOne(
+                    db, sql: "SELECT MIN(timer_due) FROM activity WHERE phase IN ('pending', 'active')")
+                return next.flatMap { $0 >= SQLiteStore.neverDue ? nil : $0 }
             }, write: false)
     }
 
@@ -65,16 +100,21 @@ extension SQLiteStore {
             }, write: false)
     }
 
-    /// Saves what a timer pass changed in one transaction: the activity records it pushed for, the timer
-    /// looks of the others (only that column), and the throttle states of the pushes it queued.
+    /// Saves what a timer pass changed in one transaction: when each activity it read may next come due, the
+    /// records it pushed for (looked at again by the next pass), the timer looks of the others (only that
+    /// column), and the throttle states of the pushes it queued.
     public func saveTimerPass(
         activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int])] = [],
-        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
     ) async throws(Failure) {
-        guard !activities.isEmpty || !looks.isEmpty || !throttleStates.isEmpty else { return }
+        guard !activities.isEmpty || !looks.isEmpty || !due.isEmpty || !throttleStates.isEmpty else { return }
         try await run(
             "saving a timer pass",
             { db in
+                let next = try db.cachedStatement(sql: "UPDATE activity SET timer_due = ? WHERE key = ?")
+                for (key, at) in due {
+                    try next.execute(arguments: [at ?? SQLiteStore.neverDue, key.rawValue])
+                }
                 try SQLiteStore.save(activities, db)
                 let statement = try db.cachedStatement(sql: "UPDATE activity SET timers = ? WHERE key = ?")
                 for (key, looks) in looks {
@@ -85,4 +125,7 @@ extension SQLiteStore {
                 try SQLiteStore.saveThrottleStates(throttleStates, db)
             }, write: true)
     }
+
+    /// The due time of an activity no timer rule applies to (until the timer rules change).
+    static let neverDue = 9_000_000_000_000
 }

@@ -113,6 +113,17 @@ public final class SQLiteStore: Sendable {
                 t.add(column: "timers", .text)
             }
         }
+        m.registerMigration("v4-timer-due") { db in
+            // When a live activity's timer rules may next come due (NULL: look at the next pass), so a timer
+            // pass reads only the activities it has to; and which timer rules those times were computed for.
+            try db.alter(table: "activity") { t in t.add(column: "timer_due", .integer) }
+            try db.execute(
+                sql: "CREATE INDEX activity_timer_due ON activity (timer_due) WHERE phase IN ('pending', 'active')")
+            try db.create(table: "meta") { t in
+                t.column("key", .text).primaryKey()
+                t.column("value", .text).notNull()
+            }
+        }
         return m
     }
 
@@ -303,7 +314,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Writes records whole, except `sent_at`: only receipts set that (``settleOutbox``), so a record read
-    /// before a delivery round never puts an older time back.
+    /// before a delivery round never puts an older time back. A record written has its timer rules looked
+    /// at by the next timer pass (`timer_due` NULL): a push moves what they count from.
     static func save(_ records: [ActivityRecord], _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
@@ -312,7 +324,7 @@ public final class SQLiteStore: Sendable {
                 ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
                 state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
                 entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
-                timers = excluded.timers
+                timers = excluded.timers, timer_due = NULL
                 """)
         for r in records {
             let timers: String? =

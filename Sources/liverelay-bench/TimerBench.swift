@@ -52,13 +52,18 @@ struct TimerBench: AsyncParsableCommand {
         for i in 0..<activities {
             let id = "S\(i)"
             let started = base - (i &* 37) % 3600
+            // In step: each every-rule last looked at its latest due time (as after an earlier pass).
+            let looks = [
+                "calm": started + (base - started) / 60 * 60, "refresh": started + (base - started) / 600 * 600,
+            ]
             let facts = Facts(["price": .int(i)])
             byChange[base - (i % 9) * 100, default: [:]][id] = facts
             records.append(
                 ActivityRecord(
                     key: ActivityKey("alert-" + id), attributesType: "PriceAlert", phase: .active,
                     state: ["price": .int(i)], lastTimestamp: max(started, base - (i % 600)),
-                    entity: EntityKey(feed: "prices", id: id), startedAt: started, facts: facts.value))
+                    entity: EntityKey(feed: "prices", id: id), startedAt: started, facts: facts.value,
+                    timers: looks.filter { $0.value > started }))
         }
         let setup = ContinuousClock.now
         for (at, facts) in byChange.sorted(by: { $0.key < $1.key }) {
@@ -73,7 +78,7 @@ struct TimerBench: AsyncParsableCommand {
         var dueCount = 0
         for k in 0..<passes {
             let start = ContinuousClock.now
-            dueCount = subjects.reduce(0) { $0 + engine.dueTimers(for: $1, now: base + k * interval).due.count }
+            dueCount = subjects.reduce(0) { $0 + engine.dueTimers(for: $1, now: base + 1 + k * interval).due.count }
             decide.append((ContinuousClock.now - start).seconds)
         }
         var read: [Double] = []
@@ -90,16 +95,19 @@ struct TimerBench: AsyncParsableCommand {
         let pipeline = Pipeline(
             store: store, rules: RuleBook(engine, routes: ProviderRoutes(defaultProvider: "none")), queue: queue,
             senders: [:], logger: logger)
+        // The first pass reads every live activity (as after a start or a change of the timer rules); the
+        // next read only those whose due time came.
         var whole: [Double] = []
         var looked: [Int] = []
         var pushed: [Int] = []
-        for k in 0..<passes {
+        for k in 0...passes {
             let start = ContinuousClock.now
             let pass = try await pipeline.timers(now: base + 1 + k * interval)
             whole.append((ContinuousClock.now - start).seconds)
-            looked.append(pass.steps.count)
+            looked.append(pass.live)
             pushed.append(pass.pushes.count)
         }
+        let steady = Array(whole.dropFirst())
         print(
             "\(activities) live activities, 3 timer rules; setup \(String(format: "%.1f", setupSeconds)) s; passes every \(interval) s"
         )
@@ -107,7 +115,7 @@ struct TimerBench: AsyncParsableCommand {
             ["case", "activities looked at", "pushes", "median ms", "max ms"],
             [
                 [
-                    "decide which are due (in memory)", "\(dueCount) looks at the first pass", "-",
+                    "decide which are due (in memory)", "\(subjects.count) (\(dueCount) due)", "-",
                     ms(percentile(decide, 0.5)), ms(decide.max()!),
                 ],
                 [
@@ -115,8 +123,13 @@ struct TimerBench: AsyncParsableCommand {
                     ms(read.max()!),
                 ],
                 [
-                    "whole pass (read, decide, evaluate, save)", "\(looked.min()!)–\(looked.max()!) per pass",
-                    "\(pushed.min()!)–\(pushed.max()!)", ms(percentile(whole, 0.5)), ms(whole.max()!),
+                    "first pass: every live activity read", "\(looked[0])", "\(pushed[0])", ms(whole[0]), ms(whole[0]),
+                ],
+                [
+                    "next passes, every \(interval) s: the due ones read",
+                    "\(looked.dropFirst().min()!)–\(looked.dropFirst().max()!) per pass",
+                    "\(pushed.dropFirst().min()!)–\(pushed.dropFirst().max()!)", ms(percentile(steady, 0.5)),
+                    ms(steady.max()!),
                 ],
             ])
     }

@@ -38,6 +38,13 @@ public struct RuleEngine: Sendable {
         return .object(members)
     }
 
+    /// What decides when timer rules come due (their ids, triggers, attributes types and feeds): when it
+    /// changes (a reload, a new version of the rule files), every live activity is looked at again.
+    public var timerFingerprint: String {
+        timerRules.map { "\($0.id)|\($0.trigger)|\($0.attributesType)|\($0.feeds.joined(separator: ","))" }
+            .joined(separator: "\n")
+    }
+
     /// What `activity` is for a key the caller did not give: no activity of that key is known.
     public static let unknownActivity: JSONValue = .object([
         "phase": "none", "state": .emptyObject, "facts": .null, "started-at": .null, "pushed-at": .null,
@@ -94,7 +101,9 @@ public struct RuleEngine: Sendable {
     }
 
     /// Which timer rules are due for a live activity now, each with the time it came due (what the activity
-    /// keeps as the rule's last look), and the earliest time another comes due.
+    /// keeps as the rule's last look), and the earliest time another may come due (for a quiet rule that
+    /// already looked in this spell: `now` plus its span, the earliest a new spell could end); `nil` when no
+    /// timer rule applies to it.
     public func dueTimers(for subject: TimerSubject, now: Int) -> (due: [(rule: Int, at: Int)], next: Int?) {
         var due: [(rule: Int, at: Int)] = []
         var next: Int?
@@ -106,7 +115,8 @@ public struct RuleEngine: Sendable {
             {
             case .due(let at): due.append((i, at))
             case .wait(let until): next = min(next ?? until, until)
-            case .done: break
+            case .done:
+                if case .quiet(let span) = rule.trigger { next = min(next ?? now + span, now + span) }
             }
         }
         return (due, next)

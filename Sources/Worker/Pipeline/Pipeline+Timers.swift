@@ -26,15 +26,22 @@ extension Pipeline {
         let engine = rules.engine
         var pass = TimerPass(now: now)
         guard !engine.timerRules.isEmpty else { return pass }
-        let subjects = try await store.timerSubjects(attributesTypes: Set(engine.timerRules.map(\.attributesType)))
+        // Only the activities whose stored due time has come (all of them after the timer rules changed).
+        let subjects = try await store.timerSubjects(
+            attributesTypes: Set(engine.timerRules.map(\.attributesType)), now: now, rules: engine.timerFingerprint)
         var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)])] = []
+        var nextOf: [ActivityKey: Int?] = [:]
         for subject in subjects {
             let (rules, next) = engine.dueTimers(for: subject, now: now)
             if !rules.isEmpty { due.append((subject, rules)) }
-            if let next { pass.nextDue = min(pass.nextDue ?? next, next) }
+            nextOf[subject.activity] = next
         }
         pass.live = subjects.count
-        guard !due.isEmpty else { return pass }
+        guard !due.isEmpty else {
+            try await store.saveTimerPass(activities: [], due: nextOf.map { ($0.key, $0.value) }, throttleStates: [])
+            pass.nextDue = try await store.nextTimerDue()
+            return pass
+        }
         let keys = Dictionary(due.map { ($0.subject.activity, $0.subject.attributesType) }) { a, _ in a }
         let (views, found) = try await activityViews(keys, now: now)
         var records = found
@@ -53,9 +60,7 @@ extension Pipeline {
                 records[subject.activity]?.timers[engine.timerRules[rule].id] = at
                 looked.looks[engine.timerRules[rule].id] = at
             }
-            if records[subject.activity]?.phase != .ended, let next = engine.dueTimers(for: looked, now: now).next {
-                pass.nextDue = min(pass.nextDue ?? next, next)
-            }
+            nextOf[subject.activity] = engine.dueTimers(for: looked, now: now).next
             step.timers = rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" }
             pass.steps.append(step)
         }
@@ -73,11 +78,13 @@ extension Pipeline {
         }
         do {
             try await store.saveTimerPass(
-                activities: changed.sorted { $0.key < $1.key }, looks: looks, throttleStates: await queue.takeChanges())
+                activities: changed.sorted { $0.key < $1.key }, looks: looks, due: nextOf.map { ($0.key, $0.value) },
+                throttleStates: await queue.takeChanges())
         } catch {
             await queue.revert(keys.keys)
             throw error
         }
+        pass.nextDue = try await store.nextTimerDue()
         return pass
     }
 }
@@ -85,12 +92,12 @@ extension Pipeline {
 /// What one timer pass looked at and decided.
 public struct TimerPass: Sendable {
     public var now: Int
-    /// Live activities the timer rules apply to.
+    /// Live activities read because their timer rules may have come due.
     public var live = 0
     /// One step per activity a timer rule came due for (`timers` names the rules).
     public var steps: [ChangeStep] = []
-    /// The earliest time another timer rule comes due, as far as this pass knows (a change or a new activity
-    /// may bring one sooner).
+    /// The earliest time a timer rule may come due after this pass, from the stored due times (0: an activity
+    /// written since its last look is due at once); `nil` when none is live.
     public var nextDue: Int?
 
     /// The pushes handed to the throttle, in decision order.

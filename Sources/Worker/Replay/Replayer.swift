@@ -52,7 +52,7 @@ public struct Replayer: Sendable {
             // Timer rules due now, and when the next comes due now that this step's changes are in.
             let pass = try await pipeline.timers(now: now)
             describe(pass)
-            timersDue = pass.nextDue
+            timersDue = pass.nextDue.map { max($0, now + 1) }
             try await release(at: now, summary: &summary)
             try await afterStep(i)
         }
@@ -106,14 +106,14 @@ public struct Replayer: Sendable {
             passes += 1
             try await releaseDue(before: due, summary: &summary)
             let pass = try await pipeline.timers(now: due)
-            if !pass.steps.isEmpty {
+            if pass.steps.contains(where: Self.hasNews) {
                 write("")
                 write(
-                    "⏲ at \(ISO8601Time.string(due)): timer rules come due for \(pass.steps.count) of \(pass.live) live activities"
+                    "⏲ at \(ISO8601Time.string(due)): timer rules came due for \(pass.steps.count) live activit\(pass.steps.count == 1 ? "y" : "ies")"
                 )
                 describe(pass)
-                try await release(at: due, summary: &summary)
             }
+            try await release(at: due, summary: &summary)
             // A pass always moves on: what came due now is remembered, so the next is later.
             timersDue = pass.nextDue.map { max($0, due + 1) }
         }
