@@ -49,7 +49,7 @@ import Testing
         #expect(espn.standardOutput.split(separator: "\n").count == 34)
         #expect(
             espn.standardOutput.contains(
-                #"  "760499": {"away":{"abbr":"EGY","name":"Egypt","score":1,"shootout":4},"clock":{"direction":"up","display":"120'","seconds":7200},"home":{"abbr":"AUS","name":"Australia","score":1,"shootout":2},"period":5,"start":1783101600,"state":"final","status":"STATUS_FINAL_PEN","winner":"away"},"#
+                #"  "760499": {"away":{"abbr":"EGY","name":"Egypt","score":1,"shootout":4},"clock":{"direction":"up","display":"120'","seconds":7200},"home":{"abbr":"AUS","name":"Australia","score":1,"shootout":2},"period":5,"start":1783101600,"state":"final","status":"STATUS_FINAL_PEN","statusShortText":"FT-Pens","statusText":"FT-Pens","winner":"away"},"#
             ))
     }
 

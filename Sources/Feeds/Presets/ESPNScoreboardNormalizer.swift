@@ -5,9 +5,11 @@ public import LiveRelayCore
 /// sport and league: one entity per event, keyed by the event id.
 ///
 /// Scores arrive as strings and become integers; `status.period` is absent before the start, and so is the
-/// `period` fact; `shootoutScore` appears only after a shoot-out (`home.shootout`, `away.shootout`). The
-/// clock is ESPN's `status.clock` in whole seconds: elapsed for soccer and rugby, remaining in the period
-/// for the other sports (`clock.direction` says which).
+/// `period` fact; `shootoutScore` appears only after a shoot-out (`home.shootout`, `away.shootout`). ESPN's
+/// wording of the status (`status.type.detail`, `shortDetail`) is `statusText` and `statusShortText`; a
+/// final's `winner` is the competitor ESPN flags, else the score's (``ESPNResult``). The clock is ESPN's
+/// `status.clock` in whole seconds: elapsed for soccer and rugby, remaining in the period for the other
+/// sports (`clock.direction` says which).
 public struct ESPNScoreboardNormalizer: FeedNormalizer {
     /// Which way the clock of this feed's sport runs.
     public let clockDirection: ClockDirection
@@ -82,6 +84,11 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
         var facts = Facts()
         facts.set("state", .string(state.rawValue))
         facts.set("status", .string(name))
+        for (fact, key) in [("statusText", "detail"), ("statusShortText", "shortDetail")] {
+            if case .string(let text)? = try type.optional(key)?.fact(.string), !text.isEmpty {
+                facts.set(fact, .string(text))
+            }
+        }
         facts.set("start", try event.member("date").fact(.time))
         if let period = try status.optional("period")?.int(), period > 0 {
             facts.set("period", .int(period))
@@ -94,6 +101,8 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
             facts.set("clock.display", try display.fact(.string))
         }
         let sides = try Self.sides(of: competition)
+        var scores: [String: Int] = [:]
+        var shootouts: [String: Int] = [:]
         for (side, competitor) in [("home", sides.home), ("away", sides.away)] {
             let team = try competitor.member("team")
             facts.set("\(side).name", .string(try team.member("displayName").string()))
@@ -102,16 +111,20 @@ public struct ESPNScoreboardNormalizer: FeedNormalizer {
             }
             // ESPN writes "0" before the start; there is no score until the match begins.
             if state != .scheduled, let score = competitor.optional("score") {
-                facts.set("\(side).score", .int(try score.int()))
+                scores[side] = try score.int()
+                facts.set("\(side).score", .int(scores[side]!))
             }
             if let shootout = competitor.optional("shootoutScore") {
-                facts.set("\(side).shootout", .int(try shootout.int()))
+                shootouts[side] = try shootout.int()
+                facts.set("\(side).shootout", .int(shootouts[side]!))
             }
         }
         if state == .final {
-            let homeWon = try sides.home.optional("winner")?.fact(.bool) == .bool(true)
-            let awayWon = try sides.away.optional("winner")?.fact(.bool) == .bool(true)
-            facts.set("winner", .string(homeWon ? "home" : awayWon ? "away" : "draw"))
+            let flagged = try ESPNResult.flagged(home: sides.home, away: sides.away)
+            let forfeit = name.hasPrefix("STATUS_FORFEIT")
+            if let winner = flagged ?? (forfeit ? nil : ESPNResult.fromScores(scores, shootouts: shootouts)) {
+                facts.set("winner", .string(winner))
+            }
         }
         return facts
     }
