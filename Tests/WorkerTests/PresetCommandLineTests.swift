@@ -83,4 +83,23 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error (transport): feed binance ("))
     }
+
+    /// The ESPN sport from the body when nothing names it, and a sport the body contradicts as the poller's
+    /// error: the feed, and the option to fix.
+    @Test func anESPNSportFromTheBodyOrAnErrorNamingTheOption() async throws {
+        let recording = "Samples/recordings/espn-soccer-scoreboard-1-first-half.json"
+        let inferred = try await CommandRun.run(
+            liverelay, ["facts", "--preset", "espn-scoreboard", recording], directory: Repository.root)
+        #expect(inferred.status == 0, "\(inferred.standardError)")
+        #expect(inferred.standardOutput.contains(#""clock":{"direction":"up","display":"44'","seconds":2640}"#))
+        let wrong = try await CommandRun.run(
+            liverelay, ["facts", "--preset", "espn-scoreboard", "--option", "sport=basketball", recording],
+            directory: Repository.root)
+        #expect(wrong.status == 1)
+        let url = Repository.url(recording).standardizedFileURL.absoluteString
+        #expect(
+            wrong.standardError
+                == "error (shape): feed espn-scoreboard (\(url)): the \"sport\" option says basketball, but the body's league fifa.world (/leagues/0/uid \"s:600~l:606\") is soccer: correct \"sport\" or leave it out (the league tells the sport)\n"
+        )
+    }
 }
