@@ -35,7 +35,7 @@ import Testing
         #expect(
             run.standardOutput == """
                 {
-                  "BCHEUR": {"ask":355.4,"bid":354.3,"high24h":369,"low24h":346,"price":355.4,"volume":4433.77288826}
+                  "BCHEUR": {"ask":355.4,"bid":354.3,"changeToday":{"absolute":1.7,"percent":0.4806},"high24h":369,"low24h":346,"openToday":353.7,"price":355.4,"symbol":"BCHEUR","volume":4433.77288826}
                 }
 
                 """)
@@ -58,7 +58,8 @@ import Testing
             liverelay, ["facts", "--config", "Samples/presets/coinbase.json", "--feed", "markets"],
             directory: Repository.root)
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains(#""BTC-USD": {"ask":4417.01,"bid":4417,"price":4417.01"#))
+        #expect(
+            run.standardOutput.contains(#""BTC-USD": {"ask":4417.01,"bid":4417,"currency":"USD","price":4417.01"#))
     }
 
     @Test func aBodyThatDoesNotFitGivesThePollersErrorAndExitsOne() async throws {
