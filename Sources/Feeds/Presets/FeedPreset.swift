@@ -29,6 +29,19 @@ public enum FeedPreset: String, Sendable, Hashable, CaseIterable {
     /// True for the presets whose facts are matches (`state`, `home.score`, …) rather than prices.
     public var isSports: Bool { self == .espnScoreboard || self == .footballData }
 
+    /// Every fact the preset can give an entity, with its type and meaning; the facts that not every
+    /// entity has say when they are there. A rule reading `curr.<path>` of a path not listed reads `null`.
+    public var factCatalogue: [FactDescription] {
+        switch self {
+        case .espnScoreboard: ESPNScoreboardNormalizer.catalogue
+        case .footballData: FootballDataNormalizer.catalogue
+        case .binance: BinanceTickerNormalizer.catalogue
+        case .coinbaseExchange: CoinbaseTickerNormalizer.catalogue
+        case .kraken: KrakenTickerNormalizer.catalogue
+        case .coingecko: CoinGeckoPriceNormalizer.catalogue
+        }
+    }
+
     /// The normaliser for these options. `url` fills in what the options leave out when it says it: the
     /// ESPN sport (`…/sports/soccer/…`; without either, each body's leagues tell it, and an option the URL
     /// contradicts is an error), the Coinbase product (`…/products/BTC-USD/ticker`) and the CoinGecko
