@@ -11,10 +11,13 @@ public protocol FeedNormalizer: Sendable {
     /// The facts it provides, by dotted name, with their types, when it knows them ahead of any body (a
     /// generic mapping does); `nil` when it does not say.
     var factFields: [String: FactField]? { get }
+    /// Every fact it can give an entity, with its type and meaning; `nil` when it does not say.
+    var factCatalogue: [FactDescription]? { get }
 }
 
 extension FeedNormalizer {
     public var factFields: [String: FactField]? { nil }
+    public var factCatalogue: [FactDescription]? { nil }
 
     /// The longest entity id kept, in UTF-8 bytes: the token API takes no longer one, so such an entity
     /// could never be followed, and its id would go into every log line about it.

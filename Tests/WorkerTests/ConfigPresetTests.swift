@@ -59,7 +59,7 @@ import Worker
               {"id": "b", "url": "file:b.json", "preset": {"name": "binance", "sport": "soccer"}},
               {"id": "c", "url": "file:c.json"},
               {"id": "d", "url": "file:d.json", "preset": "kraken", "mapping": {"entities": "", "fields": {"p": {"pointer": "/p", "type": "decimal"}}}},
-              {"id": "e", "url": "file:e.json", "preset": {"name": "espn-scoreboard"}},
+              {"id": "e", "url": "https://x.test/sports/soccer/eng.1/scoreboard", "preset": {"name": "espn-scoreboard", "sport": "hockey"}},
               {"id": "f", "url": "file:f.json", "preset": {"name": "coinbase-exchange", "clock-direction": "sideways"}}
             ]}
             """
@@ -75,10 +75,9 @@ import Worker
             .replacingOccurrences(of: #", "clock-direction": "sideways""#, with: "")
         #expect(
             try messages(valid) == [
-                #"liverelay.json:2:47: feeds[0].preset.sport: the ESPN preset needs "sport" (soccer, basketball, …) when the URL does not name it (…/sports/{sport}/{league}/scoreboard)"#,
                 #"liverelay.json:4:3: feeds[2]: a feed needs a "preset" (espn-scoreboard, football-data, binance, coinbase-exchange, kraken, coingecko) or a generic "mapping""#,
                 #"liverelay.json:5:37: feeds[3].preset: give either "mapping" or "preset", not both"#,
-                #"liverelay.json:6:47: feeds[4].preset.sport: the ESPN preset needs "sport" (soccer, basketball, …) when the URL does not name it (…/sports/{sport}/{league}/scoreboard)"#,
+                #"liverelay.json:6:118: feeds[4].preset.sport: "hockey" contradicts the URL, which names the sport soccer (…/sports/soccer/…): correct "sport" or leave it out"#,
                 #"liverelay.json:7:47: feeds[5].preset.product: the Coinbase Exchange preset needs "product" (BTC-USD, …) when the URL does not name it (…/products/{product}/ticker)"#,
             ])
     }

@@ -35,7 +35,7 @@ import Testing
         #expect(
             run.standardOutput == """
                 {
-                  "BCHEUR": {"ask":355.4,"bid":354.3,"high24h":369,"low24h":346,"price":355.4,"volume":4433.77288826}
+                  "BCHEUR": {"ask":355.4,"bid":354.3,"changeToday":{"absolute":1.7,"percent":0.4806},"high24h":369,"low24h":346,"openToday":353.7,"price":355.4,"symbol":"BCHEUR","volume":4433.77288826}
                 }
 
                 """)
@@ -49,7 +49,7 @@ import Testing
         #expect(espn.standardOutput.split(separator: "\n").count == 34)
         #expect(
             espn.standardOutput.contains(
-                #"  "760499": {"away":{"abbr":"EGY","name":"Egypt","score":1,"shootout":4},"clock":{"direction":"up","display":"120'","seconds":7200},"home":{"abbr":"AUS","name":"Australia","score":1,"shootout":2},"period":5,"start":1783101600,"state":"final","status":"STATUS_FINAL_PEN","winner":"away"},"#
+                #"  "760499": {"away":{"abbr":"EGY","name":"Egypt","score":1,"shootout":4},"clock":{"direction":"up","display":"120'","seconds":7200},"home":{"abbr":"AUS","name":"Australia","score":1,"shootout":2},"period":5,"start":1783101600,"state":"final","status":"STATUS_FINAL_PEN","statusShortText":"FT-Pens","statusText":"FT-Pens","winner":"away"},"#
             ))
     }
 
@@ -58,7 +58,8 @@ import Testing
             liverelay, ["facts", "--config", "Samples/presets/coinbase.json", "--feed", "markets"],
             directory: Repository.root)
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains(#""BTC-USD": {"ask":4417.01,"bid":4417,"price":4417.01"#))
+        #expect(
+            run.standardOutput.contains(#""BTC-USD": {"ask":4417.01,"bid":4417,"currency":"USD","price":4417.01"#))
     }
 
     @Test func aBodyThatDoesNotFitGivesThePollersErrorAndExitsOne() async throws {
@@ -82,5 +83,24 @@ import Testing
             liverelay, ["facts", "--preset", "binance", "no-such-file.json"], directory: Repository.root)
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error (transport): feed binance ("))
+    }
+
+    /// The ESPN sport from the body when nothing names it, and a sport the body contradicts as the poller's
+    /// error: the feed, and the option to fix.
+    @Test func anESPNSportFromTheBodyOrAnErrorNamingTheOption() async throws {
+        let recording = "Samples/recordings/espn-soccer-scoreboard-1-first-half.json"
+        let inferred = try await CommandRun.run(
+            liverelay, ["facts", "--preset", "espn-scoreboard", recording], directory: Repository.root)
+        #expect(inferred.status == 0, "\(inferred.standardError)")
+        #expect(inferred.standardOutput.contains(#""clock":{"direction":"up","display":"44'","seconds":2640}"#))
+        let wrong = try await CommandRun.run(
+            liverelay, ["facts", "--preset", "espn-scoreboard", "--option", "sport=basketball", recording],
+            directory: Repository.root)
+        #expect(wrong.status == 1)
+        let url = Repository.url(recording).standardizedFileURL.absoluteString
+        #expect(
+            wrong.standardError
+                == "error (shape): feed espn-scoreboard (\(url)): the \"sport\" option says basketball, but the body's league fifa.world (/leagues/0/uid \"s:600~l:606\") is soccer: correct \"sport\" or leave it out (the league tells the sport)\n"
+        )
     }
 }

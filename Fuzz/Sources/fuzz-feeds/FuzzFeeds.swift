@@ -4,7 +4,7 @@ import FuzzSupport
 import LiveRelayCore
 
 /// The first byte picks what reads the rest:
-/// 0 ESPN scoreboard, 1 football-data, 2 Binance, 3 Coinbase Exchange, 4 Kraken, 5 CoinGecko (each a body);
+/// 0 ESPN scoreboard (with a sport and without), 1 football-data, 2 Binance, 3 Coinbase Exchange, 4 Kraken, 5 CoinGecko (each a body);
 /// 6 the demo config's generic mapping (a body); 7 a generic mapping, a NUL byte, then a body; 8 a feed URL
 /// that every preset reads its options from. A normaliser may refuse a body; it must not crash. The generic
 /// mapping builds only what it selects from a body, so it must agree with the same mapping run on the whole
@@ -17,6 +17,7 @@ public func fuzzFeeds(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 0:
         _ = try? ESPNScoreboardNormalizer(sport: "soccer").normalize(body)
         _ = try? ESPNScoreboardNormalizer(sport: "basketball", clockDirection: .down).normalize(body)
+        _ = try? ESPNScoreboardNormalizer().normalize(body)  // the sport from the body's leagues
     case 1: _ = try? FootballDataNormalizer().normalize(body)
     case 2:
         _ = try? BinanceTickerNormalizer().normalize(body)

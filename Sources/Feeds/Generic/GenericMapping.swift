@@ -19,6 +19,18 @@ public struct GenericMapping: Sendable, Hashable, Codable {
         self.id = id
         self.fields = fields
     }
+
+    /// The facts the mapping declares, sorted by name: each with its type, where it is read, and, for an
+    /// optional field, that it is absent when the value is missing or `null`.
+    public var factCatalogue: [FactDescription] {
+        fields.keys.sorted().map { name in
+            let field = fields[name]!
+            return FactDescription(
+                name, field.type, "read from \(field.pointer.isEmpty ? "the entity itself" : field.pointer)",
+                condition: field.optional
+                    ? "when \(field.pointer.isEmpty ? "it" : field.pointer) is present and not null" : nil)
+        }
+    }
 }
 
 /// One fact: where it is in the entity and what type it has.

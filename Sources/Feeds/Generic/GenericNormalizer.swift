@@ -26,6 +26,9 @@ public struct GenericNormalizer: FeedNormalizer {
         Dictionary(uniqueKeysWithValues: fields.map { ($0.name, FactField(type: $0.type, optional: $0.optional)) })
     }
 
+    /// The mapping's declared facts (``GenericMapping/factCatalogue``).
+    public let factCatalogue: [FactDescription]?
+
     private let entities: JSONPointer
     private let id: JSONPointer?
     private let fields: [Field]
@@ -60,6 +63,7 @@ public struct GenericNormalizer: FeedNormalizer {
             }
         }
         self.fields = fields
+        factCatalogue = mapping.factCatalogue
         var selection = JSONSelection()
         let entity = entities.tokens.map(JSONSelection.Step.key) + [.any]
         for pointer in [id].compactMap({ $0 }) + fields.map(\.pointer) {

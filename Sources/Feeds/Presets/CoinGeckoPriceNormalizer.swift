@@ -4,9 +4,10 @@ public import LiveRelayCore
 /// CoinGecko `/api/v3/simple/price?ids=…&vs_currencies=…`: one entity per coin id (`bitcoin`), in one
 /// currency.
 ///
-/// Facts: `price`, and when the request asks for them (`include_24hr_change`, `include_24hr_vol`,
-/// `include_market_cap`, `include_last_updated_at`), `change24h.percent`, `volume` (24 hours, in the
-/// currency), `marketCap` and `time`. CoinGecko writes JSON numbers; they are read as exact decimals.
+/// Facts: `price`, `symbol` (the coin id), `currency` (upper-cased), and when the request asks for them
+/// (`include_24hr_change`, `include_24hr_vol`, `include_market_cap`, `include_last_updated_at`),
+/// `change24h.percent`, `quoteVolume` (24 hours, in the currency: CoinGecko gives no volume in the coin),
+/// `marketCap` and `time`. CoinGecko writes JSON numbers; they are read as exact decimals.
 public struct CoinGeckoPriceNormalizer: FeedNormalizer {
     /// The `vs_currencies` code the facts are read in (`usd`).
     public let currency: String
@@ -34,9 +35,11 @@ public struct CoinGeckoPriceNormalizer: FeedNormalizer {
             do throws(NormalizationFailure) {
                 var facts = MarketFacts()
                 guard case .object = quote.value else { throw quote.mismatch("an object of prices") }
+                facts.set("symbol", .string(coin))
+                facts.set("currency", .string(currency.uppercased()))
                 try facts.decimal("price", try quote.member(currency))
                 try facts.decimal("change24h.percent", quote.optional("\(currency)_24h_change"))
-                try facts.decimal("volume", quote.optional("\(currency)_24h_vol"))
+                try facts.decimal("quoteVolume", quote.optional("\(currency)_24h_vol"))
                 try facts.decimal("marketCap", quote.optional("\(currency)_market_cap"))
                 try facts.time(quote.optional("last_updated_at"))
                 out[entity] = facts.facts

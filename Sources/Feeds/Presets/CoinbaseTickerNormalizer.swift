@@ -4,8 +4,9 @@ public import LiveRelayCore
 /// Coinbase Exchange `/products/{product}/ticker`: one entity, the product (`BTC-USD`), which the body
 /// itself does not name.
 ///
-/// Facts: `price` (last trade), `bid`, `ask`, `volume` (24 hours, base currency) and `time` (of the last
-/// trade). This endpoint has no 24-hour change.
+/// Facts: `price` (last trade), `bid`, `ask`, `volume` (24 hours, base currency), `time` (of the last
+/// trade), `symbol` (the product) and `currency` (the product's quote currency, `USD`). This endpoint has no
+/// open, high, low or 24-hour change.
 public struct CoinbaseTickerNormalizer: FeedNormalizer {
     /// The product id, the entity's id.
     public let product: String
@@ -28,9 +29,18 @@ public struct CoinbaseTickerNormalizer: FeedNormalizer {
             try facts.decimal("ask", root.optional("ask"))
             try facts.decimal("volume", root.optional("volume"))
             try facts.time(root.optional("time"))
+            facts.set("symbol", .string(product))
+            if let currency = Self.quoteCurrency(of: product) { facts.set("currency", .string(currency)) }
         } catch {
             throw error.about("product \(product)")
         }
         return [product: facts.facts]
+    }
+
+    /// The quote currency of a `BASE-QUOTE` product id, upper-cased: `btc-usd` → `USD`.
+    static func quoteCurrency(of product: String) -> String? {
+        let parts = product.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        return parts[1].uppercased()
     }
 }

@@ -29,20 +29,38 @@ public enum FeedPreset: String, Sendable, Hashable, CaseIterable {
     /// True for the presets whose facts are matches (`state`, `home.score`, …) rather than prices.
     public var isSports: Bool { self == .espnScoreboard || self == .footballData }
 
+    /// Every fact the preset can give an entity, with its type and meaning; the facts that not every
+    /// entity has say when they are there. A rule reading `curr.<path>` of a path not listed reads `null`.
+    public var factCatalogue: [FactDescription] {
+        switch self {
+        case .espnScoreboard: ESPNScoreboardNormalizer.catalogue
+        case .footballData: FootballDataNormalizer.catalogue
+        case .binance: BinanceTickerNormalizer.catalogue
+        case .coinbaseExchange: CoinbaseTickerNormalizer.catalogue
+        case .kraken: KrakenTickerNormalizer.catalogue
+        case .coingecko: CoinGeckoPriceNormalizer.catalogue
+        }
+    }
+
     /// The normaliser for these options. `url` fills in what the options leave out when it says it: the
-    /// ESPN sport (`…/sports/soccer/…`), the Coinbase product (`…/products/BTC-USD/ticker`) and the
-    /// CoinGecko currency (`vs_currencies=usd`).
+    /// ESPN sport (`…/sports/soccer/…`; without either, each body's leagues tell it, and an option the URL
+    /// contradicts is an error), the Coinbase product (`…/products/BTC-USD/ticker`) and the CoinGecko
+    /// currency (`vs_currencies=usd`).
     public func normalizer(options: PresetOptions, url: String?) throws(PresetError) -> any FeedNormalizer {
         switch self {
         case .espnScoreboard:
-            guard let sport = options.sport ?? url.flatMap({ Self.segment(after: "sports", in: $0) }) else {
+            let fromURL = url.flatMap { Self.segment(after: "sports", in: $0) }
+            if let option = options.sport, let fromURL, !ESPNSport.same(option, fromURL) {
                 throw PresetError(
                     option: "sport",
                     message:
-                        "the ESPN preset needs \"sport\" (soccer, basketball, …) when the URL does not name it (…/sports/{sport}/{league}/scoreboard)"
+                        "\"\(option)\" contradicts the URL, which names the sport \(fromURL) (…/sports/\(fromURL)/…): correct \"sport\" or leave it out"
                 )
             }
-            return ESPNScoreboardNormalizer(sport: sport, clockDirection: options.clockDirection)
+            // Neither: each body's leagues tell the sport.
+            return ESPNScoreboardNormalizer(
+                sport: options.sport ?? fromURL, origin: options.sport == nil ? .url : .option,
+                clockDirection: options.clockDirection)
         case .footballData:
             return FootballDataNormalizer()
         case .binance:

@@ -7,8 +7,10 @@ public import LiveRelayCore
 /// `result` is keyed by Kraken's own pair name (`XBTUSD` comes back as `XXBTZUSD`); the entity id is the
 /// pair as the config's `symbols` spell it, or else Kraken's short name (`XBTUSD`, `BCHEUR`).
 ///
-/// Facts: `price` (last trade), `bid`, `ask`, `volume`, `high24h` and `low24h` (the last 24 hours). Kraken
-/// has no 24-hour change.
+/// Facts: `price` (last trade), `bid`, `ask`, `volume`, `high24h` and `low24h` (the last 24 hours),
+/// `symbol` (Kraken's short name), and `openToday` (`o`) with `changeToday.absolute` and
+/// `changeToday.percent`. Kraken's "today" starts at 00:00 UTC, so this is no 24-hour change: the ticker
+/// has none, nor the price of 24 hours ago to compute one from.
 public struct KrakenTickerNormalizer: FeedNormalizer {
     private let filter: SymbolFilter
 
@@ -34,7 +36,7 @@ public struct KrakenTickerNormalizer: FeedNormalizer {
             else { continue }
             guard out[entity] == nil else { throw .shape("\(ticker.place): a second pair for \(entity)") }
             do {
-                out[entity] = try Self.facts(of: ticker)
+                out[entity] = try Self.facts(of: ticker, symbol: short)
             } catch {
                 throw error.about("pair \(pair)")
             }
@@ -42,9 +44,13 @@ public struct KrakenTickerNormalizer: FeedNormalizer {
         return out
     }
 
-    private static func facts(of ticker: BodyNode) throws(NormalizationFailure) -> Facts {
+    private static func facts(of ticker: BodyNode, symbol: String) throws(NormalizationFailure) -> Facts {
         var facts = MarketFacts()
-        try facts.decimal("price", try first(ticker, "c"))
+        facts.set("symbol", .string(symbol))
+        let price = try facts.decimal("price", try first(ticker, "c"))!
+        if let open = try facts.decimal("openToday", ticker.optional("o")) {
+            facts.change("changeToday", price: price, open: open)
+        }
         try facts.decimal("bid", try first(ticker, "b"))
         try facts.decimal("ask", try first(ticker, "a"))
         try facts.decimal("volume", try second(ticker, "v"))

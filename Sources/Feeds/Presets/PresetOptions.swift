@@ -1,6 +1,7 @@
 /// The options of a preset, as the config gives them (`"preset": {"name": "binance", "symbols": […]}`).
 public struct PresetOptions: Sendable, Hashable {
-    /// ESPN: the sport (`soccer`, `basketball`, …), when the URL does not name it.
+    /// ESPN: the sport (`soccer`, `basketball`, …); without it, the URL's, else the body's league. It must
+    /// agree with both.
     public var sport: String?
     /// ESPN: overrides the clock direction the sport implies.
     public var clockDirection: ClockDirection?

@@ -176,7 +176,7 @@ public enum ConfigSchema {
                   "required": ["name"],
                   "properties": {
                     "name": { "$ref": "#/$defs/preset-name" },
-                    "sport": { "type": "string", "pattern": "^[a-z0-9-]+$", "description": "espn-scoreboard: ESPN's sport (soccer, basketball, football, hockey, …) when the URL does not name it. Soccer and rugby clocks count up, the others down." },
+                    "sport": { "type": "string", "pattern": "^[a-z0-9-]+$", "description": "espn-scoreboard: ESPN's sport (soccer, basketball, football, hockey, …). Without it, the URL's (…/sports/{sport}/…), else the sport of the body's league. It must agree with the URL and with the body's league. Soccer and rugby clocks count up, the others down." },
                     "clock-direction": { "enum": ["up", "down"], "description": "espn-scoreboard: whether clock.seconds counts the time played (up) or left in the period (down), when the sport's default is wrong." },
                     "symbols": {
                       "type": "array",

@@ -14,7 +14,8 @@ import Testing
         #expect(
             match.value
                 == [
-                    "state": "live", "status": "STATUS_FIRST_HALF", "start": 1_783_101_600, "period": 1,
+                    "state": "live", "status": "STATUS_FIRST_HALF", "statusText": "44'", "statusShortText": "44'",
+                    "start": 1_783_101_600, "period": 1,
                     "clock": ["seconds": 2640, "direction": "up", "display": "44'"],
                     "home": ["name": "Australia", "abbr": "AUS", "score": 0],
                     "away": ["name": "Egypt", "abbr": "EGY", "score": 1],
@@ -25,6 +26,8 @@ import Testing
         #expect(scheduled["period"] == nil)
         #expect(scheduled["home.score"] == nil)
         #expect(scheduled["home.name"] == "Argentina")
+        #expect(scheduled["statusText"] == "Fri, July 3rd at 6:00 PM EDT", "ESPN's words for the status")
+        #expect(scheduled["statusShortText"] == "Scheduled")
         // Finished matches of the same day: after extra time, and full time with a winner.
         #expect(facts["760493"]?["status"] == "STATUS_FINAL_AET")
         #expect(facts["760493"]?["period"] == 4)
@@ -68,6 +71,55 @@ import Testing
         #expect(facts["403"]?["period"] == nil, "period 0 before the tip-off is no period")
         #expect(facts["404"]?["state"] == "break")
         #expect(facts["404"]?["status"] == "STATUS_HALFTIME")
+        #expect(facts["404"]?["statusText"] == "Halftime")
+        #expect(facts["401"]?["statusText"] == "7:03 - 3rd Quarter")
+        #expect(facts["401"]?["statusShortText"] == "7:03 - 3rd")
+    }
+
+    /// Finals whose competitors carry no `winner` flags (or `false` on both): the score decides, and a level
+    /// score goes to the shoot-out, if there was one.
+    @Test(arguments: [
+        ("108", "105", nil, nil, "", "home"),
+        ("99", "104", nil, nil, "", "away"),
+        ("1", "1", nil, nil, "", "draw"),
+        ("1", "1", "3", "4", "", "away"),
+        ("2", "2", "5", "4", "", "home"),
+        ("2", "1", nil, nil, #", "winner": false"#, "home"),
+        ("0", "0", nil, nil, #", "winner": false"#, "draw"),
+    ])
+    func aFinalWithoutWinnerFlagsIsDecidedByTheScore(
+        home: String, away: String, homeShootout: String?, awayShootout: String?, flag: String, winner: String
+    ) throws {
+        func competitor(_ side: String, _ score: String, _ shootout: String?) -> String {
+            let extra = shootout.map { #", "shootoutScore": \#($0)"# } ?? ""
+            return
+                #"{"homeAway": "\#(side)", "score": "\#(score)"\#(extra)\#(flag), "team": {"displayName": "\#(side)"}}"#
+        }
+        let body = Self.event(
+            id: "7", status: #"{"type": {"name": "STATUS_FINAL", "state": "post", "detail": "Final/OT"}}"#,
+            competitors: "[\(competitor("home", home, homeShootout)), \(competitor("away", away, awayShootout))]")
+        let facts = try ESPNScoreboardNormalizer(sport: "basketball").normalize(Data(body.utf8))
+        #expect(facts["7"]?["winner"] == .string(winner))
+        #expect(facts["7"]?["statusText"] == "Final/OT")
+    }
+
+    @Test func aFlagOutranksTheScoreAndAForfeitHasNoWinnerWithoutOne() throws {
+        let flagged = Self.event(
+            id: "8", status: #"{"type": {"name": "STATUS_FORFEIT", "state": "post"}}"#,
+            competitors:
+                #"[{"homeAway": "home", "score": "2", "winner": false, "team": {"displayName": "A"}}, {"homeAway": "away", "score": "0", "winner": true, "team": {"displayName": "B"}}]"#
+        )
+        #expect(try soccer.normalize(Data(flagged.utf8))["8"]?["winner"] == "away")
+        let unflagged = Self.event(id: "8", status: #"{"type": {"name": "STATUS_FORFEIT", "state": "post"}}"#)
+        #expect(
+            try soccer.normalize(Data(unflagged.utf8))["8"]?["winner"] == nil, "the score of a forfeit says nothing")
+        let noScores = Self.event(
+            id: "8", status: #"{"type": {"name": "STATUS_FINAL", "state": "post"}}"#,
+            competitors:
+                #"[{"homeAway": "home", "team": {"displayName": "A"}}, {"homeAway": "away", "team": {"displayName": "B"}}]"#
+        )
+        #expect(
+            try soccer.normalize(Data(noScores.utf8))["8"]?["winner"] == nil, "nothing tells: no winner, not a draw")
     }
 
     @Test(arguments: [
@@ -157,7 +209,7 @@ import Testing
     static let basketball = #"""
         {"events": [
           {"id": "401", "date": "2026-01-10T00:30Z",
-           "status": {"clock": 423.4, "displayClock": "7:03", "period": 3, "type": {"id": "2", "name": "STATUS_IN_PROGRESS", "state": "in"}},
+           "status": {"clock": 423.4, "displayClock": "7:03", "period": 3, "type": {"id": "2", "name": "STATUS_IN_PROGRESS", "state": "in", "detail": "7:03 - 3rd Quarter", "shortDetail": "7:03 - 3rd"}},
            "competitions": [{"competitors": [
              {"homeAway": "home", "score": "88", "team": {"displayName": "Boston Celtics", "abbreviation": "BOS"}},
              {"homeAway": "away", "score": "79", "team": {"displayName": "Miami Heat", "abbreviation": "MIA"}}]}]},
@@ -172,7 +224,7 @@ import Testing
              {"homeAway": "home", "score": "0", "team": {"displayName": "LA Lakers", "abbreviation": "LAL"}},
              {"homeAway": "away", "score": "0", "team": {"displayName": "Phoenix Suns", "abbreviation": "PHX"}}]}]},
           {"id": "404", "date": "2026-01-10T01:00Z",
-           "status": {"clock": 0.0, "displayClock": "0.0", "period": 2, "type": {"id": "23", "name": "STATUS_HALFTIME", "state": "in"}},
+           "status": {"clock": 0.0, "displayClock": "0.0", "period": 2, "type": {"id": "23", "name": "STATUS_HALFTIME", "state": "in", "detail": "Halftime", "shortDetail": "Halftime"}},
            "competitions": [{"competitors": [
              {"homeAway": "home", "score": "50", "team": {"displayName": "New York Knicks", "abbreviation": "NY"}},
              {"homeAway": "away", "score": "47", "team": {"displayName": "Chicago Bulls", "abbreviation": "CHI"}}]}]}

@@ -22,17 +22,15 @@ import Testing
     }
 
     @Test func aMissingOptionNamesItself() {
-        #expect(
-            throws: PresetError(
-                option: "sport",
-                message:
-                    "the ESPN preset needs \"sport\" (soccer, basketball, …) when the URL does not name it (…/sports/{sport}/{league}/scoreboard)"
-            )
-        ) {
-            try FeedPreset.espnScoreboard.normalizer(options: PresetOptions(), url: "file:///tmp/scoreboard.json")
-        }
         #expect(throws: PresetError.self) {
             try FeedPreset.coinbaseExchange.normalizer(options: PresetOptions(), url: "file:///tmp/ticker.json")
         }
+    }
+
+    @Test func anESPNFeedWithoutASportReadsItFromEachBody() throws {
+        let espn = try FeedPreset.espnScoreboard.normalizer(
+            options: PresetOptions(), url: "file:///tmp/scoreboard.json")
+        #expect((espn as? ESPNScoreboardNormalizer)?.sport == nil)
+        #expect((espn as? ESPNScoreboardNormalizer)?.clockDirection == nil)
     }
 }

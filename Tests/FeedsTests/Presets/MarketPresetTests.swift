@@ -13,26 +13,32 @@ import Testing
         #expect(
             all["BTCUSDT"]?.value
                 == [
-                    "price": .dec("9912.33"), "bid": .dec("9907.65"), "ask": .dec("9911.68"),
-                    "volume": .dec("47889.130573"),
+                    "symbol": "BTCUSDT", "price": .dec("9912.33"), "bid": .dec("9907.65"), "ask": .dec("9911.68"),
+                    "open24h": .dec("10360.04"), "volume": .dec("47889.130573"),
+                    "quoteVolume": .dec("483208782.28023141"),
                     "change24h": ["percent": .dec("-4.322"), "absolute": .dec("-447.71")],
                     "high24h": .dec("10366.91"), "low24h": .dec("9762"), "time": 1_566_445_106,
                 ])
         #expect(all["ETHBTC"]?["price"]?.jsonString() == "0.018647", "decimals are exact, never via Double")
         let followed = try BinanceTickerNormalizer(symbols: ["BTCUSDT", "ethbtc", "DELISTED"]).normalize(body)
         #expect(followed.keys.sorted() == ["BTCUSDT", "ethbtc"], "a followed symbol keeps the config's spelling")
+        #expect(followed["ethbtc"]?["symbol"] == "ETHBTC", "and the symbol fact is Binance's")
     }
 
     @Test func binancePriceTickerMiniTickerAndOneSymbol() throws {
         let prices = #"[{"symbol": "LTCBTC", "price": "4.00000200"}, {"symbol": "ETHBTC", "price": "0.07946600"}]"#
         let facts = try BinanceTickerNormalizer().normalize(Data(prices.utf8))
-        #expect(facts["LTCBTC"]?.value == ["price": .dec("4.000002")])
+        #expect(facts["LTCBTC"]?.value == ["symbol": "LTCBTC", "price": .dec("4.000002")])
         let mini =
             #"{"symbol": "BNBBTC", "openPrice": "0.00095000", "highPrice": "0.0010", "lowPrice": "0.0009", "lastPrice": "0.00099000", "volume": "31.5", "quoteVolume": "0.03", "openTime": 1499783499040, "closeTime": 1499869899040, "firstId": 0, "lastId": 18150, "count": 18151}"#
         let one = try BinanceTickerNormalizer().normalize(Data(mini.utf8))
         #expect(one["BNBBTC"]?["price"] == .dec("0.00099"))
         #expect(one["BNBBTC"]?["bid"] == nil)
         #expect(one["BNBBTC"]?["time"] == 1_499_869_899)
+        #expect(one["BNBBTC"]?["open24h"] == .dec("0.00095"))
+        #expect(one["BNBBTC"]?["change24h.absolute"] == .dec("0.00004"), "MINI has no change: price − open, exact")
+        #expect(one["BNBBTC"]?["change24h.percent"] == .dec("4.2105"), "4.210526…, to 4 decimals")
+        #expect(one["BNBBTC"]?["quoteVolume"] == .dec("0.03"))
     }
 
     @Test func aSymbolThatDisappearsIsGoneNotNull() throws {
@@ -71,6 +77,7 @@ import Testing
         #expect(
             facts == [
                 "BTC-USD": Facts([
+                    "symbol": "BTC-USD", "currency": "USD",
                     "price": .dec("4417.01"), "bid": .dec("4417"), "ask": .dec("4417.01"),
                     "volume": .dec("7878.23402368"), "time": 1_507_003_231,
                 ])
@@ -86,8 +93,10 @@ import Testing
         #expect(
             facts["BCHEUR"]?.value
                 == [
-                    "price": .dec("355.4"), "bid": .dec("354.3"), "ask": .dec("355.4"), "volume": .dec("4433.77288826"),
-                    "high24h": .dec("369"), "low24h": .dec("346"),
+                    "symbol": "BCHEUR", "price": .dec("355.4"), "bid": .dec("354.3"), "ask": .dec("355.4"),
+                    "volume": .dec("4433.77288826"), "high24h": .dec("369"), "low24h": .dec("346"),
+                    "openToday": .dec("353.7"),
+                    "changeToday": ["absolute": .dec("1.7"), "percent": .dec("0.4806")],
                 ])
         let xbt = #"""
             {"error": ["WGeneral:Notice"], "result": {"XXBTZUSD": {"a": ["67187.40000", "1", "1.000"], "b": ["67187.30000", "2", "2.000"],
@@ -101,6 +110,31 @@ import Testing
         #expect(
             try KrakenTickerNormalizer(symbols: ["XXBTZUSD"]).normalize(Data(xbt.utf8)).keys.sorted() == ["XXBTZUSD"])
         #expect(try KrakenTickerNormalizer(symbols: ["ETHUSD"]).normalize(Data(xbt.utf8)).isEmpty)
+    }
+
+    /// Kraken's `o` opens the UTC day, not a 24-hour window: the change since it is `changeToday`, and
+    /// Kraken gives no `change24h`.
+    @Test func krakenTheChangeSinceTodaysOpen() throws {
+        func ticker(last: String, open: String) -> Data {
+            Data(
+                #"""
+                {"error": [], "result": {"XETHZEUR": {"a": ["1", "1", "1"], "b": ["1", "1", "1"], "c": ["\#(last)", "1"],
+                  "v": ["1", "2"], "l": ["1", "1"], "h": ["1", "1"], "o": "\#(open)"}}}
+                """#.utf8)
+        }
+        let fall = try KrakenTickerNormalizer().normalize(ticker(last: "2999.99", open: "3150.00"))["ETHEUR"]
+        #expect(fall?["symbol"] == "ETHEUR")
+        #expect(fall?["openToday"] == .dec("3150"))
+        #expect(fall?["changeToday.absolute"] == .dec("-150.01"), "exact")
+        #expect(fall?["changeToday.percent"] == .dec("-4.7622"), "-4.762222…, to 4 decimals")
+        #expect(fall?["change24h"] == nil, "no 24-hour change, rather than a wrong one")
+        let half = try KrakenTickerNormalizer().normalize(ticker(last: "1.0000005", open: "1"))["ETHEUR"]
+        #expect(half?["changeToday.percent"] == .dec("0.0001"), "0.00005 rounds half away from zero")
+        let down = try KrakenTickerNormalizer().normalize(ticker(last: "0.9999995", open: "1"))["ETHEUR"]
+        #expect(down?["changeToday.percent"] == .dec("-0.0001"), "-0.00005 rounds away from zero")
+        let zero = try KrakenTickerNormalizer().normalize(ticker(last: "1", open: "0"))["ETHEUR"]
+        #expect(zero?["changeToday.absolute"] == .dec("1"))
+        #expect(zero?["changeToday.percent"] == nil, "no percentage of nothing")
     }
 
     @Test func krakenErrorsTravelInTheBodyWithHTTP200() {
@@ -121,13 +155,15 @@ import Testing
         #expect(
             facts["bitcoin"]?.value
                 == [
+                    "symbol": "bitcoin", "currency": "USD",
                     "price": .dec("67187.33"), "change24h": ["percent": .dec("-1.2304")],
-                    "volume": .dec("31260929299.52"),
+                    "quoteVolume": .dec("31260929299.52"),
                     "marketCap": .dec("1317802988326.25"), "time": 1_711_356_300,
                 ])
         let onlyPrice = try CoinGeckoPriceNormalizer(currency: "EUR", coins: ["bitcoin"]).normalize(
             Data(#"{"bitcoin": {"eur": 61977.1}, "ethereum": {"eur": 3135}}"#.utf8))
-        #expect(onlyPrice == ["bitcoin": Facts(["price": .dec("61977.1")])])
+        #expect(
+            onlyPrice == ["bitcoin": Facts(["symbol": "bitcoin", "currency": "EUR", "price": .dec("61977.1")])])
         let limited = PresetTestSupport.failure(
             CoinGeckoPriceNormalizer(),
             #"{"status": {"error_code": 429, "error_message": "You've exceeded the Rate Limit."}}"#)

@@ -32,19 +32,25 @@ import Testing
         let match = steps.dropFirst().map { $0.filter { $0.hasPrefix("760499:") } }
         #expect(
             match == [
-                ["760499: away.score, clock.display, clock.seconds, home.score, period, state, status"],  // kick-off
-                ["760499: clock.display, clock.seconds"],  // 20'
-                ["760499: away.score, clock.display, clock.seconds"],  // Egypt score, 44'
-                ["760499: clock.display, clock.seconds, state, status"],  // half-time
-                ["760499: clock.display, clock.seconds, home.score, period, state, status"],  // equaliser, 2nd half
-                ["760499: clock.display, clock.seconds, period, status"],  // extra time
-                ["760499: away.shootout, clock.display, clock.seconds, home.shootout, period, state, status, winner"],
+                [
+                    "760499: away.score, clock.display, clock.seconds, home.score, period, state, status, statusShortText, statusText"
+                ],  // kick-off
+                ["760499: clock.display, clock.seconds, statusShortText, statusText"],  // 20'
+                ["760499: away.score, clock.display, clock.seconds, statusShortText, statusText"],  // Egypt score, 44'
+                ["760499: clock.display, clock.seconds, state, status, statusShortText, statusText"],  // half-time
+                [
+                    "760499: clock.display, clock.seconds, home.score, period, state, status, statusShortText, statusText"
+                ],  // equaliser, 2nd half
+                ["760499: clock.display, clock.seconds, period, status, statusShortText, statusText"],  // extra time
+                [
+                    "760499: away.shootout, clock.display, clock.seconds, home.shootout, period, state, status, statusShortText, statusText, winner"
+                ],
             ])
         // Only the match moves, except that by the final recording ESPN had put Egypt into the next round.
         #expect(steps[1...6].allSatisfy { $0.count == 1 })
         #expect(
             steps[7] == [
-                "760499: away.shootout, clock.display, clock.seconds, home.shootout, period, state, status, winner",
+                "760499: away.shootout, clock.display, clock.seconds, home.shootout, period, state, status, statusShortText, statusText, winner",
                 "760509: away.abbr, away.name",
             ])
         let facts = try ESPNScoreboardNormalizer(sport: "soccer").normalize(
