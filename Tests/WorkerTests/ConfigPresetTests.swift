@@ -24,7 +24,7 @@ import Worker
         for name in ["espn-soccer", "football-data", "binance", "coinbase", "kraken", "coingecko"] {
             let loaded = try ConfigLoader.load(path: Repository.path("Samples/presets/\(name).json"))
             #expect(loaded.feeds.count == 1)
-            #expect(loaded.loadRules().diagnostics.isEmpty, "\(name)")
+            #expect(loaded.loadRules().errors.isEmpty, "\(name)")
         }
     }
 

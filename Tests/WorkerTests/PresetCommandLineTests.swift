@@ -18,7 +18,8 @@ import Testing
         let check = try await CommandRun.run(
             liverelay, ["check", "--config", "Samples/presets/\(config).json"], directory: Repository.root)
         #expect(check.status == 0, "\(check.standardOutput)")
-        #expect(check.standardOutput.hasSuffix("rules loaded from 1 files, 0 problems\n"))
+        // The shared rule sets read facts some presets lack (they read null there): warnings, not problems.
+        #expect(check.standardOutput.contains("rules loaded from 1 files, 0 problems"), "\(check.standardOutput)")
         let replay = try await CommandRun.run(
             liverelay,
             ["replay", "Samples/sequences/\(sequence)/sequence.json", "--config", "Samples/presets/\(config).json"],

@@ -13,7 +13,7 @@ import Worker
 @Suite struct PresetReplayTests {
     static func replay(_ config: String, _ sequence: String) async throws -> ([LiveActivityPush], ReplaySummary) {
         #expect(
-            try ConfigLoader.load(path: Repository.path("Samples/presets/\(config).json")).loadRules().diagnostics
+            try ConfigLoader.load(path: Repository.path("Samples/presets/\(config).json")).loadRules().errors
                 .isEmpty)
         let recorder = RecordingProvider()
         let summary = try await SequenceReplay.run(

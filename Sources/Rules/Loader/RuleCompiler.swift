@@ -8,6 +8,8 @@ struct RuleCompiler {
     var knownFeeds: Set<String>?
     /// The fact paths each feed gives, by feed id; a feed left out is not checked.
     var knownFacts: [String: Set<String>]
+    /// Facts other feeds give (see ``RuleLint/otherFacts``).
+    var otherFacts: Set<String> = []
     private var problems: [Diagnostic] = []
     /// What may be intended: reported, and the rule loads all the same.
     private(set) var warnings: [Diagnostic] = []
@@ -46,7 +48,8 @@ struct RuleCompiler {
         }
         // Facts are checked only when every feed of the rule publishes what it gives.
         let catalogues = feeds.compactMap { knownFacts[$0] }
-        var lint = RuleLint(facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil)
+        var lint = RuleLint(
+            facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil, otherFacts: otherFacts)
         lint.check(raw)
         for finding in lint.findings {
             let diagnostic = context.diagnostic(

@@ -16,7 +16,13 @@ struct RuleLint {
     /// The fact paths each feed of the rule can give (`home.score`); `nil` when unknown (no config), so facts
     /// are not checked.
     var facts: [Set<String>]?
+    /// Facts other feeds give (every preset's catalogue): reading one of them on a feed that does not give it
+    /// may be meant (one rule set for several presets, reading `null` where a fact is missing), so it is a
+    /// warning; a name no feed gives at all is an error.
+    var otherFacts: Set<String> = []
     private(set) var findings: [Finding] = []
+    /// Facts already warned about in this rule (one warning per fact, not per use).
+    private var warned = Set<String>()
 
     /// The names a rule's data has, and the members of those that are objects.
     static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity"]
@@ -36,7 +42,10 @@ struct RuleLint {
     /// Operators whose later arguments read each item, not the rule's data.
     static let iterating: Set<String> = ["map", "filter", "all", "none", "some", "reduce"]
 
-    init(facts: [Set<String>]?) { self.facts = facts }
+    init(facts: [Set<String>]?, otherFacts: Set<String> = []) {
+        self.facts = facts
+        self.otherFacts = otherFacts
+    }
 
     /// Checks one rule document.
     mutating func check(_ rule: JSONValue) {
@@ -224,11 +233,18 @@ struct RuleLint {
             guard let facts else { return }
             let fact = steps.dropFirst().joined(separator: ".")
             let known = facts.contains { feed in feed.contains(fact) || feed.contains { $0.hasPrefix(fact + ".") } }
-            if !known {
-                let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
-                let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
-                add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
+            guard !known else { return }
+            if otherFacts.contains(fact) || otherFacts.contains(where: { $0.hasPrefix(fact + ".") }) {
+                guard warned.insert(fact).inserted else { return }
+                add(
+                    pointer,
+                    "\"\(path)\": the feeds of this rule do not give \(fact) (other feeds do): it reads null here",
+                    atKey: true, warning: true)
+                return
             }
+            let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
+            let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
+            add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
         }
     }
 }

@@ -10,10 +10,15 @@ public struct RuleLoader: Sendable {
     /// The fact paths each feed gives (`home.score`), by feed id: a rule reading `curr.<fact>` that none of
     /// its feeds gives is an error. Feeds left out are not checked.
     public var knownFacts: [String: Set<String>]
+    /// Facts that feeds other than a rule's give (every preset's): reading one is a warning, not an error.
+    public var otherFacts: Set<String>
 
-    public init(knownFeeds: Set<String>? = nil, knownFacts: [String: Set<String>] = [:]) {
+    public init(
+        knownFeeds: Set<String>? = nil, knownFacts: [String: Set<String>] = [:], otherFacts: Set<String> = []
+    ) {
         self.knownFeeds = knownFeeds
         self.knownFacts = knownFacts
+        self.otherFacts = otherFacts
     }
 
     /// Loads files and directories (every `*.json` in a directory except `*.schema.json`, in name order).
@@ -74,6 +79,7 @@ public struct RuleLoader: Sendable {
         var rules: [Rule] = []
         for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
             var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds, knownFacts: knownFacts)
+            compiler.otherFacts = otherFacts
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items

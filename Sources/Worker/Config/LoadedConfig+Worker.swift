@@ -18,14 +18,22 @@ extension LoadedConfig {
 
     /// A rule loader that checks feed ids and the facts rules read against this config's feeds.
     public var ruleLoader: RuleLoader {
-        RuleLoader(knownFeeds: Set(config.feeds.map(\.id)), knownFacts: factNames)
+        let known = factNames
+        let presets = FeedPreset.allCases.flatMap { $0.factCatalogue.paths }
+        return RuleLoader(
+            knownFeeds: Set(config.feeds.map(\.id)), knownFacts: known,
+            otherFacts: Set(presets).union(known.values.joined()))
     }
 
-    /// The fact paths each feed gives, where its mapping (or preset) says them.
+    /// The fact paths each feed gives: its preset's catalogue, or its mapping's fields.
     public var factNames: [String: Set<String>] {
         var out: [String: Set<String>] = [:]
         for feed in feeds {
-            if let fields = feed.normalizer.factFields { out[feed.id] = Set(fields.keys) }
+            if let catalogue = feed.normalizer.factCatalogue {
+                out[feed.id] = Set(catalogue.paths)
+            } else if let fields = feed.normalizer.factFields {
+                out[feed.id] = Set(fields.keys)
+            }
         }
         return out
     }
