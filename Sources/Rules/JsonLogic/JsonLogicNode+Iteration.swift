@@ -16,50 +16,70 @@ extension JsonLogicNode {
             }
         }
 
-        /// `body` evaluated with each item as the data. A source that is not an array is treated as empty,
-        /// and `all` of nothing is false, as in json-logic-js. Stops early once `budget` is spent.
-        func apply(_ body: JsonLogicNode?, over source: JSONValue, budget: inout JsonLogicBudget) -> JSONValue {
-            guard case .array(let items) = source else { return apply(body, over: [], budget: &budget) }
-            func passes(_ item: JSONValue, _ budget: inout JsonLogicBudget) -> Bool {
-                body?.evaluate(item, memo: nil, budget: &budget).isTruthy ?? false
+        /// `body` evaluated with each item as the data. `map` and `filter` of a value that is not an array
+        /// give `[]`; `all`, `some` and `none` of one raise `{"type": "Invalid Arguments"}`; `all` of nothing
+        /// is false. With `scoped`, each item's body can climb to the iteration and to `data` around it.
+        /// Stops early once `budget` is spent.
+        func apply(
+            _ body: JsonLogicNode?, over source: JSONValue, around data: JSONValue, scoped: Bool,
+            budget: inout JsonLogicBudget
+        ) -> JSONValue {
+            guard case .array(let items) = source else {
+                switch self {
+                case .map, .filter: return .array([])
+                case .all, .none, .some: return budget.raise(JsonLogicRaised.invalidArguments)
+                }
+            }
+            if scoped { budget.scopes.append(contentsOf: [.data(data), .iteration(source: source, index: 0)]) }
+            defer { if scoped { budget.scopes.removeLast(2) } }
+            func evaluate(_ i: Int, _ budget: inout JsonLogicBudget) -> JSONValue {
+                if scoped { budget.scopes[budget.scopes.count - 1] = .iteration(source: source, index: i) }
+                return body?.evaluate(items[i], memo: nil, budget: &budget) ?? .null
             }
             switch self {
             case .map:
                 var mapped: [JSONValue] = []
                 mapped.reserveCapacity(items.count)
-                for item in items {
+                for i in items.indices {
                     guard !budget.isSpent else { return .null }
-                    mapped.append(body?.evaluate(item, memo: nil, budget: &budget) ?? .null)
+                    mapped.append(evaluate(i, &budget))
                 }
                 return .array(mapped)
             case .filter:
                 var kept: [JSONValue] = []
-                for item in items {
+                for i in items.indices {
                     guard !budget.isSpent else { return .null }
-                    if passes(item, &budget) { kept.append(item) }
+                    if evaluate(i, &budget).isTruthy { kept.append(items[i]) }
                 }
                 return .array(kept)
             case .all:
-                for item in items where !passes(item, &budget) || budget.isSpent { return .bool(false) }
+                for i in items.indices where !evaluate(i, &budget).isTruthy || budget.isSpent { return .bool(false) }
                 return .bool(!items.isEmpty)
             case .none:
-                for item in items where passes(item, &budget) || budget.isSpent { return .bool(false) }
+                for i in items.indices where evaluate(i, &budget).isTruthy || budget.isSpent { return .bool(false) }
                 return .bool(true)
             case .some:
-                for item in items where passes(item, &budget) || budget.isSpent { return .bool(!budget.isSpent) }
+                for i in items.indices where evaluate(i, &budget).isTruthy || budget.isSpent {
+                    return .bool(!budget.isSpent)
+                }
                 return .bool(false)
             }
         }
     }
 
-    /// `reduce`: folds `source` through `body`, which sees `{"current": item, "accumulator": value}`.
+    /// `reduce`: folds `source` through `body`, which sees `{"current": item, "accumulator": value}` (and,
+    /// with `scoped`, the iteration and `data` around it). A source that is not an array gives `initial`.
     static func reduce(
-        _ source: JSONValue, _ body: JsonLogicNode?, initial: JSONValue, budget: inout JsonLogicBudget
+        _ source: JSONValue, _ body: JsonLogicNode?, initial: JSONValue, around data: JSONValue, scoped: Bool,
+        budget: inout JsonLogicBudget
     ) -> JSONValue {
         guard case .array(let items) = source else { return initial }
+        if scoped { budget.scopes.append(contentsOf: [.data(data), .iteration(source: source, index: 0)]) }
+        defer { if scoped { budget.scopes.removeLast(2) } }
         var accumulator = initial
-        for item in items {
+        for (i, item) in items.enumerated() {
             guard !budget.isSpent else { return .null }
+            if scoped { budget.scopes[budget.scopes.count - 1] = .iteration(source: source, index: i) }
             accumulator =
                 body?.evaluate(["current": item, "accumulator": accumulator], memo: nil, budget: &budget) ?? .null
         }

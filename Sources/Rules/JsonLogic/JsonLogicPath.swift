@@ -29,7 +29,13 @@ struct JsonLogicPath: Sendable {
 
     init(steps: [Step]) {
         self.steps = steps
-        slot = steps.isEmpty ? -1 : JsonLogicMemo.slot(for: steps.map(\.key).joined(separator: "."))
+        // Each key with its length, so that `{"val": ["a.b"]}` and `{"var": "a.b"}` (two steps) differ.
+        slot = steps.isEmpty ? -1 : JsonLogicMemo.slot(for: steps.map { "\($0.key.utf8.count):\($0.key)" }.joined())
+    }
+
+    /// The path of `val`'s keys: each one step, never split at dots; a number names an array index.
+    init(keys: some Sequence<JSONValue>) {
+        self.init(steps: keys.map { Step($0.jsString) })
     }
 
     /// The path a `var` argument names: `null` and `""` are the whole data, anything else is converted to
@@ -51,8 +57,13 @@ struct JsonLogicPath: Sendable {
     ///
     /// Arrays and strings answer numeric indexes and `length`, as JavaScript property access does.
     func lookup(in data: JSONValue) -> JSONValue? {
+        lookup(in: data, from: 0)
+    }
+
+    /// The value at the steps from `first` on.
+    func lookup(in data: JSONValue, from first: Int) -> JSONValue? {
         var current = data
-        for step in steps {
+        for step in steps[first...] {
             switch current {
             case .object(let members):
                 guard let next = members[step.key] else { return nil }
