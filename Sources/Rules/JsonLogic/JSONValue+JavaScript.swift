@@ -133,6 +133,7 @@ extension JSONValue {
         }
     }
 
+    /// True for `null`.
     var isNull: Bool {
         if case .null = self { return true }
         return false

@@ -172,6 +172,13 @@ struct JsonLogicBudget {
         return false
     }
 
+    /// Pushes the two levels an iteration body climbs to: the data around the iteration, then the iteration
+    /// at its first item (the caller moves `index` on and pops both when done).
+    mutating func enter(around data: JSONValue, iterating source: JSONValue) {
+        scopes.append(.data(data))
+        scopes.append(.iteration(source: source, index: 0))
+    }
+
     /// Raises `error` (an error object such as `{"type": "NaN"}`): the evaluation unwinds as if spent, to the
     /// nearest `try`. Nothing is raised once the budget is spent. Always `null`, the value of the node that
     /// raised.

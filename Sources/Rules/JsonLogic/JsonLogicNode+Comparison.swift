@@ -74,6 +74,7 @@ extension JsonLogicNode {
             }
         }
 
+        /// The outcome for one pair, or `nil` when it raises `NaN`.
         func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool? {
             switch self {
             case .equality(let kind): return kind.test(lhs, rhs)

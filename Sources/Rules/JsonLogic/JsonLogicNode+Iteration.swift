@@ -30,7 +30,7 @@ extension JsonLogicNode {
                 case .all, .none, .some: return budget.raise(JsonLogicRaised.invalidArguments)
                 }
             }
-            if scoped { budget.scopes.append(contentsOf: [.data(data), .iteration(source: source, index: 0)]) }
+            if scoped { budget.enter(around: data, iterating: source) }
             defer { if scoped { budget.scopes.removeLast(2) } }
             func evaluate(_ i: Int, _ budget: inout JsonLogicBudget) -> JSONValue {
                 if scoped { budget.scopes[budget.scopes.count - 1] = .iteration(source: source, index: i) }
@@ -74,7 +74,7 @@ extension JsonLogicNode {
         budget: inout JsonLogicBudget
     ) -> JSONValue {
         guard case .array(let items) = source else { return initial }
-        if scoped { budget.scopes.append(contentsOf: [.data(data), .iteration(source: source, index: 0)]) }
+        if scoped { budget.enter(around: data, iterating: source) }
         defer { if scoped { budget.scopes.removeLast(2) } }
         var accumulator = initial
         for (i, item) in items.enumerated() {

@@ -154,7 +154,8 @@ indirect enum JsonLogicNode: Sendable {
         for item in items.dropFirst() {
             guard let error = budget.catchRaised() else { return value }
             if scoped, !pushed {
-                budget.scopes.append(contentsOf: [.data(data), .none])
+                budget.scopes.append(.data(data))
+                budget.scopes.append(.none)
                 pushed = true
             }
             value = item.evaluate(error, memo: nil, budget: &budget)

@@ -20,6 +20,7 @@ enum JsonLogicScope: Sendable {
 struct JsonLogicScopedPath: Sendable {
     /// How many levels to climb before reading `path`; 0 reads the data itself.
     let levels: Int
+    /// The keys read from that level.
     let path: JsonLogicPath
 
     /// From `val`'s argument list: `[]` and `[null]` are the whole data; a single non-array value is one key.
