@@ -57,41 +57,44 @@ struct JsonLogicPath: Sendable {
     ///
     /// Arrays and strings answer numeric indexes and `length`, as JavaScript property access does.
     func lookup(in data: JSONValue) -> JSONValue? {
-        lookup(in: data, from: 0)
-    }
-
-    /// The value at the steps from `first` on.
-    func lookup(in data: JSONValue, from first: Int) -> JSONValue? {
         var current = data
-        for step in steps[first...] {
-            switch current {
-            case .object(let members):
-                guard let next = members[step.key] else { return nil }
-                current = next
-            case .array(let items):
-                if let i = step.index {
-                    guard i < items.count else { return nil }
-                    current = items[i]
-                } else if step.key == "length" {
-                    current = .int(items.count)
-                } else {
-                    return nil
-                }
-            case .string(let text):
-                let units = text.utf16
-                if let i = step.index {
-                    guard i < units.count else { return nil }
-                    current = .string(
-                        String(decoding: [units[units.index(units.startIndex, offsetBy: i)]], as: UTF16.self))
-                } else if step.key == "length" {
-                    current = .int(units.count)
-                } else {
-                    return nil
-                }
-            case .null, .bool, .int, .double, .decimal:
-                return nil
-            }
+        for step in steps {
+            guard let next = JsonLogicPath.descend(current, step) else { return nil }
+            current = next
         }
         return current
+    }
+
+    /// The value at the steps from `first` on (`val` reading past a scope's own name).
+    func lookup(in data: JSONValue, from first: Int) -> JSONValue? {
+        var current = data
+        var i = first
+        while i < steps.count {
+            guard let next = JsonLogicPath.descend(current, steps[i]) else { return nil }
+            current = next
+            i += 1
+        }
+        return current
+    }
+
+    /// One step down from `current`, or `nil` when there is nothing there.
+    @inline(__always)
+    private static func descend(_ current: JSONValue, _ step: Step) -> JSONValue? {
+        switch current {
+        case .object(let members):
+            return members[step.key]
+        case .array(let items):
+            if let i = step.index { return i < items.count ? items[i] : nil }
+            return step.key == "length" ? .int(items.count) : nil
+        case .string(let text):
+            let units = text.utf16
+            if let i = step.index {
+                guard i < units.count else { return nil }
+                return .string(String(decoding: [units[units.index(units.startIndex, offsetBy: i)]], as: UTF16.self))
+            }
+            return step.key == "length" ? .int(units.count) : nil
+        case .null, .bool, .int, .double, .decimal:
+            return nil
+        }
     }
 }
