@@ -56,13 +56,26 @@ struct JsonLogicBudget {
     let limits: JsonLogicLimits
     private var remaining: Int
     private(set) var exceeded: JsonLogicLimitError?
+    /// What only some evaluations need, made when one first does: an ordinary evaluation's budget stays a
+    /// few integers, made and dropped at no cost. Never shared: a budget is not copied once in use.
+    private var unwinding: Unwinding?
+
+    /// The error raised and its scopes, kept apart from the counters.
+    private final class Unwinding {
+        /// The error raised and not (yet) caught.
+        var raised: JSONValue?
+        /// `remaining` when `raised` was raised, given back when a `try` catches it.
+        var remainingBeforeRaise = 0
+        /// The enclosing scopes, innermost last.
+        var scopes: [JsonLogicScope] = []
+    }
+
     /// The error raised and not (yet) caught.
-    private(set) var raised: JSONValue?
-    /// `remaining` when `raised` was raised, given back when a `try` catches it.
-    private var remainingBeforeRaise = 0
+    var raised: JSONValue? { unwinding?.raised }
+
     /// The enclosing scopes, innermost last; empty outside iteration bodies and `try` fallbacks, and for
     /// those whose body never climbs (see `JsonLogicScopedPath`).
-    var scopes: [JsonLogicScope] = []
+    var scopes: [JsonLogicScope] { unwinding?.scopes ?? [] }
 
     init(_ limits: JsonLogicLimits) {
         self.limits = limits
@@ -167,16 +180,43 @@ struct JsonLogicBudget {
     /// no later charge brings it back. While a raised error unwinds, the charges that find the budget spent
     /// are not a limit passed.
     private mutating func fail(_ kind: JsonLogicLimitError.Kind, _ limit: Int) -> Bool {
-        if exceeded == nil, raised == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
+        if exceeded == nil, unwinding?.raised == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
         remaining = Int.min / 2
         return false
     }
 
+    /// The state apart from the counters, made on first use.
+    private mutating func unwindingState() -> Unwinding {
+        if let unwinding { return unwinding }
+        let made = Unwinding()
+        unwinding = made
+        return made
+    }
+
     /// Pushes the two levels an iteration body climbs to: the data around the iteration, then the iteration
-    /// at its first item (the caller moves `index` on and pops both when done).
+    /// at its first item. `moveScope` moves it on, `leaveScope` pops both.
     mutating func enter(around data: JSONValue, iterating source: JSONValue) {
-        scopes.append(.data(data))
-        scopes.append(.iteration(source: source, index: 0))
+        let state = unwindingState()
+        state.scopes.append(.data(data))
+        state.scopes.append(.iteration(source: source, index: 0))
+    }
+
+    /// Pushes the two levels a `try` fallback climbs to: nothing, then the data around the `try`.
+    mutating func enterFallback(around data: JSONValue) {
+        let state = unwindingState()
+        state.scopes.append(.data(data))
+        state.scopes.append(.none)
+    }
+
+    /// The innermost iteration at its item `index`.
+    mutating func moveScope(to index: Int, of source: JSONValue) {
+        guard let state = unwinding, !state.scopes.isEmpty else { return }
+        state.scopes[state.scopes.count - 1] = .iteration(source: source, index: index)
+    }
+
+    /// Pops the two levels of the innermost `enter` or `enterFallback`.
+    mutating func leaveScope() {
+        unwinding?.scopes.removeLast(2)
     }
 
     /// Raises `error` (an error object such as `{"type": "NaN"}`): the evaluation unwinds as if spent, to the
@@ -184,8 +224,9 @@ struct JsonLogicBudget {
     /// raised.
     mutating func raise(_ error: JSONValue) -> JSONValue {
         guard remaining >= 0 else { return .null }
-        raised = error
-        remainingBeforeRaise = remaining
+        let state = unwindingState()
+        state.raised = error
+        state.remainingBeforeRaise = remaining
         remaining = Int.min / 2
         return .null
     }
@@ -193,9 +234,9 @@ struct JsonLogicBudget {
     /// The raised error, taken back so that the evaluation goes on with the budget it had when the error was
     /// raised; `nil` when none was raised, or when a limit was passed (a limit is never caught).
     mutating func catchRaised() -> JSONValue? {
-        guard let error = raised, exceeded == nil else { return nil }
-        raised = nil
-        remaining = remainingBeforeRaise
+        guard let state = unwinding, let error = state.raised, exceeded == nil else { return nil }
+        state.raised = nil
+        remaining = state.remainingBeforeRaise
         return error
     }
 }

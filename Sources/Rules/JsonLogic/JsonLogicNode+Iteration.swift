@@ -31,9 +31,9 @@ extension JsonLogicNode {
                 }
             }
             if scoped { budget.enter(around: data, iterating: source) }
-            defer { if scoped { budget.scopes.removeLast(2) } }
+            defer { if scoped { budget.leaveScope() } }
             func evaluate(_ i: Int, _ budget: inout JsonLogicBudget) -> JSONValue {
-                if scoped { budget.scopes[budget.scopes.count - 1] = .iteration(source: source, index: i) }
+                if scoped { budget.moveScope(to: i, of: source) }
                 return body?.evaluate(items[i], memo: nil, budget: &budget) ?? .null
             }
             switch self {
@@ -75,11 +75,11 @@ extension JsonLogicNode {
     ) -> JSONValue {
         guard case .array(let items) = source else { return initial }
         if scoped { budget.enter(around: data, iterating: source) }
-        defer { if scoped { budget.scopes.removeLast(2) } }
+        defer { if scoped { budget.leaveScope() } }
         var accumulator = initial
         for (i, item) in items.enumerated() {
             guard !budget.isSpent else { return .null }
-            if scoped { budget.scopes[budget.scopes.count - 1] = .iteration(source: source, index: i) }
+            if scoped { budget.moveScope(to: i, of: source) }
             accumulator =
                 body?.evaluate(["current": item, "accumulator": accumulator], memo: nil, budget: &budget) ?? .null
         }

@@ -150,12 +150,11 @@ indirect enum JsonLogicNode: Sendable {
     ) -> JSONValue {
         var value = items[0].evaluate(data, memo: memo, budget: &budget)
         var pushed = false
-        defer { if pushed { budget.scopes.removeLast(2) } }
+        defer { if pushed { budget.leaveScope() } }
         for item in items.dropFirst() {
             guard let error = budget.catchRaised() else { return value }
             if scoped, !pushed {
-                budget.scopes.append(.data(data))
-                budget.scopes.append(.none)
+                budget.enterFallback(around: data)
                 pushed = true
             }
             value = item.evaluate(error, memo: nil, budget: &budget)
