@@ -30,39 +30,65 @@ extension JsonLogicNode {
                 case .all, .none, .some: return budget.raise(JsonLogicRaised.invalidArguments)
                 }
             }
-            if scoped { budget.enter(around: data, iterating: source) }
-            defer { if scoped { budget.leaveScope() } }
-            func evaluate(_ i: Int, _ budget: inout JsonLogicBudget) -> JSONValue {
-                if scoped { budget.moveScope(to: i, of: source) }
-                return body?.evaluate(items[i], memo: nil, budget: &budget) ?? .null
+            if scoped {
+                budget.enter(around: data, iterating: source)
+                defer { budget.leaveScope() }
+                return applyClimbing(body, items, source, &budget)
+            }
+            func passes(_ item: JSONValue, _ budget: inout JsonLogicBudget) -> Bool {
+                body?.evaluate(item, memo: nil, budget: &budget).isTruthy ?? false
             }
             switch self {
             case .map:
                 var mapped: [JSONValue] = []
                 mapped.reserveCapacity(items.count)
-                for i in items.indices {
+                for item in items {
                     guard !budget.isSpent else { return .null }
-                    mapped.append(evaluate(i, &budget))
+                    mapped.append(body?.evaluate(item, memo: nil, budget: &budget) ?? .null)
                 }
                 return .array(mapped)
             case .filter:
                 var kept: [JSONValue] = []
-                for i in items.indices {
+                for item in items {
                     guard !budget.isSpent else { return .null }
-                    if evaluate(i, &budget).isTruthy { kept.append(items[i]) }
+                    if passes(item, &budget) { kept.append(item) }
                 }
                 return .array(kept)
             case .all:
-                for i in items.indices where !evaluate(i, &budget).isTruthy || budget.isSpent { return .bool(false) }
+                for item in items where !passes(item, &budget) || budget.isSpent { return .bool(false) }
                 return .bool(!items.isEmpty)
             case .none:
-                for i in items.indices where evaluate(i, &budget).isTruthy || budget.isSpent { return .bool(false) }
+                for item in items where passes(item, &budget) || budget.isSpent { return .bool(false) }
                 return .bool(true)
             case .some:
-                for i in items.indices where evaluate(i, &budget).isTruthy || budget.isSpent {
-                    return .bool(!budget.isSpent)
-                }
+                for item in items where passes(item, &budget) || budget.isSpent { return .bool(!budget.isSpent) }
                 return .bool(false)
+            }
+        }
+
+        /// `apply` for a body that climbs out of its item: the innermost scope moves on before each item.
+        private func applyClimbing(
+            _ body: JsonLogicNode?, _ items: [JSONValue], _ source: JSONValue, _ budget: inout JsonLogicBudget
+        ) -> JSONValue {
+            var kept: [JSONValue] = []
+            for (i, item) in items.enumerated() {
+                guard !budget.isSpent else { return .null }
+                budget.moveScope(to: i, of: source)
+                let value = body?.evaluate(item, memo: nil, budget: &budget) ?? .null
+                guard !budget.isSpent else { return .null }
+                switch self {
+                case .map: kept.append(value)
+                case .filter: if value.isTruthy { kept.append(item) }
+                case .all: if !value.isTruthy { return .bool(false) }
+                case .none: if value.isTruthy { return .bool(false) }
+                case .some: if value.isTruthy { return .bool(true) }
+                }
+            }
+            switch self {
+            case .map, .filter: return .array(kept)
+            case .all: return .bool(!items.isEmpty)
+            case .none: return .bool(true)
+            case .some: return .bool(false)
             }
         }
     }
