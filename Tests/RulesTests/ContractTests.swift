@@ -90,6 +90,21 @@ import Testing
             ])
     }
 
+    /// `exists` gives a boolean and `??` one of its arguments, as `and`/`or` do.
+    @Test func communityOperatorsAreTypedByCheck() throws {
+        let problems = try Self.check(
+            Self.rule("exists", state: #"{"homeScore": {"exists": ["curr", "home", "score"]}}"#) + ",\n"
+                + Self.rule(
+                    "coalesce", state: #"{"homeScore": {"??": [{"cat": ["n", {"var": "entity.id"}]}, "none"]}}"#)
+                + ",\n"
+                + Self.rule("fine", state: #"{"homeScore": {"??": [{"var": "curr.home.score"}, 0]}}"#))
+        #expect(
+            problems == [
+                #"5:20: rule exists: content-state field "homeScore" is integer in the contract, but the rule gives it a boolean (exists)"#,
+                #"9:20: rule coalesce: content-state field "homeScore" is integer in the contract, but the rule gives it string (??)"#,
+            ])
+    }
+
     @Test func anUnknownFieldIsFoundByCheck() throws {
         let problems = try Self.check(Self.rule("typo", state: #"{"homeScroe": {"var": "curr.home.score"}}"#))
         #expect(

@@ -31,22 +31,23 @@ public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let expression = try? JsonLogicExpression.compile(rule)
     {
         let subject = test.count > 1 ? test[1] : .null
-        // An evaluation past its limits is an error, the same with or without a memo; never a crash.
-        let plain = Result { () throws(JsonLogicLimitError) in try expression.evaluate(subject) }
-        let memoised = Result { () throws(JsonLogicLimitError) in
+        // An evaluation past its limits, or one that raises an error, is an error, the same with or without a
+        // memo; never a crash.
+        let plain = Result { () throws(JsonLogicEvaluationError) in try expression.evaluate(subject) }
+        let memoised = Result { () throws(JsonLogicEvaluationError) in
             try expression.evaluate(subject, memo: JsonLogicMemo())
         }
-        let text = { (r: Result<JSONValue, JsonLogicLimitError>) in
+        let text = { (r: Result<JSONValue, JsonLogicEvaluationError>) in
             switch r {
             case .success(let v): v.jsonString()
-            case .failure(let e): "limit: \(e)"
+            case .failure(let e): "error: \(e)"
             }
         }
         invariant(
             text(plain) == text(memoised),
             "memoised evaluation differs: \(text(plain).prefix(80)) vs \(text(memoised).prefix(80))")
         if expression.isConstant {
-            let constant = Result { () throws(JsonLogicLimitError) in try expression.evaluate(.null) }
+            let constant = Result { () throws(JsonLogicEvaluationError) in try expression.evaluate(.null) }
             invariant(text(constant) == text(plain), "a constant depends on data")
         }
     }

@@ -186,7 +186,7 @@ struct StaticTyper {
             return StaticType(types: ["string"], what: "text (\(op))")
         case "+", "-", "*", "/", "%", "min", "max":
             return StaticType(types: ["number"], what: "a number (\(op))")
-        case "==", "!=", "===", "!==", "<", ">", "<=", ">=", "!", "!!", "in", "some", "all", "none":
+        case "==", "!=", "===", "!==", "<", ">", "<=", ">=", "!", "!!", "in", "some", "all", "none", "exists":
             return StaticType(types: ["boolean"], what: "a boolean (\(op))")
         case "merge", "map", "filter":
             return StaticType(types: ["array"], what: "an array (\(op))")
@@ -204,7 +204,7 @@ struct StaticTyper {
                 branches.append(.null)
             }
             return union(branches.map(type(of:)), op)
-        case "and", "or":
+        case "and", "or", "??":
             return union(arguments.map(type(of:)), op)
         default:
             return .unknown

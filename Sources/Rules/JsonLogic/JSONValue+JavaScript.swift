@@ -18,7 +18,16 @@ extension JSONValue {
         }
     }
 
-    /// `parseFloat(value)`, as `+` and `*` coerce: the leading number of the value's text.
+    /// A value as an arithmetic operand: `ToNumber`, except that arrays and objects are not numbers (`NaN`),
+    /// as the JsonLogic community has it (`{"+": [[1], 1]}` is an error, not 2).
+    var jsonLogicOperand: JsonLogicNumber {
+        switch self {
+        case .array, .object: return .nan
+        default: return jsNumber
+        }
+    }
+
+    /// `parseFloat(value)`, as json-logic-js's `+` and `*` coerce: the leading number of the value's text.
     var jsParsedFloat: JsonLogicNumber {
         switch self {
         case .int(let i): return .int(i)
@@ -88,6 +97,48 @@ extension JSONValue {
         }
     }
 
+    /// `==` as JsonLogic rules compare: two texts as texts, two arrays or two objects by value, `null` equal
+    /// only to `null` (as in JavaScript); anything else as numbers. `nil` when a side is not a number (an
+    /// array or object against a scalar, a text that is no number against a number or boolean), which the
+    /// operator raises as `{"type": "NaN"}`.
+    func jsonLogicLooselyEquals(_ other: JSONValue) -> Bool? {
+        switch (self, other) {
+        case (.int(let x), .int(let y)): return x == y
+        case (.null, _), (_, .null): return isNull && other.isNull
+        case (.string(let x), .string(let y)): return x == y
+        case (.array, .array), (.object, .object): return self == other
+        case (.array, .object), (.object, .array): return false
+        default:
+            let x = jsonLogicOperand
+            let y = other.jsonLogicOperand
+            if x.isNaN || y.isNaN { return nil }
+            return JsonLogicNumber.compare(x, y) == 0
+        }
+    }
+
+    /// How `<`, `<=`, `>` and `>=` order two values in JsonLogic rules: two texts (or a text and `null`) as
+    /// JavaScript does, by UTF-16 code units; anything else as numbers, raising `{"type": "NaN"}` for a side
+    /// that is not one (an array, an object, a text that is no number).
+    func jsonLogicOrder(_ other: JSONValue) -> JsonLogicOrder {
+        switch (self, other) {
+        case (.int(let x), .int(let y)):
+            return .ordered(x < y ? -1 : (x == y ? 0 : 1))
+        case (.string, .string), (.null, .string), (.string, .null):
+            return jsCompare(other).map { .ordered($0) } ?? .unordered
+        default:
+            let x = jsonLogicOperand
+            let y = other.jsonLogicOperand
+            guard let order = JsonLogicNumber.compare(x, y) else { return .notANumber }
+            return .ordered(order)
+        }
+    }
+
+    /// True for `null`.
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
     /// JavaScript's relational comparison: two texts compare by UTF-16 code units, anything else as numbers.
     /// -1, 0 or 1, or `nil` when a side is not a number (every `<`, `<=`, `>`, `>=` is then false).
     func jsCompare(_ other: JSONValue) -> Int? {
@@ -118,4 +169,14 @@ extension JSONValue {
         default: return nil
         }
     }
+}
+
+/// The outcome of ordering two values for `<`, `<=`, `>` and `>=`.
+enum JsonLogicOrder {
+    /// -1, 0 or 1.
+    case ordered(Int)
+    /// Neither below, equal nor above (`null` against a text that is no number): every comparison is false.
+    case unordered
+    /// A side is not a number: the comparison raises `{"type": "NaN"}`.
+    case notANumber
 }

@@ -2,14 +2,14 @@ public import LiveRelayCore
 
 /// A JsonLogic rule (jsonlogic.com), compiled once and evaluated many times.
 ///
-/// Semantics follow the reference implementation json-logic-js, including its JavaScript coercions
-/// (`{"==":[1,"1"]}` is true, `{"+":"3"}` is 3), with two deliberate differences:
+/// Semantics follow the reference implementation json-logic-js and the JsonLogic community's compatibility
+/// suites, which add `val`, `exists`, `??`, `throw`, `try` and `preserve`, and errors as values: arithmetic
+/// or a numeric comparison on a value that is not a number raises `{"type": "NaN"}` (`{"/": [1, 0]}`,
+/// `{"+": ["apple", 1]}`, `{"<": [1, "a"]}`), which a `try` can catch. Where LiveRelay differs on purpose:
 /// numbers stay exact where JavaScript would round (`Int` stays `Int`, `Decimal` prices stay `Decimal` in
-/// `+`, `-`, `*` and comparisons), and arrays and objects compare by value in `==` and `===` because
-/// JSON values have no identity.
-///
-/// Evaluation fails only past its limits (`JsonLogicLimits`): like json-logic-js, a nonsensical operation
-/// yields `null`, `NaN` or `false`.
+/// `+`, `-`, `*` and comparisons); arrays and objects compare by value in `==` and `===` because JSON values
+/// have no identity; and `null` is loosely equal only to `null`, as in JavaScript (`{"==": [0, null]}` is
+/// false), so that "is this fact missing" stays a plain test.
 public struct JsonLogicExpression: Sendable {
     let root: JsonLogicNode
 
@@ -25,13 +25,14 @@ public struct JsonLogicExpression: Sendable {
 
     /// The value of the rule for `data`. `memo`, when given, shares `var` lookups with other expressions
     /// evaluated against the same `data`. An evaluation that goes past `limits` throws instead of using
-    /// unbounded time or memory.
+    /// unbounded time or memory; one that raises an error no `try` catches throws that error.
     public func evaluate(
         _ data: JSONValue, memo: JsonLogicMemo? = nil, limits: JsonLogicLimits = .standard
-    ) throws(JsonLogicLimitError) -> JSONValue {
+    ) throws(JsonLogicEvaluationError) -> JSONValue {
         var budget = JsonLogicBudget(limits)
         let value = root.evaluate(data, memo: memo, budget: &budget)
-        if let exceeded = budget.exceeded { throw exceeded }
+        if let exceeded = budget.exceeded { throw .limit(exceeded) }
+        if let raised = budget.raised { throw .raised(raised) }
         return value
     }
 

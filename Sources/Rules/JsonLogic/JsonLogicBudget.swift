@@ -47,10 +47,35 @@ public struct JsonLogicLimitError: Error, Sendable, Hashable, CustomStringConver
 
 /// What one evaluation has left to spend. Once spent, every node answers `null` at once, so the evaluation
 /// unwinds in steps bounded by the expression's size, and the caller reports `exceeded`.
+///
+/// An error an operator raises (`throw`, arithmetic without a number) unwinds the same way: the budget is
+/// held spent until a `try` takes the error back with `catchRaised()`, or the caller reports `raised`. The
+/// budget also carries what unwinds with the evaluation: the data around the iteration bodies and `try`
+/// fallbacks being evaluated, which `{"val": [[n], …]}` climbs to.
 struct JsonLogicBudget {
     let limits: JsonLogicLimits
     private var remaining: Int
     private(set) var exceeded: JsonLogicLimitError?
+    /// What only some evaluations need, made when one first does: an ordinary evaluation's budget stays a
+    /// few integers, made and dropped at no cost. Never shared: a budget is not copied once in use.
+    private var unwinding: Unwinding?
+
+    /// The error raised and its scopes, kept apart from the counters.
+    private final class Unwinding {
+        /// The error raised and not (yet) caught.
+        var raised: JSONValue?
+        /// `remaining` when `raised` was raised, given back when a `try` catches it.
+        var remainingBeforeRaise = 0
+        /// The enclosing scopes, innermost last.
+        var scopes: [JsonLogicScope] = []
+    }
+
+    /// The error raised and not (yet) caught.
+    var raised: JSONValue? { unwinding?.raised }
+
+    /// The enclosing scopes, innermost last; empty outside iteration bodies and `try` fallbacks, and for
+    /// those whose body never climbs (see `JsonLogicScopedPath`).
+    var scopes: [JsonLogicScope] { unwinding?.scopes ?? [] }
 
     init(_ limits: JsonLogicLimits) {
         self.limits = limits
@@ -107,7 +132,7 @@ struct JsonLogicBudget {
     /// Walks `value`, charging its size; nil (and the budget spent) past the steps left, `sizeLimit` or the
     /// depth limit. The walk stops at the first of them, so it never costs more than the budget left.
     private mutating func measure(_ value: JSONValue, sizeLimit: Int? = nil) -> Int? {
-        guard exceeded == nil else { return nil }
+        guard remaining >= 0 else { return nil }
         let sizeBinds = sizeLimit.map { $0 < remaining } ?? false
         let cap = sizeBinds ? sizeLimit! : remaining
         let maxDepth = limits.depth
@@ -152,10 +177,74 @@ struct JsonLogicBudget {
     }
 
     /// Marks the budget spent with its first cause; always false. `remaining` goes so far below zero that
-    /// no later charge brings it back.
+    /// no later charge brings it back. While a raised error unwinds, the charges that find the budget spent
+    /// are not a limit passed.
     private mutating func fail(_ kind: JsonLogicLimitError.Kind, _ limit: Int) -> Bool {
-        if exceeded == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
+        if exceeded == nil, unwinding?.raised == nil { exceeded = JsonLogicLimitError(kind: kind, limit: limit) }
         remaining = Int.min / 2
         return false
     }
+
+    /// The state apart from the counters, made on first use.
+    private mutating func unwindingState() -> Unwinding {
+        if let unwinding { return unwinding }
+        let made = Unwinding()
+        unwinding = made
+        return made
+    }
+
+    /// Pushes the two levels an iteration body climbs to: the data around the iteration, then the iteration
+    /// at its first item. `moveScope` moves it on, `leaveScope` pops both.
+    mutating func enter(around data: JSONValue, iterating source: JSONValue) {
+        let state = unwindingState()
+        state.scopes.append(.data(data))
+        state.scopes.append(.iteration(source: source, index: 0))
+    }
+
+    /// Pushes the two levels a `try` fallback climbs to: nothing, then the data around the `try`.
+    mutating func enterFallback(around data: JSONValue) {
+        let state = unwindingState()
+        state.scopes.append(.data(data))
+        state.scopes.append(.none)
+    }
+
+    /// The innermost iteration at its item `index`.
+    mutating func moveScope(to index: Int, of source: JSONValue) {
+        guard let state = unwinding, !state.scopes.isEmpty else { return }
+        state.scopes[state.scopes.count - 1] = .iteration(source: source, index: index)
+    }
+
+    /// Pops the two levels of the innermost `enter` or `enterFallback`.
+    mutating func leaveScope() {
+        unwinding?.scopes.removeLast(2)
+    }
+
+    /// Raises `error` (an error object such as `{"type": "NaN"}`): the evaluation unwinds as if spent, to the
+    /// nearest `try`. Nothing is raised once the budget is spent. Always `null`, the value of the node that
+    /// raised.
+    mutating func raise(_ error: JSONValue) -> JSONValue {
+        guard remaining >= 0 else { return .null }
+        let state = unwindingState()
+        state.raised = error
+        state.remainingBeforeRaise = remaining
+        remaining = Int.min / 2
+        return .null
+    }
+
+    /// The raised error, taken back so that the evaluation goes on with the budget it had when the error was
+    /// raised; `nil` when none was raised, or when a limit was passed (a limit is never caught).
+    mutating func catchRaised() -> JSONValue? {
+        guard let state = unwinding, let error = state.raised, exceeded == nil else { return nil }
+        state.raised = nil
+        remaining = state.remainingBeforeRaise
+        return error
+    }
+}
+
+/// The error objects JsonLogic operators raise themselves, as the community suites name them.
+enum JsonLogicRaised {
+    /// Arithmetic or a numeric comparison on a value that is not a number, or with no finite result.
+    static let notANumber: JSONValue = ["type": "NaN"]
+    /// Arguments an operator cannot work with, found only when evaluating (a computed argument list).
+    static let invalidArguments: JSONValue = ["type": "Invalid Arguments"]
 }

@@ -14,6 +14,9 @@ public struct JsonLogicError: Error, Sendable, Hashable, CustomStringConvertible
         public static let unknownOperator = Code("unknown-operator")
         /// An operator called with fewer arguments than it can work with.
         public static let missingArgument = Code("missing-argument")
+        /// An operator's arguments are not of the form it takes: not a list where it needs one, or a written
+        /// value it cannot iterate over or apply.
+        public static let invalidArguments = Code("invalid-arguments")
         /// A constant expression whose evaluation goes past `JsonLogicLimits`.
         public static let limit = Code("limit")
         /// Any other problem with a rule.

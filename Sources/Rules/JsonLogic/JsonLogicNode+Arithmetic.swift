@@ -16,57 +16,79 @@ extension JsonLogicNode {
             }
         }
 
-        /// `+` and `*` read their operands with `parseFloat` (so `"3 apples"` is 3), the others with
-        /// `Number()` (so `""` and `null` are 0), exactly as json-logic-js does.
-        func apply(_ lhs: JSONValue, _ rhs: JSONValue) -> JSONValue {
+        /// Operands are read as `Number()` reads them (`""`, `null` and `false` are 0, `"1e2"` is 100);
+        /// arrays and objects are not numbers. A result that is not a finite number is `NaN` here, which the
+        /// caller raises.
+        @inline(__always)
+        func apply(_ lhs: JSONValue, _ rhs: JSONValue) -> JsonLogicNumber {
+            combine(lhs.jsonLogicOperand, rhs.jsonLogicOperand)
+        }
+
+        @inline(__always)
+        func combine(_ x: JsonLogicNumber, _ y: JsonLogicNumber) -> JsonLogicNumber {
             switch self {
-            case .add: return (lhs.jsParsedFloat + rhs.jsParsedFloat).json
-            case .multiply: return (lhs.jsParsedFloat * rhs.jsParsedFloat).json
-            case .subtract: return (lhs.jsNumber - rhs.jsNumber).json
-            case .divide: return (lhs.jsNumber / rhs.jsNumber).json
-            case .remainder: return (lhs.jsNumber % rhs.jsNumber).json
+            case .add: return x + y
+            case .multiply: return x * y
+            case .subtract: return x - y
+            case .divide: return x / y
+            case .remainder: return x % y
             }
         }
     }
 
-    /// The arithmetic operators with any number of arguments.
-    static func arithmetic(_ op: JsonLogicOperator, _ arguments: [JSONValue]) -> JSONValue {
+    /// The value of an arithmetic result: the number, or `{"type": "NaN"}` raised when it is not finite
+    /// (`0/0`, `1/0`, `"apple" + 1`).
+    @inline(__always)
+    static func number(_ result: JsonLogicNumber, _ budget: inout JsonLogicBudget) -> JSONValue {
+        result.isFinite ? result.json : budget.raise(JsonLogicRaised.notANumber)
+    }
+
+    /// The arithmetic operators and `max`/`min` with any number of arguments:
+    /// - `+` of nothing is 0 and `*` of nothing is 1;
+    /// - `-` of one value negates it, `/` of one value is its inverse; of nothing, both raise
+    ///   `{"type": "Invalid Arguments"}`, as `%` does with fewer than two;
+    /// - with more, each folds left to right: `{"-": [10, 2, 3]}` is 5;
+    /// - `max` and `min` of nothing raise `{"type": "Invalid Arguments"}`.
+    static func arithmetic(
+        _ op: JsonLogicOperator, _ arguments: [JSONValue], _ budget: inout JsonLogicBudget
+    ) -> JSONValue {
         switch op {
         case .add:
             var sum = JsonLogicNumber.int(0)
-            for value in arguments { sum = sum + value.jsParsedFloat }
-            return sum.json
+            for value in arguments { sum = sum + value.jsonLogicOperand }
+            return number(sum, &budget)
         case .multiply:
-            // A reduce without an initial value: one argument comes back untouched, as in json-logic-js.
-            guard let first = arguments.first else { return .null }
-            if arguments.count == 1 { return first }
-            var product = first.jsParsedFloat
-            for value in arguments.dropFirst() { product = product * value.jsParsedFloat }
-            return product.json
-        case .subtract:
-            switch arguments.count {
-            case 0: return JsonLogicNumber.nan.json
-            case 1: return (-arguments[0].jsNumber).json
-            default: return Arithmetic.subtract.apply(arguments[0], arguments[1])
+            var product = JsonLogicNumber.int(1)
+            for value in arguments { product = product * value.jsonLogicOperand }
+            return number(product, &budget)
+        case .subtract, .divide, .remainder:
+            let kind = Arithmetic(op)!
+            guard let first = arguments.first, op != .remainder || arguments.count >= 2 else {
+                return budget.raise(JsonLogicRaised.invalidArguments)
             }
-        case .divide, .remainder:
-            guard arguments.count >= 2 else { return JsonLogicNumber.nan.json }
-            return Arithmetic(op)!.apply(arguments[0], arguments[1])
+            if arguments.count == 1 {
+                let x = first.jsonLogicOperand
+                return number(op == .subtract ? -x : .int(1) / x, &budget)
+            }
+            var result = first.jsonLogicOperand
+            for value in arguments.dropFirst() { result = kind.combine(result, value.jsonLogicOperand) }
+            return number(result, &budget)
         case .max, .min:
-            return extreme(arguments, wantsLarger: op == .max)
+            guard !arguments.isEmpty else { return budget.raise(JsonLogicRaised.invalidArguments) }
+            return number(extreme(arguments, wantsLarger: op == .max), &budget)
         default:
             return .null
         }
     }
 
-    /// `Math.max` / `Math.min`: every argument as a number, `NaN` if any is not one, ∓Infinity with none.
-    private static func extreme(_ arguments: [JSONValue], wantsLarger: Bool) -> JSONValue {
-        var best = JsonLogicNumber.double(wantsLarger ? -.infinity : .infinity)
-        for value in arguments {
-            let number = value.jsNumber
-            guard let order = JsonLogicNumber.compare(number, best) else { return JsonLogicNumber.nan.json }
+    /// `Math.max` / `Math.min` over operands read as arithmetic reads them; `NaN` if any is not a number.
+    private static func extreme(_ arguments: [JSONValue], wantsLarger: Bool) -> JsonLogicNumber {
+        var best = arguments[0].jsonLogicOperand
+        for value in arguments.dropFirst() {
+            let number = value.jsonLogicOperand
+            guard let order = JsonLogicNumber.compare(number, best) else { return .nan }
             if wantsLarger ? order > 0 : order < 0 { best = number }
         }
-        return best.json
+        return best
     }
 }

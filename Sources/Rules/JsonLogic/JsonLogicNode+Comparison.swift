@@ -15,26 +15,15 @@ extension JsonLogicNode {
             }
         }
 
-        func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        /// The outcome, or `nil` when a loose comparison has a side that is not a number (it raises `NaN`).
+        @inline(__always)
+        func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool? {
             switch self {
-            case .loose: return lhs.jsLooselyEquals(rhs)
+            case .loose: return lhs.jsonLogicLooselyEquals(rhs)
             case .strict: return lhs.jsStrictlyEquals(rhs)
-            case .looseNot: return !lhs.jsLooselyEquals(rhs)
+            case .looseNot: return lhs.jsonLogicLooselyEquals(rhs).map { !$0 }
             case .strictNot: return !lhs.jsStrictlyEquals(rhs)
             }
-        }
-
-        /// With fewer than two arguments, the missing ones are `undefined`: equal to each other, loosely equal
-        /// to `null`, strictly equal to nothing else.
-        func test(_ arguments: [JSONValue]) -> Bool {
-            if arguments.count >= 2 { return test(arguments[0], arguments[1]) }
-            let equal: Bool
-            switch (self, arguments.first) {
-            case (_, nil): equal = true
-            case (.loose, .null?), (.looseNot, .null?): equal = true
-            default: equal = false
-            }
-            return self == .loose || self == .strict ? equal : !equal
         }
     }
 
@@ -52,27 +41,64 @@ extension JsonLogicNode {
             }
         }
 
-        /// Only `<` and `<=` have the three-argument "between" form; `>` and `>=` ignore a third argument.
-        var hasBetweenForm: Bool { self == .less || self == .lessOrEqual }
-
+        /// The outcome, or `nil` when a side is not a number and the two are not texts (it raises `NaN`).
         @inline(__always)
-        func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
-            guard let order = lhs.jsCompare(rhs) else { return false }
-            switch self {
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            case .greaterOrEqual: return order >= 0
+        func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool? {
+            switch lhs.jsonLogicOrder(rhs) {
+            case .ordered(let order):
+                switch self {
+                case .less: return order < 0
+                case .lessOrEqual: return order <= 0
+                case .greater: return order > 0
+                case .greaterOrEqual: return order >= 0
+                }
+            case .unordered: return false
+            case .notANumber: return nil
+            }
+        }
+    }
+
+    /// Any of the eight comparison operators, for the chained form `{"<": [a, b, c, …]}`: true when every
+    /// neighbouring pair compares so; evaluated left to right, stopping at the first pair that does not.
+    enum Relation: Sendable {
+        case equality(Equality)
+        case comparison(Comparison)
+
+        init?(_ op: JsonLogicOperator) {
+            if let kind = Equality(op) {
+                self = .equality(kind)
+            } else if let kind = Comparison(op) {
+                self = .comparison(kind)
+            } else {
+                return nil
             }
         }
 
-        /// A missing argument is `undefined`, which is `NaN` as a number, so any comparison with it is false.
-        func test(_ arguments: [JSONValue]) -> Bool {
-            guard arguments.count >= 2 else { return false }
-            if arguments.count >= 3, hasBetweenForm {
-                return test(arguments[0], arguments[1]) && test(arguments[1], arguments[2])
+        /// The outcome for one pair, or `nil` when it raises `NaN`.
+        func test(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool? {
+            switch self {
+            case .equality(let kind): return kind.test(lhs, rhs)
+            case .comparison(let kind): return kind.test(lhs, rhs)
             }
-            return test(arguments[0], arguments[1])
         }
+    }
+
+    /// A chain of three or more operands; every operand is charged as it is read.
+    static func chain(
+        _ relation: Relation, _ operands: [JsonLogicNode], _ data: JSONValue, _ memo: JsonLogicMemo?,
+        _ budget: inout JsonLogicBudget
+    ) -> JSONValue {
+        var previous = operands[0].evaluate(data, memo: memo, budget: &budget)
+        guard budget.read(previous) else { return .null }
+        for operand in operands.dropFirst() {
+            let current = operand.evaluate(data, memo: memo, budget: &budget)
+            guard budget.read(current) else { return .null }
+            guard let holds = relation.test(previous, current) else {
+                return budget.raise(JsonLogicRaised.notANumber)
+            }
+            guard holds else { return .bool(false) }
+            previous = current
+        }
+        return .bool(true)
     }
 }

@@ -45,6 +45,15 @@ enum JsonLogicNumber: Sendable {
         }
     }
 
+    /// False for `NaN` and the infinities, which have no JSON text: arithmetic raises them as `NaN`.
+    var isFinite: Bool {
+        switch self {
+        case .int: return true
+        case .double(let d): return d.isFinite
+        case .decimal(let d): return !d.isNaN
+        }
+    }
+
     static func + (a: Self, b: Self) -> Self {
         combine(a, b, { $0.addingReportingOverflow($1) }, { $0 + $1 }, { $0 + $1 })
     }

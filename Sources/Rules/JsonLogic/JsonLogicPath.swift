@@ -29,7 +29,13 @@ struct JsonLogicPath: Sendable {
 
     init(steps: [Step]) {
         self.steps = steps
-        slot = steps.isEmpty ? -1 : JsonLogicMemo.slot(for: steps.map(\.key).joined(separator: "."))
+        // Each key with its length, so that `{"val": ["a.b"]}` and `{"var": "a.b"}` (two steps) differ.
+        slot = steps.isEmpty ? -1 : JsonLogicMemo.slot(for: steps.map { "\($0.key.utf8.count):\($0.key)" }.joined())
+    }
+
+    /// The path of `val`'s keys: each one step, never split at dots; a number names an array index.
+    init(keys: some Sequence<JSONValue>) {
+        self.init(steps: keys.map { Step($0.jsString) })
     }
 
     /// The path a `var` argument names: `null` and `""` are the whole data, anything else is converted to
@@ -53,34 +59,42 @@ struct JsonLogicPath: Sendable {
     func lookup(in data: JSONValue) -> JSONValue? {
         var current = data
         for step in steps {
-            switch current {
-            case .object(let members):
-                guard let next = members[step.key] else { return nil }
-                current = next
-            case .array(let items):
-                if let i = step.index {
-                    guard i < items.count else { return nil }
-                    current = items[i]
-                } else if step.key == "length" {
-                    current = .int(items.count)
-                } else {
-                    return nil
-                }
-            case .string(let text):
-                let units = text.utf16
-                if let i = step.index {
-                    guard i < units.count else { return nil }
-                    current = .string(
-                        String(decoding: [units[units.index(units.startIndex, offsetBy: i)]], as: UTF16.self))
-                } else if step.key == "length" {
-                    current = .int(units.count)
-                } else {
-                    return nil
-                }
-            case .null, .bool, .int, .double, .decimal:
-                return nil
-            }
+            guard let next = JsonLogicPath.descend(current, step) else { return nil }
+            current = next
         }
         return current
+    }
+
+    /// The value at the steps from `first` on (`val` reading past a scope's own name).
+    func lookup(in data: JSONValue, from first: Int) -> JSONValue? {
+        var current = data
+        var i = first
+        while i < steps.count {
+            guard let next = JsonLogicPath.descend(current, steps[i]) else { return nil }
+            current = next
+            i += 1
+        }
+        return current
+    }
+
+    /// One step down from `current`, or `nil` when there is nothing there.
+    @inline(__always)
+    private static func descend(_ current: JSONValue, _ step: Step) -> JSONValue? {
+        switch current {
+        case .object(let members):
+            return members[step.key]
+        case .array(let items):
+            if let i = step.index { return i < items.count ? items[i] : nil }
+            return step.key == "length" ? .int(items.count) : nil
+        case .string(let text):
+            let units = text.utf16
+            if let i = step.index {
+                guard i < units.count else { return nil }
+                return .string(String(decoding: [units[units.index(units.startIndex, offsetBy: i)]], as: UTF16.self))
+            }
+            return step.key == "length" ? .int(units.count) : nil
+        case .null, .bool, .int, .double, .decimal:
+            return nil
+        }
     }
 }

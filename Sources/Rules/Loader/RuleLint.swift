@@ -33,11 +33,10 @@ struct RuleLint {
     static let budgetMembers: Set<String> = ["size", "period", "used", "remaining", "refill-at", "held"]
 
     /// Fewest and most arguments of operators whose extra arguments are ignored or whose missing ones make the
-    /// result meaningless.
+    /// result meaningless (comparisons and arithmetic take any number from two; the compiler checks those).
     static let arity: [String: ClosedRange<Int>] = [
-        "==": 2...2, "===": 2...2, "!=": 2...2, "!==": 2...2, "in": 2...2, ">": 2...2, ">=": 2...2,
-        "<": 2...3, "<=": 2...3, "!": 1...1, "!!": 1...1, "%": 2...2, "substr": 2...3, "missing_some": 2...2,
-        "map": 2...2, "filter": 2...2, "all": 2...2, "none": 2...2, "some": 2...2, "reduce": 2...3,
+        "in": 2...2, "!": 1...1, "!!": 1...1, "substr": 2...3, "missing_some": 2...2, "map": 2...2,
+        "filter": 2...2, "all": 2...2, "none": 2...2, "some": 2...2, "reduce": 2...3,
     ]
     /// Operators whose later arguments read each item, not the rule's data.
     static let iterating: Set<String> = ["map", "filter", "all", "none", "some", "reduce"]

@@ -26,7 +26,20 @@ import Testing
         (#"{"!":{"bar":2}}"#, "/!", #"unknown operator "bar""#),
         (#"[1,{"if":[{"var":"a"},{"baz":[]}]}]"#, "/1/if/1", #"unknown operator "baz""#),
         (#"{"map":[[1],{"x/y":1}]}"#, "/map/1", #"unknown operator "x/y""#),
-        (#"{"*":[]}"#, "/*", #"operator "*" takes at least 1 argument"#),
+        (#"{"%":[1]}"#, "/%", #"operator "%" takes at least 2 arguments"#),
+        (#"{"and":[true,{"-":[]}]}"#, "/and/1/-", #"operator "-" takes at least 1 argument"#),
+        (#"{"<":5}"#, "/<", #"operator "<" takes a list of arguments"#),
+        (#"{"==":[1]}"#, "/==", #"operator "==" takes at least 2 arguments"#),
+        (#"{"if":"apple"}"#, "/if", #"operator "if" takes a list of arguments"#),
+        (#"{"or":{"preserve":[true]}}"#, "/or", #"operator "or" takes a list of arguments"#),
+        (#"{"map":[null,{"var":""}]}"#, "/map/0", #"operator "map" iterates over an array, not null"#),
+        (#"{"all":[5,true]}"#, "/all/0", #"operator "all" iterates over an array, not integer"#),
+        (
+            #"{"filter":[{"var":"x"},null]}"#, "/filter/1",
+            #"operator "filter" needs an expression to apply to each item, not null"#
+        ),
+        (#"{"try":[]}"#, "/try", #"operator "try" takes at least 1 argument"#),
+        (#"{"max":[]}"#, "/max", #"operator "max" takes at least 1 argument"#),
         (
             #"{"missing_some":[1]}"#, "/missing_some",
             #"operator "missing_some" takes 2 arguments: a count and a list of keys"#
@@ -36,6 +49,14 @@ import Testing
         let error = try #require(try compileError(rule))
         #expect(error.pointer == (try JSONPointer(pointer)))
         #expect(error.message == message)
+    }
+
+    @Test(arguments: [
+        (#"{"if":"apple"}"#, JsonLogicError.Code.invalidArguments), (#"{"map":[null,{"var":""}]}"#, .invalidArguments),
+        (#"{"%":[1]}"#, .missingArgument),
+    ])
+    func argumentErrorsHaveTheirCode(rule: String, code: JsonLogicError.Code) throws {
+        #expect(try compileError(rule)?.code == code)
     }
 
     @Test func pointerTokensAreEscaped() throws {
@@ -53,6 +74,10 @@ import Testing
         #"{}"#,
         #"{"if":[]}"#,  // json-logic-js answers null, so this is not an error
         #"{"var":[]}"#,
+        #"{"*":[]}"#,  // 1, the product of nothing
+        #"{"all":[{"var":"x"},null]}"#,  // false: a null predicate is falsy
+        #"{"/":{"preserve":[]}}"#,  // a computed argument list: raises when evaluated
+        #"{"throw":"late"}"#,  // raises when evaluated, where a try may catch it
     ])
     func acceptsWhatJsonLogicAccepts(rule: String) throws {
         #expect(try compileError(rule) == nil)
@@ -67,6 +92,8 @@ import Testing
             "var", "missing", "missing_some", "if", "?:", "==", "===", "!=", "!==", "!", "!!", "or", "and",
             ">", ">=", "<", "<=", "max", "min", "+", "-", "*", "/", "%", "map", "reduce", "filter", "all",
             "none", "some", "merge", "in", "cat", "substr", "log",
+            // The JsonLogic community's.
+            "val", "exists", "??", "throw", "try", "preserve",
             // LiveRelay's own, for numbers people read.
             "round", "format",
         ]

@@ -21,7 +21,7 @@ import Testing
             _ = try expression.evaluate(data, limits: limits)
             return nil
         } catch {
-            return error
+            return error.limit
         }
     }
 
@@ -79,7 +79,7 @@ import Testing
     @Test func tighterLimitsAreHonoured() throws {
         let expression = try Self.compile(#"{"map": [{"var": "items"}, {"*": [{"var": ""}, 2]}]}"#)
         let data: JSONValue = ["items": .array((0..<100).map { .int($0) })]
-        #expect(throws: JsonLogicLimitError(kind: .steps, limit: 50)) {
+        #expect(throws: JsonLogicEvaluationError.limit(JsonLogicLimitError(kind: .steps, limit: 50))) {
             try expression.evaluate(data, limits: JsonLogicLimits(steps: 50, valueSize: 1_000, depth: 8))
         }
     }

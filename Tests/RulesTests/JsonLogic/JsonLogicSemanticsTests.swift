@@ -58,17 +58,46 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"==":[0,""]}"#, true), (#"{"==":[null,0]}"#, false), (#"{"==":[null,null]}"#, true),
-        (#"{"==":[false,"0"]}"#, true), (#"{"==":[true,"1"]}"#, true), (#"{"==":[true,"true"]}"#, false),
-        (#"{"==":[[1],1]}"#, true), (#"{"==":[[],false]}"#, true), (#"{"==":[[1,2],"1,2"]}"#, true),
-        (#"{"==":["abc","abc"]}"#, true), (#"{"===":[1,1.0]}"#, true), (#"{"===":[null,0]}"#, false),
-        (#"{"!=":[null,false]}"#, true), (#"{"==":[null]}"#, true), (#"{"===":[null]}"#, false),
+        (#"{"==":[0,""]}"#, true), (#"{"==":[null,null]}"#, true), (#"{"==":[false,"0"]}"#, true),
+        (#"{"==":[true,"1"]}"#, true), (#"{"==":[1,true]}"#, true), (#"{"==":["abc","abc"]}"#, true),
+        (#"{"==":[[1,2],[1,2]]}"#, true), (#"{"==":[{"a":1,"b":2},{"b":2,"a":1}]}"#, true),
+        (#"{"==":[[1],{"a":1,"b":2}]}"#, false),
+        (#"{"===":[1,1.0]}"#, true), (#"{"===":[null,0]}"#, false), (#"{"===":[1,"1"]}"#, false),
         (#"{"<":["a","b"]}"#, true), (#"{"<":["10","9"]}"#, true), (#"{"<":[10,"9"]}"#, false),
-        (#"{"<":[null,1]}"#, true), (#"{">":["a",1]}"#, false), (#"{"<=":["a",1]}"#, false),
-        (#"{"<":[1]}"#, false), (#"{">":[3,2,1]}"#, true), (#"{"<=":[1,1,1]}"#, true),
+        (#"{"<":[null,1]}"#, true), (#"{"<":[null,"a"]}"#, false), (#"{">=":[null,"a"]}"#, false),
+        (#"{">":[3,2,1]}"#, true), (#"{">":[3,2,3]}"#, false), (#"{"<=":[1,1,1]}"#, true),
+        (#"{"==":[2,2,2]}"#, true), (#"{"!=":[1,2,1]}"#, true), (#"{"!==":[1,1,2]}"#, false),
     ])
     func looseEqualityAndComparisonCoerceLikeJavaScript(rule: String, expected: Bool) throws {
         #expect(try evaluate(rule) == .bool(expected))
+    }
+
+    /// `null` is loosely equal only to `null`, as in JavaScript (the community suites make it equal to 0):
+    /// rules test "is this fact missing" with `{"!=": [fact, null]}`, and a fact that is 0 is not missing.
+    @Test(arguments: [
+        (#"{"==":[null,0]}"#, false), (#"{"==":[0,null]}"#, false), (#"{"!=":[0,null]}"#, true),
+        (#"{"!=":[null,false]}"#, true), (#"{"==":[null,""]}"#, false), (#"{"==":[null,[]]}"#, false),
+    ])
+    func nullIsLooselyEqualOnlyToNull(rule: String, expected: Bool) throws {
+        #expect(try evaluate(rule) == .bool(expected))
+    }
+
+    /// A comparison that must read a side as a number raises `{"type": "NaN"}` when it is not one.
+    @Test(arguments: [
+        #"{"==":[true,"true"]}"#, #"{"==":[[1],1]}"#, #"{"==":[[],false]}"#, #"{"!=":[1,{}]}"#,
+        #"{">":["a",1]}"#, #"{"<=":["a",1]}"#, #"{"<":[[1],[2]]}"#, #"{"<":[1,2,"x"]}"#,
+    ])
+    func comparingWhatIsNotANumberRaises(rule: String) throws {
+        #expect(throws: JsonLogicEvaluationError.raised(["type": "NaN"])) { try evaluate(rule) }
+    }
+
+    /// Chained comparisons stop at the first pair that fails: what comes after is never evaluated.
+    @Test func chainedComparisonsAreLazy() throws {
+        #expect(try evaluate(#"{"<":[3,2,{"throw":"late"}]}"#) == false)
+        #expect(try evaluate(#"{"===":[1,2,{"throw":"late"}]}"#) == false)
+        #expect(throws: JsonLogicEvaluationError.raised(["type": "late"])) {
+            try evaluate(#"{"<":[1,2,{"throw":"late"}]}"#)
+        }
     }
 
     @Test(
@@ -81,13 +110,13 @@ import Testing
             (#"{"substr":[12345, 1, 2]}"#, "23"), (#"{"substr":["héllo", 1, 1]}"#, "é"),
             (#"{"merge":[[1],2,[[3]]]}"#, [1, 2, [3]]), (#"{"log":"x"}"#, "x"), (#"{"log":[[1,2]]}"#, [1, 2]),
             (#"{"!":[]}"#, true), (#"{"!!":[[0]]}"#, true),
-            (#"{"and":[]}"#, .null), (#"{"or":[0,""]}"#, ""), (#"{"*":["1"]}"#, "1"),
+            (#"{"and":[]}"#, false), (#"{"or":[]}"#, false), (#"{"or":[0,""]}"#, ""), (#"{"*":["1"]}"#, 1),
             (#"{"map":[[1,2],{"+":[{"var":""},{"var":""}]}]}"#, [2, 4]),
             (#"{"reduce":[[1,2,3],{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#, 6),
             (#"{"reduce":[{"var":"x"},{"var":"current"}]}"#, .null),
             (#"{"filter":[{"var":"x"}]}"#, []), (#"{"missing":["a","b.c"]}"#, ["a", "b.c"]),
         ] as [(String, JSONValue)])
-    func otherOperatorsFollowJsonLogicJs(rule: String, expected: JSONValue) throws {
+    func otherOperatorsFollowJsonLogic(rule: String, expected: JSONValue) throws {
         #expect(try evaluate(rule, "null") == expected)
     }
 
