@@ -253,19 +253,6 @@ extension SQLiteStore {
             }, write: true)
     }
 
-    /// Makes pending activities active (their start was delivered), touching nothing else of their records.
-    public func markActive(_ keys: [ActivityKey]) async throws(Failure) {
-        try await run(
-            "saving activities",
-            { db in
-                for key in keys {
-                    try db.execute(
-                        sql: "UPDATE activity SET phase = 'active' WHERE key = ? AND phase = 'pending'",
-                        arguments: [key.rawValue])
-                }
-            }, write: true)
-    }
-
     /// How many rows wait, and when the earliest is due.
     public func outboxStatus() async throws(Failure) -> (depth: Int, nextAttempt: Int?) {
         try await run(

@@ -44,7 +44,7 @@ struct TickCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         for feed in report.feeds { standardError(feed.description) }
-        if report.timers.live > 0 || report.timers.error != nil { standardError(report.timers.description) }
+        if report.timers.read > 0 || report.timers.error != nil { standardError(report.timers.description) }
         standardError(report.delivery.description)
         if report.failed { throw ExitCode(1) }
     }

@@ -63,6 +63,35 @@ import Testing
         #expect(try await reopened.facts(of: [entity, EntityKey(feed: "f", id: "gone")]).keys.sorted() == [entity])
     }
 
+    /// A timer pass reads only the live activities whose stored due time came; one written whole since its
+    /// last look is read at once, and all are read again when the timer rules change.
+    @Test func timerPassesReadOnlyWhatIsDue() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let store = try SQLiteStore(path: path)
+        let records = (1...3).map { i in
+            ActivityRecord(
+                key: ActivityKey("m-\(i)"), attributesType: "Match", phase: .active, state: [:], lastTimestamp: 600,
+                entity: EntityKey(feed: "f", id: "\(i)"), startedAt: 600)
+        }
+        try await store.commit(FeedCommit(feed: "f", now: 600, facts: nil, activities: records))
+        func read(_ now: Int, rules: String = "every 60") async throws -> [String] {
+            try await store.timerSubjects(attributesTypes: ["Match"], now: now, rules: rules).map(\.activity.rawValue)
+                .sorted()
+        }
+        #expect(try await read(610) == ["m-1", "m-2", "m-3"], "never looked at: all are read")
+        #expect(try await store.nextTimerDue() == 0)
+        try await store.saveTimerPass(
+            activities: [], due: [("m-1", 660), ("m-2", 900), ("m-3", nil)], throttleStates: [])
+        #expect(try await store.nextTimerDue() == 660)
+        #expect(try await read(659).isEmpty)
+        #expect(try await read(660) == ["m-1"])
+        #expect(try await read(5000) == ["m-1", "m-2"], "no timer rule applies to m-3")
+        try await store.save([records[1]])
+        #expect(try await read(661) == ["m-1", "m-2"], "written whole: looked at again")
+        #expect(try await read(661, rules: "every 30") == ["m-1", "m-2", "m-3"], "other rules: all again")
+    }
+
     /// The state file holds device tokens and the live APNs provider token: it and its -wal and -shm files
     /// are readable by their owner only, whether new or made by an older version with mode 0644.
     /// A state file deleted, replaced or truncated under the running process: every read and write fails

@@ -158,6 +158,8 @@ public struct RuleEngine: Sendable {
     ) {
         var data = scope.data
         var memo = scope.memo
+        // Computed first only when it decides what the rule sees (or, for a timer, whether it applies).
+        var known: ActivityKey?
         if rule.readsActivity || scope.only != nil {
             switch key(rule, data: data, memo: memo, entity: entity) {
             case .failure(let error):
@@ -166,6 +168,7 @@ public struct RuleEngine: Sendable {
             case .success(let key):
                 if let only = scope.only, key != only { return }
                 if rule.readsActivity { (data, memo) = scope.data(for: key) }
+                known = key
             }
         }
         do {
@@ -175,7 +178,7 @@ public struct RuleEngine: Sendable {
                 RuleError(rule: rule.id, source: rule.source, entity: entity, message: "when \(error)"))
             return
         }
-        switch intent(rule, data: data, memo: memo, entity: entity) {
+        switch intent(rule, data: data, memo: memo, entity: entity, key: known) {
         case .success(var intent):
             intent.facts = facts
             result.intents.append(intent)
@@ -203,9 +206,10 @@ public struct RuleEngine: Sendable {
         }
     }
 
-    static func intent(_ rule: Rule, data: JSONValue, memo: JsonLogicMemo, entity: EntityKey) -> Result<
-        ActivityIntent, RuleError
-    > {
+    /// The intent of a rule that fired; `key` when it was computed already.
+    static func intent(
+        _ rule: Rule, data: JSONValue, memo: JsonLogicMemo, entity: EntityKey, key known: ActivityKey? = nil
+    ) -> Result<ActivityIntent, RuleError> {
         func fail(_ message: String) -> Result<ActivityIntent, RuleError> {
             .failure(RuleError(rule: rule.id, source: rule.source, entity: entity, message: message))
         }
@@ -217,9 +221,13 @@ public struct RuleEngine: Sendable {
         }
         do {
             let key: ActivityKey
-            switch RuleEngine.key(rule, data: data, memo: memo, entity: entity) {
-            case .success(let k): key = k
-            case .failure(let error): return .failure(error)
+            if let known {
+                key = known
+            } else {
+                switch RuleEngine.key(rule, data: data, memo: memo, entity: entity) {
+                case .success(let k): key = k
+                case .failure(let error): return .failure(error)
+                }
             }
             var relevance: RelevanceScore?
             if let expression = rule.relevance {

@@ -36,7 +36,7 @@ extension Pipeline {
             if !rules.isEmpty { due.append((subject, rules)) }
             nextOf[subject.activity] = next
         }
-        pass.live = subjects.count
+        pass.read = subjects.count
         guard !due.isEmpty else {
             try await store.saveTimerPass(activities: [], due: nextOf.map { ($0.key, $0.value) }, throttleStates: [])
             pass.nextDue = try await store.nextTimerDue()
@@ -92,8 +92,9 @@ extension Pipeline {
 /// What one timer pass looked at and decided.
 public struct TimerPass: Sendable {
     public var now: Int
-    /// Live activities read because their timer rules may have come due.
-    public var live = 0
+    /// Live activities read because their stored due time came (every live one after the timer rules
+    /// changed); `steps` holds those a rule was due for.
+    public var read = 0
     /// One step per activity a timer rule came due for (`timers` names the rules).
     public var steps: [ChangeStep] = []
     /// The earliest time a timer rule may come due after this pass, from the stored due times (0: an activity

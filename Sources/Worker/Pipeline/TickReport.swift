@@ -14,8 +14,8 @@ public struct TickReport: Sendable {
 
 /// The outcome of one timer pass.
 public struct TimerReport: Sendable, CustomStringConvertible {
-    /// Live activities the timer rules apply to.
-    public var live = 0
+    /// Live activities read because their stored due time came.
+    public var read = 0
     /// Activities a timer rule came due for.
     public var due = 0
     public var queued = 0
@@ -25,14 +25,14 @@ public struct TimerReport: Sendable, CustomStringConvertible {
     public init() {}
 
     public init(_ pass: TimerPass) {
-        live = pass.live
+        read = pass.read
         due = pass.steps.count
         queued = pass.pushes.count
     }
 
     public var description: String {
         if let error { return "timers: error: \(error)" }
-        return "timers: \(due) of \(live) live activities due, \(queued) pushes queued"
+        return "timers: \(due) activities due, \(queued) pushes queued"
     }
 }
 

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+public import LiveRelayCore
+
+/// The activity records: what the ledger keeps of each Live Activity, and what rules read as `activity`.
+extension SQLiteStore {
+    /// The records of the given activities (absent ones are left out).
+    public func activities(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: ActivityRecord]
+    {
+        let keys = Array(keys)
+        let path = self.path
+        return try await run(
+            "reading activities",
+            { db in
+                var out: [ActivityKey: ActivityRecord] = [:]
+                for chunk in stride(from: 0, to: keys.count, by: 500).map({
+                    Array(keys[$0..<min($0 + 500, keys.count)])
+                }) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    let rows = try Row.fetchAll(
+                        db, sql: "SELECT * FROM activity WHERE key IN (\(marks))",
+                        arguments: StatementArguments(chunk.map(\.rawValue)))
+                    for row in rows {
+                        let record = try SQLiteStore.record(row, path: path)
+                        out[record.key] = record
+                    }
+                }
+                return out
+            }, write: false)
+    }
+
+    /// Every activity record, for summaries.
+    public func allActivities() async throws(Failure) -> [ActivityRecord] {
+        let path = self.path
+        return try await run(
+            "reading activities",
+            { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM activity ORDER BY key").map {
+                    try SQLiteStore.record($0, path: path)
+                }
+            }, write: false)
+    }
+
+    /// Saves activity records (after a delivery changed a phase, say).
+    public func save(_ records: [ActivityRecord]) async throws(Failure) {
+        try await run("saving activities", { db in try SQLiteStore.save(records, db) }, write: true)
+    }
+
+    /// Writes records whole, except `sent_at`: only receipts set that (``settleOutbox``), so a record read
+    /// before a delivery round never puts an older time back. A record written has its timer rules looked
+    /// at by the next timer pass (`timer_due` NULL): a push moves what they count from.
+    static func save(_ records: [ActivityRecord], _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
+                started_at, facts, timers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
+                state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
+                entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
+                timers = excluded.timers, timer_due = NULL
+                """)
+        for r in records {
+            let timers: String? =
+                r.timers.isEmpty
+                ? nil : JSONValue.object(r.timers.mapValues { .int($0) }).jsonString()
+            try statement.execute(arguments: [
+                r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
+                r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers,
+            ])
+        }
+    }
+
+    static func record(_ row: Row, path: String) throws -> ActivityRecord {
+        let key: String = row["key"]
+        let phaseText: String = row["phase"]
+        let stateText: String = row["state"]
+        let corrupt = Failure(path: path, message: "activity \(key) is corrupt")
+        guard let phase = ActivityPhase(rawValue: phaseText),
+            let state = try? JSONParser.parse(stateText, numbers: .decimal)
+        else { throw corrupt }
+        var facts: JSONValue?
+        if let text: String = row["facts"] {
+            guard let parsed = try? JSONParser.parse(text, numbers: .decimal) else { throw corrupt }
+            facts = parsed
+        }
+        var timers: [String: Int] = [:]
+        if let text: String = row["timers"] {
+            guard case .object(let members)? = try? JSONParser.parse(text) else { throw corrupt }
+            for (rule, value) in members {
+                guard case .int(let at) = value else { throw corrupt }
+                timers[rule] = at
+            }
+        }
+        let feed: String? = row["entity_feed"]
+        let id: String? = row["entity_id"]
+        return ActivityRecord(
+            key: ActivityKey(key), attributesType: row["attributes_type"], phase: phase, state: state,
+            lastTimestamp: row["last_timestamp"], entity: feed.flatMap { f in id.map { EntityKey(feed: f, id: $0) } },
+            startedAt: row["started_at"], facts: facts, sentAt: row["sent_at"], timers: timers)
+    }
+
+    /// Makes pending activities active (their start was delivered), touching nothing else of their records.
+    public func markActive(_ keys: [ActivityKey]) async throws(Failure) {
+        try await run(
+            "saving activities",
+            { db in
+                for key in keys {
+                    try db.execute(
+                        sql: "UPDATE activity SET phase = 'active' WHERE key = ? AND phase = 'pending'",
+                        arguments: [key.rawValue])
+                }
+            }, write: true)
+    }
+}
