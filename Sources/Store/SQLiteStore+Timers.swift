@@ -18,7 +18,7 @@ extension SQLiteStore {
         let values: [any DatabaseValueConvertible & Sendable] = types + (now.map { [$0] } ?? [])
         let sql = """
             SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers,
-            f.updated_at FROM activity a
+            f.updated_at, a.phase, a.last_timestamp, a.sent_at FROM activity a
             LEFT JOIN feed_entity f ON f.feed = a.entity_feed AND f.entity = a.entity_id
             WHERE a.phase IN ('pending', 'active') AND a.entity_feed IS NOT NULL
             AND a.started_at IS NOT NULL AND a.attributes_type IN (\(marks))\(due)
@@ -52,7 +52,7 @@ extension SQLiteStore {
                         TimerSubject(
                             activity: ActivityKey(key), attributesType: row[1],
                             entity: EntityKey(feed: row[2], id: row[3]), startedAt: row[4], looks: looks,
-                            changedAt: row[6]))
+                            changedAt: row[6], phase: row[7], pushedAt: row[8], sentAt: row[9]))
                 }
                 return subjects
             }, write: now != nil)
@@ -101,10 +101,10 @@ extension SQLiteStore {
     }
 
     /// Saves what a timer pass changed in one transaction: when each activity it read may next come due, the
-    /// records it pushed for (looked at again by the next pass), the timer looks of the others (only that
-    /// column), and the throttle states of the pushes it queued.
+    /// records it pushed for (looked at again by the next pass), the timer looks of the others with their
+    /// next due time (one statement each), and the throttle states of the pushes it queued.
     public func saveTimerPass(
-        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int])] = [],
+        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
         due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
     ) async throws(Failure) {
         guard !activities.isEmpty || !looks.isEmpty || !due.isEmpty || !throttleStates.isEmpty else { return }
@@ -116,10 +116,12 @@ extension SQLiteStore {
                     try next.execute(arguments: [at ?? SQLiteStore.neverDue, key.rawValue])
                 }
                 try SQLiteStore.save(activities, db)
-                let statement = try db.cachedStatement(sql: "UPDATE activity SET timers = ? WHERE key = ?")
-                for (key, looks) in looks {
+                let statement = try db.cachedStatement(
+                    sql: "UPDATE activity SET timers = ?, timer_due = ? WHERE key = ?")
+                for (key, looks, at) in looks {
                     try statement.execute(arguments: [
-                        JSONValue.object(looks.mapValues { .int($0) }).jsonString(), key.rawValue,
+                        JSONValue.object(looks.mapValues { .int($0) }).jsonString(), at ?? SQLiteStore.neverDue,
+                        key.rawValue,
                     ])
                 }
                 try SQLiteStore.saveThrottleStates(throttleStates, db)

@@ -289,11 +289,11 @@ extension LiveRelayWorker {
                 if !pass.steps.isEmpty {
                     logger.info(
                         "timer rules came due",
-                        metadata: ["activities": "\(pass.steps.count)", "pushes": "\(report.queued)"])
+                        metadata: ["activities": "\(pass.due)", "pushes": "\(report.queued)"])
                 }
                 if deliver, report.queued > 0 { _ = await deliverLogged() }
                 var outcome = PollOutcome(.fresh)
-                outcome.changes = pass.steps.count
+                outcome.changes = pass.due
                 outcome.pushes = report.queued
                 return (outcome, report)
             } catch {

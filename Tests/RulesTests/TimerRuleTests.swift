@@ -70,6 +70,45 @@ import Testing
         #expect(result.intents.first?.patch == ["at": 1060, "since": 1500, "score": 2, "was": 1000])
     }
 
+    /// A timer rule whose key and condition read only `now`, `entity` and the activity's phase and times is
+    /// decided without the activity's record or the facts; any other is kept for the full evaluation.
+    @Test func aRuleOnTheActivitysTimesIsDecidedFromThemAlone() throws {
+        let (engine, diagnostics) = Self.load(
+            #"""
+            {"id": "calm", "feed": "f", "on": {"every": 60}, "event": "end",
+             "when": {">=": [{"-": [{"var": "now"}, {"var": "activity.pushed-at"}]}, 1800]},
+             "activity": {"key": {"cat": ["m-", {"var": "entity.id"}]}, "attributes-type": "Match"}},
+            {"id": "other", "feed": "f", "on": {"every": 60}, "event": "end", "when": true,
+             "activity": {"key": "another", "attributes-type": "Match"}},
+            {"id": "broken", "feed": "f", "on": {"every": 60}, "event": "end",
+             "when": {"throw": "no"}, "activity": {"key": "m-1", "attributes-type": "Match"}},
+            {"id": "price", "feed": "f", "on": {"every": 60}, "event": "end", "when": {">": [{"var": "curr.p"}, 1]},
+             "activity": {"key": "m-1", "attributes-type": "Match"}},
+            {"id": "state", "feed": "f", "on": {"every": 60}, "event": "end", "when": {"var": "activity.state.x"},
+             "activity": {"key": "m-1", "attributes-type": "Match"}},
+            {"id": "whole", "feed": "f", "on": {"every": 60}, "event": "end",
+             "when": {"var": [{"cat": ["activity", ".phase"]}]},
+             "activity": {"key": "m-1", "attributes-type": "Match"}}
+            """#)
+        #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
+        #expect(engine.timerRules.map(\.decidedByTimes) == [true, true, true, false, false, false])
+        var subject = Self.subject
+        subject.pushedAt = 1000
+        let all = Array(engine.timerRules.indices)
+        #expect(
+            engine.mayFire(all, for: subject, now: 2799) == [2, 3, 4, 5],
+            "calm is 1799 s from the push, other names another activity, broken is kept to be reported")
+        #expect(engine.mayFire(all, for: subject, now: 2800) == [0, 2, 3, 4, 5])
+        for now in [2799, 2800] {
+            let full = engine.evaluateTimers(
+                [0, 1], for: subject, facts: nil,
+                activity: ["phase": "active", "state": [:], "started-at": 1000, "pushed-at": 1000], now: now)
+            #expect(
+                full.intents.map(\.ruleID) == (now == 2800 ? ["calm"] : []),
+                "the full evaluation decides as the light one")
+        }
+    }
+
     @Test func aRuleThatReadsTheActivitySeesTheOneItsKeyNames() throws {
         let (engine, diagnostics) = Self.load(
             #"""

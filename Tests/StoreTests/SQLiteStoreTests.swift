@@ -33,7 +33,7 @@ import Testing
 
     /// What rules read as `activity` survives reopening; `sent-at` comes only from receipts, so saving a
     /// record read before them never puts it back; the timer pass reads live activities with the time their
-    /// entity last changed.
+    /// entity last changed and the activity's phase and times.
     @Test func theActivityViewAndTheTimerSubjectsAreKept() async throws {
         let path = Self.temporaryPath()
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
@@ -57,7 +57,7 @@ import Testing
             try await reopened.timerSubjects(attributesTypes: ["Match"]) == [
                 TimerSubject(
                     activity: "m-1", attributesType: "Match", entity: entity, startedAt: 600, looks: ["calm": 660],
-                    changedAt: 650)
+                    changedAt: 650, phase: "active", pushedAt: 700, sentAt: 710)
             ])
         #expect(try await reopened.timerSubjects(attributesTypes: ["Other"]).isEmpty)
         #expect(try await reopened.facts(of: [entity, EntityKey(feed: "f", id: "gone")]).keys.sorted() == [entity])

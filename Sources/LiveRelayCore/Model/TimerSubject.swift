@@ -11,10 +11,16 @@ public struct TimerSubject: Sendable, Hashable {
     public var looks: [String: Int]
     /// When the entity's facts last changed; `nil` when the feed no longer has the entity.
     public var changedAt: Int?
+    /// The light part of the activity's view, read with the due times: its phase (`pending` or `active`),
+    /// the timestamp of its last push and of its last delivered one. A rule that reads no more of the
+    /// activity (nor the facts) is decided from these without reading the activity's record.
+    public var phase: String
+    public var pushedAt: Int?
+    public var sentAt: Int?
 
     public init(
         activity: ActivityKey, attributesType: String, entity: EntityKey, startedAt: Int, looks: [String: Int] = [:],
-        changedAt: Int? = nil
+        changedAt: Int? = nil, phase: String = "active", pushedAt: Int? = nil, sentAt: Int? = nil
     ) {
         self.activity = activity
         self.attributesType = attributesType
@@ -22,5 +28,8 @@ public struct TimerSubject: Sendable, Hashable {
         self.startedAt = startedAt
         self.looks = looks
         self.changedAt = changedAt
+        self.phase = phase
+        self.pushedAt = pushedAt
+        self.sentAt = sentAt
     }
 }

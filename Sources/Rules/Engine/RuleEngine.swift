@@ -100,6 +100,31 @@ public struct RuleEngine: Sendable {
         return result
     }
 
+    /// Of the timer rules `due` for a live activity, those that may fire: a rule ``Rule/decidedByTimes`` is
+    /// evaluated here on the activity's phase and times (its key, then its condition) and left out when its
+    /// key names another activity or its condition is false; the others, and any whose evaluation fails
+    /// (reported by ``evaluateTimers(_:for:facts:activity:now:)``), are kept.
+    public func mayFire(_ due: [Int], for subject: TimerSubject, now: Int) -> [Int] {
+        guard due.contains(where: { timerRules[$0].decidedByTimes }) else { return due }
+        func time(_ t: Int?) -> JSONValue { t.map { .int($0) } ?? .null }
+        let still = FeedChange(entity: subject.entity, previous: nil, current: nil, changedPaths: [])
+        let data = RuleEngine.data(
+            for: still, now: now, changedAt: subject.changedAt ?? subject.startedAt,
+            activity: .object([
+                "phase": .string(subject.phase), "started-at": .int(subject.startedAt),
+                "pushed-at": time(subject.pushedAt), "sent-at": time(subject.sentAt),
+            ]))
+        let memo = JsonLogicMemo()
+        return due.filter { i in
+            let rule = timerRules[i]
+            guard rule.decidedByTimes else { return true }
+            guard case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: subject.entity)
+            else { return true }
+            guard key == subject.activity else { return false }
+            return (try? rule.when.evaluate(data, memo: memo).isTruthy) ?? true
+        }
+    }
+
     /// Which timer rules are due for a live activity now, each with the time it came due (what the activity
     /// keeps as the rule's last look), and the earliest time another may come due (for a quiet rule that
     /// already looked in this spell: `now` plus its span, the earliest a new spell could end); `nil` when no

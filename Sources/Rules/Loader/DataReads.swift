@@ -35,4 +35,35 @@ enum DataReads {
         default: return false
         }
     }
+
+    /// The members of `activity` a timer pass reads with the due times (no record, facts or budget).
+    static let activityTimes: Set<String> = [
+        "activity.phase", "activity.started-at", "activity.pushed-at", "activity.sent-at",
+    ]
+
+    /// True when `raw` may read more than `now`, `entity` and the activity's phase and times: the facts
+    /// (`prev`, `curr`, `changed`), or the activity's state, facts, budget or the whole `activity`.
+    static func mayReadBeyondTimes(_ raw: JSONValue) -> Bool {
+        if ["prev", "curr", "changed"].contains(where: { mayRead($0, in: raw) }) { return true }
+        return mayReadActivityBeyondTimes(raw)
+    }
+
+    private static func mayReadActivityBeyondTimes(_ raw: JSONValue) -> Bool {
+        switch raw {
+        case .string(let text):
+            guard text == "activity" || text.hasPrefix("activity.") else { return false }
+            return !activityTimes.contains(text)
+        case .array(let items):
+            return items.contains { mayReadActivityBeyondTimes($0) }
+        case .object(let members):
+            if members.count == 1, let (op, argument) = members.first, op == "var" || op == "val",
+                readsAnything(argument)
+            {
+                return true
+            }
+            return members.values.contains { mayReadActivityBeyondTimes($0) }
+        default:
+            return false
+        }
+    }
 }

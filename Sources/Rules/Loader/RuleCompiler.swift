@@ -120,18 +120,21 @@ struct RuleCompiler {
         guard problems.isEmpty, let when, let key, let attributes, let contentState else {
             return .failure(Diagnostics(problems))
         }
-        return .success(
-            Rule(
-                id: doc.id, description: doc.description, feeds: feeds, trigger: trigger, when: when,
-                readsActivity: DataReads.mayRead("activity", in: doc.readExpressions), activityKey: key,
-                attributesType: doc.activity.attributesType, attributes: attributes,
-                event: event,
-                contentState: contentState, relevance: relevance, priority: priority,
-                priorityExpression: priorityExpression,
-                whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
-                staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
-                dismissalAfterExpression: dismissalAfterExpression,
-                source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false))))
+        var rule = Rule(
+            id: doc.id, description: doc.description, feeds: feeds, trigger: trigger, when: when,
+            readsActivity: DataReads.mayRead("activity", in: doc.readExpressions), activityKey: key,
+            attributesType: doc.activity.attributesType, attributes: attributes,
+            event: event,
+            contentState: contentState, relevance: relevance, priority: priority,
+            priorityExpression: priorityExpression,
+            whenBudgetSpent: doc.whenBudgetSpent ?? .downgrade, alert: alert,
+            staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
+            dismissalAfterExpression: dismissalAfterExpression,
+            source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false)))
+        rule.decidedByTimes =
+            trigger.isTimer && !DataReads.mayReadBeyondTimes(doc.when ?? .null)
+            && !DataReads.mayReadBeyondTimes(doc.activity.key)
+        return .success(rule)
     }
 
     /// The rule's trigger from `on` (the schema has checked its shape).

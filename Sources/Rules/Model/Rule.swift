@@ -14,6 +14,9 @@ public struct Rule: Sendable {
     /// True when an expression other than the key may read `activity`; such a rule's key is computed first,
     /// to find the activity it reads.
     public var readsActivity: Bool
+    /// True when the key and the condition read only `now`, `entity` and the activity's phase and times:
+    /// a timer pass then tells whether the rule fires without reading the activity's record or the facts.
+    public var decidedByTimes: Bool = false
     public var activityKey: JsonLogicExpression
     public var attributesType: String
     /// Static attributes for `start`, by dotted field name.

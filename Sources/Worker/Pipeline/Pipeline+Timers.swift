@@ -29,16 +29,30 @@ extension Pipeline {
         // Only the activities whose stored due time has come (all of them after the timer rules changed).
         let subjects = try await store.timerSubjects(
             attributesTypes: Set(engine.timerRules.map(\.attributesType)), now: now, rules: engine.timerFingerprint)
-        var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)])] = []
+        var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)], firing: [Int])] = []
         var nextOf: [ActivityKey: Int?] = [:]
+        // Looks that fire nothing, told from the activity's phase and times alone: only the look is kept.
+        var idle: [(key: ActivityKey, looks: [String: Int], due: Int?)] = []
         for subject in subjects {
             let (rules, next) = engine.dueTimers(for: subject, now: now)
-            if !rules.isEmpty { due.append((subject, rules)) }
-            nextOf[subject.activity] = next
+            guard !rules.isEmpty else {
+                nextOf[subject.activity] = next
+                continue
+            }
+            let firing = engine.mayFire(rules.map(\.rule), for: subject, now: now)
+            guard firing.isEmpty else {
+                due.append((subject, rules, firing))
+                continue
+            }
+            var looked = subject
+            for (rule, at) in rules { looked.looks[engine.timerRules[rule].id] = at }
+            idle.append((subject.activity, looked.looks, engine.dueTimers(for: looked, now: now).next))
         }
         pass.read = subjects.count
+        pass.due = due.count + idle.count
         guard !due.isEmpty else {
-            try await store.saveTimerPass(activities: [], due: nextOf.map { ($0.key, $0.value) }, throttleStates: [])
+            try await store.saveTimerPass(
+                activities: [], looks: idle, due: nextOf.map { ($0.key, $0.value) }, throttleStates: [])
             pass.nextDue = try await store.nextTimerDue()
             return pass
         }
@@ -46,14 +60,17 @@ extension Pipeline {
         let (views, found) = try await activityViews(keys, now: now)
         var records = found
         let facts = try await store.facts(of: Set(due.map(\.subject.entity)))
-        for (subject, rules) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
+        var evaluated: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)] = []
+        var timersOf: [[String]] = []
+        for (subject, rules, firing) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
             guard records[subject.activity] != nil, let view = views[subject.activity] else { continue }
-            let evaluation = engine.evaluateTimers(
-                rules.map(\.rule), for: subject, facts: facts[subject.entity], activity: view, now: now)
             let still = facts[subject.entity]
-            var step = try await decide(
-                FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []), evaluation,
-                records: &records, feed: subject.entity.feed, now: now)
+            evaluated.append(
+                (
+                    FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []),
+                    engine.evaluateTimers(firing, for: subject, facts: still, activity: view, now: now),
+                    subject.entity.feed
+                ))
             // Each look is kept, fired or not, so the rule looks again only when it comes due again.
             var looked = subject
             for (rule, at) in rules {
@@ -61,17 +78,18 @@ extension Pipeline {
                 looked.looks[engine.timerRules[rule].id] = at
             }
             nextOf[subject.activity] = engine.dueTimers(for: looked, now: now).next
-            step.timers = rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" }
-            pass.steps.append(step)
+            timersOf.append(rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" })
         }
+        pass.steps = try await decide(evaluated, records: &records, now: now)
+        for i in pass.steps.indices { pass.steps[i].timers = timersOf[i] }
         // A record whose only change is its looks gets only those written (most looks fire nothing).
         var changed: [ActivityRecord] = []
-        var looks: [(key: ActivityKey, looks: [String: Int])] = []
+        var looks = idle
         for record in records.values where found[record.key] != record {
             var before = record
             before.timers = found[record.key]?.timers ?? [:]
-            if before == found[record.key] {
-                looks.append((record.key, record.timers))
+            if before == found[record.key], let next = nextOf.removeValue(forKey: record.key) {
+                looks.append((record.key, record.timers, next))
             } else {
                 changed.append(record)
             }
@@ -95,7 +113,10 @@ public struct TimerPass: Sendable {
     /// Live activities read because their stored due time came (every live one after the timer rules
     /// changed); `steps` holds those a rule was due for.
     public var read = 0
-    /// One step per activity a timer rule came due for (`timers` names the rules).
+    /// Live activities a timer rule came due for.
+    public var due = 0
+    /// One step per activity a timer rule came due for (`timers` names the rules), but for those whose
+    /// rules were told to fire nothing from the activity's phase and times alone.
     public var steps: [ChangeStep] = []
     /// The earliest time a timer rule may come due after this pass, from the stored due times (0: an activity
     /// written since its last look is due at once); `nil` when none is live.

@@ -113,10 +113,8 @@ public struct Pipeline: Sendable {
         let before = records
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
-        for (change, evaluation) in zip(changes, evaluations) {
-            plan.steps.append(
-                try await decide(change, evaluation, records: &records, feed: feed.id, now: now))
-        }
+        plan.steps = try await decide(
+            zip(changes, evaluations).map { ($0, $1, feed.id) }, records: &records, now: now)
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
         // One transaction: the facts, the activities and the pushes they queued (a crash can never keep the
@@ -136,33 +134,41 @@ public struct Pipeline: Sendable {
         return plan
     }
 
-    /// The ledger's decisions for one change's (or one timer look's) intents, each push handed to the
-    /// throttle, with metrics and logs for the rules that fired or failed.
+    /// The ledger's decisions for each change's (or timer look's) intents, in order, with metrics and logs
+    /// for the rules that fired or failed; then every push they made handed to the throttle in that order,
+    /// in one call.
     func decide(
-        _ change: FeedChange, _ evaluation: RuleEvaluation, records: inout [ActivityKey: ActivityRecord],
-        feed: String, now: Int
-    ) async throws(SQLiteStore.Failure) -> ChangeStep {
-        // Only with contracts: a refused push puts its activity's record back as it was before this change.
-        let unchanged = contracts.isEmpty ? [:] : records
-        var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
-        if !contracts.isEmpty {
-            decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed) }
-        }
-        var step = ChangeStep(
-            change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors, decisions: decisions)
-        for decision in decisions {
-            if case .push(let pending) = decision {
-                let outcome = try await queue.submit([pending], now: now)[0]
-                step.queued[pending.push.activity] = outcome
-                if case .coalesced = outcome { metrics.coalesced() }
+        _ looks: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)],
+        records: inout [ActivityKey: ActivityRecord], now: Int
+    ) async throws(SQLiteStore.Failure) -> [ChangeStep] {
+        var steps: [ChangeStep] = []
+        var pushes: [(step: Int, pending: PendingPush)] = []
+        for (change, evaluation, feed) in looks {
+            // Only with contracts: a refused push puts its activity's record back as it was before this change.
+            let unchanged = contracts.isEmpty ? [:] : records
+            var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
+            if !contracts.isEmpty {
+                decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed) }
+            }
+            for case .push(let pending) in decisions { pushes.append((steps.count, pending)) }
+            steps.append(
+                ChangeStep(
+                    change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
+                    decisions: decisions))
+            for rule in evaluation.intents.map(\.ruleID) { metrics.ruleFired(rule) }
+            for error in evaluation.errors {
+                metrics.ruleError(error.rule)
+                logger.error(
+                    "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed)", "error": "\(error)"])
             }
         }
-        for rule in step.fired { metrics.ruleFired(rule) }
-        for error in evaluation.errors {
-            metrics.ruleError(error.rule)
-            logger.error("rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed)", "error": "\(error)"])
+        guard !pushes.isEmpty else { return steps }
+        let outcomes = try await queue.submit(pushes.map(\.pending), now: now)
+        for ((step, pending), outcome) in zip(pushes, outcomes) {
+            steps[step].queued[pending.push.activity] = outcome
+            if case .coalesced = outcome { metrics.coalesced() }
         }
-        return step
+        return steps
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per

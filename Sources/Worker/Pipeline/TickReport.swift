@@ -26,7 +26,7 @@ public struct TimerReport: Sendable, CustomStringConvertible {
 
     public init(_ pass: TimerPass) {
         read = pass.read
-        due = pass.steps.count
+        due = pass.due
         queued = pass.pushes.count
     }
 

@@ -109,7 +109,7 @@ public struct Replayer: Sendable {
             if pass.steps.contains(where: Self.hasNews) {
                 write("")
                 write(
-                    "⏲ at \(ISO8601Time.string(due)): timer rules came due for \(pass.steps.count) live activit\(pass.steps.count == 1 ? "y" : "ies")"
+                    "⏲ at \(ISO8601Time.string(due)): timer rules came due for \(pass.due) live activit\(pass.due == 1 ? "y" : "ies")"
                 )
                 describe(pass)
             }
