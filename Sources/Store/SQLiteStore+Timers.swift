@@ -7,15 +7,19 @@ extension SQLiteStore {
     /// timer rules may be due at `now` (all of them when `now` is nil), as timer rules see them, with the time
     /// their entity's facts last changed: no content-states are read. `rules` names the timer rules in force:
     /// when they are not the ones the stored due times were computed for, every live activity is read.
-    public func timerSubjects(attributesTypes: Set<String>, now: Int? = nil, rules: String = "")
+    /// With `now`, at most `limit` are read, those not yet looked at first, then the earliest due.
+    public func timerSubjects(attributesTypes: Set<String>, now: Int? = nil, rules: String = "", limit: Int? = nil)
         async throws(Failure) -> [TimerSubject]
     {
         let types = attributesTypes.sorted()
         guard !types.isEmpty else { return [] }
         let path = self.path
         let marks = Array(repeating: "?", count: types.count).joined(separator: ",")
-        let due = now == nil ? "" : " AND (a.timer_due IS NULL OR a.timer_due <= ?)"
-        let values: [any DatabaseValueConvertible & Sendable] = types + (now.map { [$0] } ?? [])
+        let due =
+            now == nil
+            ? "" : " AND (a.timer_due IS NULL OR a.timer_due <= ?) ORDER BY a.timer_due" + (limit == nil ? "" : " LIMIT ?")
+        let values: [any DatabaseValueConvertible & Sendable] =
+            types + (now.map { [$0] } ?? []) + (now != nil ? limit.map { [$0] } ?? [] : [])
         let sql = """
             SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers,
             f.updated_at, a.phase, a.last_timestamp, a.sent_at FROM activity a
@@ -100,8 +104,8 @@ extension SQLiteStore {
             }, write: false)
     }
 
-    /// Saves what a timer pass changed in one transaction: when each activity it read may next come due, the
-    /// records it pushed for (looked at again by the next pass), the timer looks of the others with their
+    /// Saves what a timer pass changed in one transaction: the records it pushed for, when each activity it
+    /// read may next come due, the timer looks of the others with their
     /// next due time (one statement each), and the throttle states of the pushes it queued.
     public func saveTimerPass(
         activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
@@ -111,11 +115,13 @@ extension SQLiteStore {
         try await run(
             "saving a timer pass",
             { db in
+                // The records first: the due times the pass computed for them stand (a push does not move when
+                // a timer rule comes due).
+                try SQLiteStore.save(activities, db)
                 let next = try db.cachedStatement(sql: "UPDATE activity SET timer_due = ? WHERE key = ?")
                 for (key, at) in due {
                     try next.execute(arguments: [at ?? SQLiteStore.neverDue, key.rawValue])
                 }
-                try SQLiteStore.save(activities, db)
                 let statement = try db.cachedStatement(
                     sql: "UPDATE activity SET timers = ?, timer_due = ? WHERE key = ?")
                 for (key, looks, at) in looks {

@@ -87,8 +87,14 @@ import Testing
         #expect(try await read(659).isEmpty)
         #expect(try await read(660) == ["m-1"])
         #expect(try await read(5000) == ["m-1", "m-2"], "no timer rule applies to m-3")
+        func first(_ now: Int) async throws -> [String] {
+            try await store.timerSubjects(attributesTypes: ["Match"], now: now, rules: "every 60", limit: 1)
+                .map(\.activity.rawValue)
+        }
+        #expect(try await first(5000) == ["m-1"], "a batch takes the earliest due first")
         try await store.save([records[1]])
         #expect(try await read(661) == ["m-1", "m-2"], "written whole: looked at again")
+        #expect(try await first(5000) == ["m-2"], "before any due time, one not looked at since it was written")
         #expect(try await read(661, rules: "every 30") == ["m-1", "m-2", "m-3"], "other rules: all again")
     }
 

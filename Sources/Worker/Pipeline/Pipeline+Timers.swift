@@ -19,16 +19,37 @@ extension Pipeline {
 
     /// One pass of the timer rules at `now`: each live activity whose timer rules came due is looked at by
     /// them (its entity's last facts as `prev` and `curr`), what they decide goes to the throttle, and each
-    /// rule's look is remembered with the activity, all in one transaction. `run` makes a pass every
-    /// `timer-interval` seconds, `tick` one per tick, `replay` one at each time a timer comes due on its
-    /// simulated clock.
-    public func timers(now: Int) async throws(SQLiteStore.Failure) -> TimerPass {
+    /// rule's look is remembered with the activity. The activities are taken `batch` at a time, the
+    /// earliest due first, each batch in one transaction, so a pass over many never holds the state file
+    /// for long (a poll's commit goes in between). `run` makes a pass every `timer-interval` seconds, `tick`
+    /// one per tick, `replay` one at each time a timer comes due on its simulated clock.
+    public func timers(now: Int, batch: Int = 2_000) async throws(SQLiteStore.Failure) -> TimerPass {
+        var pass = TimerPass(now: now)
+        guard !rules.engine.timerRules.isEmpty else { return pass }
+        var batches = 0
+        repeat {
+            batches += 1
+            let part = try await timerBatch(now: now, limit: max(batch, 1))
+            pass.read += part.read
+            pass.due += part.due
+            pass.steps += part.steps
+            pass.nextDue = part.nextDue
+            // A batch moves every activity it read past `now` (a look, or its next due time), so the next
+            // batch reads others; the bound only guards against a store that would not.
+            guard part.read == max(batch, 1), batches < 10_000 else { break }
+        } while true
+        return pass
+    }
+
+    /// One batch of a timer pass: at most `limit` live activities whose timer rules may be due, in one
+    /// transaction.
+    private func timerBatch(now: Int, limit: Int) async throws(SQLiteStore.Failure) -> TimerPass {
         let engine = rules.engine
         var pass = TimerPass(now: now)
-        guard !engine.timerRules.isEmpty else { return pass }
         // Only the activities whose stored due time has come (all of them after the timer rules changed).
         let subjects = try await store.timerSubjects(
-            attributesTypes: Set(engine.timerRules.map(\.attributesType)), now: now, rules: engine.timerFingerprint)
+            attributesTypes: Set(engine.timerRules.map(\.attributesType)), now: now, rules: engine.timerFingerprint,
+            limit: limit)
         var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)], firing: [Int])] = []
         var nextOf: [ActivityKey: Int?] = [:]
         // Looks that fire nothing, told from the activity's phase and times alone: only the look is kept.
@@ -63,7 +84,10 @@ extension Pipeline {
         var evaluated: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)] = []
         var timersOf: [[String]] = []
         for (subject, rules, firing) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
-            guard records[subject.activity] != nil, let view = views[subject.activity] else { continue }
+            guard records[subject.activity] != nil, let view = views[subject.activity] else {
+                nextOf[subject.activity] = .some(nil)  // gone since it was read: nothing to look at
+                continue
+            }
             let still = facts[subject.entity]
             evaluated.append(
                 (
