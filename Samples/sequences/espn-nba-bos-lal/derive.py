@@ -17,11 +17,18 @@ NBA and NFL scoreboard bodies:
   STATUS_FINAL (3); `period` 0 before tip-off, 1-4 for the quarters, 5 for overtime; `clock` the seconds
   left in the period, `displayClock` counting down (`5:15`, and tenths in the last minute, `24.6`);
   ESPN's wording in `detail`/`shortDetail` (`5:15 - 4th Quarter`/`5:15 - 4th`, `Halftime`,
-  `End of 3rd Quarter`/`End of 3rd`, `4:37 - OT`, `Final/OT`);
+  `End of 3rd Quarter`/`End of 3rd`, `4:37 - OT`, `Final/OT` with `"altDetail": "OT"`); `clock` 0 and
+  `displayClock` `0:00` at the breaks and at the end;
 - competitors with NBA teams (ESPN team ids 2 and 13), the score as a string, `linescores` per quarter,
   and the `winner` flags only once the game is final;
 - basketball's `format` (4 regulation periods), the arena, a national broadcast; the soccer-only members
   (goal `details`, `odds`, `tickets`, `form`, soccer `statistics`, `altGameNote`) are left out.
+
+The shapes come from public ESPN bodies kept in other projects: an NBA scoreboard of the 2023-24 season
+(league, teams, `linescores`, final flags), NFL scoreboards (STATUS_IN_PROGRESS as `14:18 - 4th Quarter`,
+STATUS_HALFTIME with id 23 and the clock at 0, `End of 3rd Quarter`) and NBA, WNBA and NFL finals after
+overtime (`Final/OT`, period 5). Made up: the event id, the score line, the attendance (the arena's
+capacity), the season's dates (its `calendar` is left empty, as in the soccer recording).
 
 Run from this folder; it rewrites the derived files.
 """
@@ -100,7 +107,7 @@ def end_of(period):
 
 
 FINAL_OT = dict(id="3", name="STATUS_FINAL", state="post", completed=True, description="Final",
-                detail="Final/OT", shortDetail="Final/OT")
+                detail="Final/OT", shortDetail="Final/OT", altDetail="OT")
 
 # file: (status, points per period so far, home then away)
 STEPS = {
