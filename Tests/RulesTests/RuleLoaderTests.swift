@@ -33,8 +33,8 @@ import Testing
         #expect(
             set.rules.map(\.id) == [
                 "big-move", "jump", "price", "calm", "gone", "alert-move", "alert-cross", "alert-moved", "alert-calm",
-                "kick-off", "goal", "clock", "full-time", "match-start", "match-goal", "match-play", "match-end",
-                "match-off",
+                "kick-off", "goal", "clock", "full-time", "match-start", "match-goal", "match-overtime", "match-play",
+                "match-end", "match-off",
             ])
     }
 
@@ -150,6 +150,105 @@ import Testing
         var scheduled = curr
         scheduled.set("state", "scheduled")
         #expect(start(previous: scheduled)?.alert?.body == "Kick-off: ARS 0–1 BHA")
+    }
+
+    /// The sports rules' intents for one change of the `scores` feed.
+    static func sportsIntents(from prev: Facts?, to curr: Facts) -> [ActivityIntent] {
+        let set = RuleLoader().load(paths: [Repository.path("Rules/sports.rules.json")])
+        let change = FeedChange(
+            entity: EntityKey(feed: "scores", id: "1"), previous: prev, current: curr,
+            changedPaths: Facts.changedPaths(from: prev ?? Facts(), to: curr))
+        return RuleEngine(rules: set.rules).evaluate(change, now: 0).intents
+    }
+
+    /// A game whose clock counts down starts "Under way", never "Kick-off"; a soccer clock kicks off.
+    @Test func aBasketballGameIsUnderWayNotKickedOff() throws {
+        var scheduled = Facts([
+            "state": "scheduled", "clock": ["direction": "down", "display": "0:00"],
+            "home": ["abbr": "BOS", "name": "Boston Celtics"], "away": ["abbr": "LAL", "name": "Los Angeles Lakers"],
+        ])
+        scheduled.set("statusShortText", "1/15 - 7:30 PM EST")
+        var tipOff = scheduled
+        tipOff.set("state", "live")
+        tipOff.set("period", 1)
+        tipOff.set("clock.display", "11:44")
+        tipOff.set("statusShortText", "11:44 - 1st")
+        tipOff.set("home.score", 0)
+        tipOff.set("away.score", 0)
+        let start = Self.sportsIntents(from: scheduled, to: tipOff).first { $0.event == .start }
+        #expect(start?.alert?.body == "Under way: BOS 0–0 LAL")
+        #expect(Self.sportsIntents(from: nil, to: tipOff).first?.alert?.body == "Under way: BOS 0–0 LAL (11:44 - 1st)")
+        scheduled.set("clock.direction", "up")
+        tipOff.set("clock.direction", "up")
+        #expect(Self.sportsIntents(from: scheduled, to: tipOff).first?.alert?.body == "Kick-off: BOS 0–0 LAL")
+    }
+
+    /// Where the clock counts down (basketball scores every half minute), a score alerts only when it changes
+    /// who leads; a basket that keeps the lead updates the score quietly, at priority 5 and without an alert.
+    /// Where it counts up, every goal alerts.
+    @Test(arguments: [
+        ("down", 85, 89, nil, PriorityPolicy.low), ("down", 87, 87, "Boston Celtics draw level", .high),
+        ("down", 88, 87, "Boston Celtics take the lead", .high), ("up", 85, 89, "Los Angeles Lakers score", .high),
+    ])
+    func aScoreAlertsWhenItMatters(clock: String, home: Int, away: Int, title: String?, priority: PriorityPolicy)
+        throws
+    {
+        var prev = Facts([
+            "state": "live", "period": 4, "clock": ["direction": .string(clock), "display": "5:15"],
+            "home": ["abbr": "BOS", "name": "Boston Celtics", "score": 85],
+            "away": ["abbr": "LAL", "name": "Los Angeles Lakers", "score": 87],
+        ])
+        prev.set("statusShortText", "5:15 - 4th")
+        var curr = prev
+        curr.set("home.score", .int(home))
+        curr.set("away.score", .int(away))
+        let goal = try #require(Self.sportsIntents(from: prev, to: curr).first { $0.ruleID == "match-goal" })
+        #expect(goal.alert?.title == title)
+        #expect(goal.priority == priority)
+        #expect(goal.patch["homeScore"] == .int(home) && goal.patch["awayScore"] == .int(away))
+        if title != nil { #expect(goal.alert?.body == "BOS \(home)–\(away) LAL (5:15 - 4th)") }
+    }
+
+    /// Overtime (basketball: ESPN's status says OT) and extra time (soccer's STATUS_OVERTIME) alert when play
+    /// resumes after regulation, named for the sport, and not again after extra time's half-time.
+    @Test(arguments: [
+        ("down", "STATUS_END_PERIOD", "End of 4th", 4, "STATUS_IN_PROGRESS", "4:37 - OT", 5, "Overtime"),
+        ("up", "STATUS_SECOND_HALF", "90'+4'", 2, "STATUS_OVERTIME", "91'", 3, "Extra time"),
+        ("up", "STATUS_HALFTIME_ET", "HT", 3, "STATUS_OVERTIME", "106'", 4, nil),
+        ("down", "STATUS_END_PERIOD", "End of 3rd", 3, "STATUS_IN_PROGRESS", "11:40 - 4th", 4, nil),
+    ])
+    func overtimeIsNamedOnce(
+        clock: String, before: String, beforeText: String, beforePeriod: Int, after: String, afterText: String,
+        afterPeriod: Int, title: String?
+    ) throws {
+        var prev = Facts([
+            "state": "break", "period": .int(beforePeriod), "clock": ["direction": .string(clock)],
+            "home": ["abbr": "BOS", "score": 104], "away": ["abbr": "LAL", "score": 104],
+        ])
+        prev.set("status", .string(before))
+        prev.set("statusShortText", .string(beforeText))
+        var curr = prev
+        curr.set("state", "live")
+        curr.set("period", .int(afterPeriod))
+        curr.set("status", .string(after))
+        curr.set("statusShortText", .string(afterText))
+        let overtime = Self.sportsIntents(from: prev, to: curr).first { $0.ruleID == "match-overtime" }
+        #expect(overtime?.alert?.title == title)
+        if title != nil { #expect(overtime?.alert?.body == "BOS 104–104 LAL (\(afterText))") }
+    }
+
+    /// A shoot-out's score is shown while it is under way, a home side's 0 with it.
+    @Test func aShootOutIsShownWhileUnderWay() throws {
+        var prev = Facts([
+            "state": "live", "period": 5, "clock": ["direction": "up", "display": "120'"],
+            "home": ["score": 1, "shootout": 0], "away": ["score": 1, "shootout": 0],
+        ])
+        prev.set("status", "STATUS_SHOOTOUT")
+        var curr = prev
+        curr.set("away.shootout", 1)
+        let play = try #require(Self.sportsIntents(from: prev, to: curr).first { $0.ruleID == "match-play" })
+        #expect(play.patch["homePenalties"] == 0)
+        #expect(play.patch["awayPenalties"] == 1)
     }
 
     /// One rule for BTC on several exchanges, instead of a generated copy per feed: `entity.feed` tells which

@@ -21,7 +21,7 @@ import Worker
     }
 
     @Test func everySampleConfigLoadsWithItsPreset() throws {
-        for name in ["espn-soccer", "football-data", "binance", "coinbase", "kraken", "coingecko"] {
+        for name in ["espn-soccer", "espn-nba", "football-data", "binance", "coinbase", "kraken", "coingecko"] {
             let loaded = try ConfigLoader.load(path: Repository.path("Samples/presets/\(name).json"))
             #expect(loaded.feeds.count == 1)
             #expect(loaded.loadRules().errors.isEmpty, "\(name)")

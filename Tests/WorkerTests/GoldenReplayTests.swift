@@ -9,7 +9,18 @@ import Testing
     @Test(arguments: [
         // Price alerts: a start on a 24-hour move (ETH), a start on crossing 100,000 (BTC), an update only
         // once BTC moved 0.5 % from the price it was pushed at, and both ended after 30 calm minutes.
-        ("Samples/presets/price-alerts.json", "Samples/sequences/binance-btc-alert")
+        ("Samples/presets/price-alerts.json", "Samples/sequences/binance-btc-alert"),
+        // An NBA game (the sport read from the body's league): "Under way" at tip-off, not "Kick-off"; an
+        // alert only when the lead changes hands or the score is levelled (the Lakers lead in the 1st, Boston
+        // take it at 5:15 in the 4th, the Lakers level at 1:48 and lead with 24.6 left, Boston level at the
+        // buzzer), the baskets between at priority 5 without one; "Overtime" when play resumes in period 5;
+        // the end "Boston Celtics win", "BOS 118–115 LAL (Final/OT)".
+        ("Samples/presets/espn-nba.json", "Samples/sequences/espn-nba-bos-lal"),
+        // The World Cup match to penalties through the ESPN preset and the shared sports rules: "Kick-off"
+        // (a clock counting up), "Egypt take the lead" at 44', the quiet half-time, "Australia draw level" at
+        // 78', "Extra time" at 96', and the end "Egypt win", "AUS 1–1 EGY (2–4 on penalties)" with both
+        // shoot-out scores and the winner in the final state.
+        ("Samples/presets/espn-soccer.json", "Samples/sequences/espn-aus-egy-preset"),
     ])
     func theReplayMatchesItsGoldenFile(config: String, sequence: String) async throws {
         let output = ReplayTests.Output()

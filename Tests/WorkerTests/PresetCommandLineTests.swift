@@ -8,7 +8,8 @@ import Testing
     let liverelay = Repository.executable("liverelay")
 
     static let samples = [
-        ("espn-soccer", "espn-aus-egy-preset"), ("football-data", "football-data-whu-ful"),
+        ("espn-soccer", "espn-aus-egy-preset"), ("espn-nba", "espn-nba-bos-lal"),
+        ("football-data", "football-data-whu-ful"),
         ("binance", "binance-btc-bnb"), ("coinbase", "coinbase-btc-usd"), ("kraken", "kraken-bcheur"),
         ("coingecko", "coingecko-sol"),
     ]

@@ -29,8 +29,11 @@ import Worker
         #expect(
             pushes.map { $0.ruleIDs.joined(separator: "+") } == [
                 "match-start", "match-play", "match-goal+match-play", "match-play", "match-goal+match-play",
-                "match-play",
-                "match-end",
+                "match-overtime+match-play", "match-end",
+            ])
+        #expect(
+            pushes.map { $0.alert?.title } == [
+                "Australia v Egypt", nil, "Egypt take the lead", nil, "Australia draw level", "Extra time", "Egypt win",
             ])
         #expect(pushes[3].contentState["state"] == "break", "half-time")
         #expect(pushes[5].contentState["period"] == 3, "extra time")
@@ -39,6 +42,33 @@ import Worker
         #expect(end.contentState["awayPenalties"] == 4)
         #expect(end.contentState["winner"] == "away")
         #expect(end.alert?.body == "AUS 1–1 EGY (2–4 on penalties)")
+    }
+
+    /// An NBA game through ESPN's scoreboard, the sport read from the body's league: quarters, a clock
+    /// counting down, a lead changing hands late, overtime, a final after overtime.
+    @Test func espnNBA() async throws {
+        let (pushes, summary) = try await Self.replay("espn-nba", "espn-nba-bos-lal")
+        #expect(summary.feedErrors == 0)
+        #expect(
+            pushes.map { $0.ruleIDs.joined(separator: "+") } == [
+                "match-start", "match-goal+match-play", "match-goal+match-play", "match-goal+match-play",
+                "match-goal+match-play", "match-goal+match-play", "match-goal+match-play", "match-goal+match-play",
+                "match-overtime+match-play", "match-end",
+            ])
+        #expect(
+            pushes.map { $0.alert?.title } == [
+                "Boston Celtics v Los Angeles Lakers", "Los Angeles Lakers take the lead", nil, nil,
+                "Boston Celtics take the lead", "Los Angeles Lakers draw level", "Los Angeles Lakers take the lead",
+                "Boston Celtics draw level", "Overtime", "Boston Celtics win",
+            ])
+        #expect(pushes[0].alert?.body == "Under way: BOS 0–0 LAL", "not a kick-off")
+        #expect(pushes[2].priority == .low && pushes[3].priority == .low, "a basket that keeps the lead is quiet")
+        #expect(pushes[8].alert?.body == "BOS 104–104 LAL (4:37 - OT)")
+        #expect(pushes[8].contentState["period"] == 5)
+        let end = try #require(pushes.last)
+        #expect(end.alert?.body == "BOS 118–115 LAL (Final/OT)")
+        #expect(end.contentState["winner"] == "home")
+        #expect(end.contentState["homePenalties"] == nil)
     }
 
     @Test func footballData() async throws {
@@ -50,7 +80,7 @@ import Worker
                 "match-start", "match-play", "match-play", "match-goal", "match-end",
             ])
         #expect(match.map { $0.contentState["state"] } == ["live", "break", "live", "live", "final"])
-        #expect(match[3].alert?.title == "Fulham scores", "a title that fits any sport")
+        #expect(match[3].alert?.title == "Fulham take the lead", "a title that fits any sport")
         #expect(match[0].alert?.body?.hasPrefix("Kick-off: ") == true)
         #expect(match.last?.contentState["winner"] == "away")
         #expect(pushes.filter { $0.event == .start }.count == 5)
