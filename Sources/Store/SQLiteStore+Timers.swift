@@ -15,9 +15,8 @@ extension SQLiteStore {
         guard !types.isEmpty else { return [] }
         let path = self.path
         let marks = Array(repeating: "?", count: types.count).joined(separator: ",")
-        let due =
-            now == nil
-            ? "" : " AND (a.timer_due IS NULL OR a.timer_due <= ?) ORDER BY a.timer_due" + (limit == nil ? "" : " LIMIT ?")
+        let order = " ORDER BY a.timer_due" + (limit == nil ? "" : " LIMIT ?")
+        let due = now == nil ? "" : " AND (a.timer_due IS NULL OR a.timer_due <= ?)" + order
         let values: [any DatabaseValueConvertible & Sendable] =
             types + (now.map { [$0] } ?? []) + (now != nil ? limit.map { [$0] } ?? [] : [])
         let sql = """
