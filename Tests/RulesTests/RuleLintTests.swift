@@ -56,6 +56,11 @@ import Testing
         ),
         // A member the activity does not have.
         (rule(when: #"{"var": "activity.sentAt"}"#), "1:51", "activity has no sentAt (did you mean sent-at?)"),
+        // `==` with an array: it raises NaN whatever the other side is.
+        (
+            rule(when: #"{"==": [{"var": "changed"}, ["price"]]}"#), "1:51",
+            "== never compares an array or an object (it raises NaN): write ==="
+        ),
     ])
     func eachMistakeIsAnErrorWhereItIs(rule: String, location: String, message: String) {
         let found = Self.diagnostics(rule)
@@ -83,6 +88,22 @@ import Testing
             Self.rule(when: #"{"and": [{">": [{"var": "curr.home.score"}, 1]}, {"var": "prev.home.score"}]}"#))
         #expect(found.map(\.severity) == [.warning], "\(found.map(\.description))")
         #expect(found.first?.message.contains("the feeds of this rule do not give home.score (other feeds do)") == true)
+    }
+
+    /// `{"!=": [fact, null]}` is false for a fact of 0 (as the JsonLogic suites have it): "is this fact
+    /// missing" is `!==`. Said once for each such comparison; the strict one is not flagged.
+    @Test func looseEqualityWithNullIsAWarning() {
+        let found = Self.diagnostics(
+            Self.rule(
+                when:
+                    #"{"and": [{"!=": [{"var": "prev.price"}, null]}, {"!==": [{"var": "curr.price"}, null]}]}"#))
+        #expect(found.map(\.severity) == [.warning], "\(found.map(\.description))")
+        #expect(found.first?.location.map { "\($0)" } == "1:60", "\(found)")
+        #expect(
+            found.first?.message.contains(
+                #"!= with null is also false for 0 and false, so a fact of 0 reads as missing: write {"!==": [fact, null]}"#
+            )
+                == true, "\(found)")
     }
 
     @Test func theItemOfAnIterationIsNotTheRulesData() {

@@ -97,17 +97,18 @@ extension JSONValue {
         }
     }
 
-    /// `==` as JsonLogic rules compare: two texts as texts, two arrays or two objects by value, `null` equal
-    /// only to `null` (as in JavaScript); anything else as numbers. `nil` when a side is not a number (an
-    /// array or object against a scalar, a text that is no number against a number or boolean), which the
-    /// operator raises as `{"type": "NaN"}`.
+    /// `==` as the JsonLogic community's suites define it: two texts as texts, `null` equal to `null`; `null`
+    /// against a number or boolean as 0 (`{"==": [null, 0]}` is true: a rule asking "is this fact missing"
+    /// writes `{"===": [fact, null]}` or `exists`, which `check` says); `null` against a text is false;
+    /// anything else as numbers. `nil` when a side is not a number (an array or an object on either side, a
+    /// text that is no number against a number or boolean), which the operator raises as `{"type": "NaN"}`.
     func jsonLogicLooselyEquals(_ other: JSONValue) -> Bool? {
         switch (self, other) {
         case (.int(let x), .int(let y)): return x == y
-        case (.null, _), (_, .null): return isNull && other.isNull
+        case (.null, .null): return true
+        case (.null, .string), (.string, .null): return false
         case (.string(let x), .string(let y)): return x == y
-        case (.array, .array), (.object, .object): return self == other
-        case (.array, .object), (.object, .array): return false
+        case (.array, _), (.object, _), (_, .array), (_, .object): return nil
         default:
             let x = jsonLogicOperand
             let y = other.jsonLogicOperand

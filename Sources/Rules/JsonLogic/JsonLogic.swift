@@ -7,9 +7,9 @@ public import LiveRelayCore
 /// or a numeric comparison on a value that is not a number raises `{"type": "NaN"}` (`{"/": [1, 0]}`,
 /// `{"+": ["apple", 1]}`, `{"<": [1, "a"]}`), which a `try` can catch. Where LiveRelay differs on purpose:
 /// numbers stay exact where JavaScript would round (`Int` stays `Int`, `Decimal` prices stay `Decimal` in
-/// `+`, `-`, `*` and comparisons); arrays and objects compare by value in `==` and `===` because JSON values
-/// have no identity; and `null` is loosely equal only to `null`, as in JavaScript (`{"==": [0, null]}` is
-/// false), so that "is this fact missing" stays a plain test.
+/// `+`, `-`, `*` and comparisons), and `===` compares arrays and objects by value because JSON values have
+/// no identity. `==` follows the suites: `null` is loosely equal to 0 and `false`, and an array or object on
+/// either side raises `{"type": "NaN"}`.
 public struct JsonLogicExpression: Sendable {
     let root: JsonLogicNode
 

@@ -160,6 +160,7 @@ struct RuleLint {
                     "in looks for its first argument in its second: write {\"in\": [\"home.score\", {\"var\": \"changed\"}]}",
                     atKey: true)
             }
+            if op == "==" || op == "!=", arguments.count == 2 { looseEquality(op, arguments, at: here) }
             if op == "var" || op == "val", !item, let path = Self.path(of: argument) {
                 self.path(path, at: here)
             }
@@ -172,6 +173,24 @@ struct RuleLint {
             }
         default:
             break
+        }
+    }
+
+    /// `==` and `!=` against a written `null`, array or object: loosely, `null` equals 0 and `false` (a score
+    /// of 0 would read as missing), and an array or object is never compared (it raises `NaN`).
+    private mutating func looseEquality(_ op: String, _ arguments: [JSONValue], at pointer: String) {
+        let strict = op == "==" ? "===" : "!=="
+        if arguments.contains(.null) {
+            add(
+                pointer,
+                "\(op) with null is also \(op == "==" ? "true" : "false") for 0 and false, so a fact of 0 reads as missing: write {\"\(strict)\": [fact, null]} (or exists, ??)",
+                atKey: true, warning: true)
+        }
+        if arguments.contains(where: { $0.arrayValue != nil || ($0.objectValue.map { $0.count != 1 } ?? false) }) {
+            add(
+                pointer,
+                "\(op) never compares an array or an object (it raises NaN): write \(strict) to compare them by value",
+                atKey: true)
         }
     }
 

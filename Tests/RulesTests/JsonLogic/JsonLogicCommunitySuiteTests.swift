@@ -18,7 +18,7 @@ struct CommunityCase: Sendable, CustomTestStringConvertible {
     let data: JSONValue
     let expected: Expected
 
-    /// The key of the case in `CommunitySuite.differences`.
+    /// The case's name in test output: `file: description`.
     var key: String { "\(file): \(description)" }
     var testDescription: String { key }
 }
@@ -71,12 +71,6 @@ enum CommunityOutcome: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A case LiveRelay answers differently on purpose: what it answers instead, and why.
-struct CommunityDifference: Sendable {
-    let outcome: CommunityOutcome
-    let reason: String
-}
-
 enum CommunitySuite {
     struct LoadError: Error, CustomStringConvertible {
         let description: String
@@ -87,28 +81,6 @@ enum CommunitySuite {
 
     /// The cases to run; empty when loading failed, which `suitesHaveEveryCase` reports.
     static var all: [CommunityCase] { (try? loaded.get()) ?? [] }
-
-    /// The cases where LiveRelay differs on purpose, by `file: description`, with LiveRelay's answer and the
-    /// reason; docs/rules.md lists the same. Every other case must pass, and every case listed must still
-    /// differ, exactly as written here.
-    static let differences: [String: CommunityDifference] = [
-        "comparison/softEquals.json: == with (null, 0)": CommunityDifference(
-            outcome: .value(false), reason: nullEqualsOnlyNull),
-        "comparison/softNotEquals.json: != with (null, 0)": CommunityDifference(
-            outcome: .value(true), reason: nullEqualsOnlyNull),
-        "comparison/softEquals.json: == with [] and [1]": CommunityDifference(
-            outcome: .value(false), reason: arraysCompareByValue),
-        "comparison/softNotEquals.json: != with [] and [1]": CommunityDifference(
-            outcome: .value(true), reason: arraysCompareByValue),
-    ]
-
-    /// Rules ask "is this fact missing" with `{"!=": [fact, null]}` (the example rules' shoot-out score): a fact
-    /// that is 0 is not missing. `null` is loosely equal only to `null`, as in JavaScript.
-    static let nullEqualsOnlyNull = "null is loosely equal only to null, as in JavaScript"
-
-    /// JSON values have no identity: two arrays (or objects) are equal when their contents are, in `==` and
-    /// `===` alike, rather than an error (`==`) or false (`===`, JavaScript's identity).
-    static let arraysCompareByValue = "two arrays or two objects compare by value"
 
     private static func load() throws -> [CommunityCase] {
         guard
@@ -156,27 +128,18 @@ enum CommunitySuite {
         let cases = try CommunitySuite.loaded.get()
         #expect(cases.count == 1138)
         #expect(Set(cases.map(\.file)).count == 48)
-        // Every listed difference names a case that exists.
-        let keys = Set(cases.map(\.key))
-        for key in CommunitySuite.differences.keys { #expect(keys.contains(key), "no case \(key)") }
     }
 
-    /// The pass figure docs/rules.md gives: every case but the listed differences.
-    @Test func everyCaseButTheListedDifferencesPasses() throws {
+    /// The pass figure docs/rules.md gives: every case.
+    @Test func everyCasePasses() throws {
         let cases = try CommunitySuite.loaded.get()
         let passing = cases.filter { CommunityOutcome($0).meets($0.expected) }.count
-        #expect(passing == 1134)
-        #expect(passing == cases.count - CommunitySuite.differences.count)
+        #expect(passing == 1138)
     }
 
     @Test(arguments: CommunitySuite.all)
     func matchesTheSuite(_ testCase: CommunityCase) {
         let outcome = CommunityOutcome(testCase)
-        if let difference = CommunitySuite.differences[testCase.key] {
-            #expect(outcome == difference.outcome, "a listed difference changed: now \(outcome)")
-            #expect(!outcome.meets(testCase.expected), "listed as a difference, but passes")
-            return
-        }
         #expect(outcome.meets(testCase.expected), "expected \(testCase.expected), got \(outcome)")
         // With lookups shared through a memo, as the rule engine evaluates: filled, then read.
         let memo = JsonLogicMemo()

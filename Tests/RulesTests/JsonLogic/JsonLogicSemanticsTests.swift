@@ -60,8 +60,8 @@ import Testing
     @Test(arguments: [
         (#"{"==":[0,""]}"#, true), (#"{"==":[null,null]}"#, true), (#"{"==":[false,"0"]}"#, true),
         (#"{"==":[true,"1"]}"#, true), (#"{"==":[1,true]}"#, true), (#"{"==":["abc","abc"]}"#, true),
-        (#"{"==":[[1,2],[1,2]]}"#, true), (#"{"==":[{"a":1,"b":2},{"b":2,"a":1}]}"#, true),
-        (#"{"==":[[1],{"a":1,"b":2}]}"#, false),
+        (#"{"===":[[1,2],[1,2]]}"#, true), (#"{"===":[{"a":1,"b":2},{"b":2,"a":1}]}"#, true),
+        (#"{"===":[[1],{"a":1,"b":2}]}"#, false), (#"{"!==":[[1],[2]]}"#, true),
         (#"{"===":[1,1.0]}"#, true), (#"{"===":[null,0]}"#, false), (#"{"===":[1,"1"]}"#, false),
         (#"{"<":["a","b"]}"#, true), (#"{"<":["10","9"]}"#, true), (#"{"<":[10,"9"]}"#, false),
         (#"{"<":[null,1]}"#, true), (#"{"<":[null,"a"]}"#, false), (#"{">=":[null,"a"]}"#, false),
@@ -72,19 +72,21 @@ import Testing
         #expect(try evaluate(rule) == .bool(expected))
     }
 
-    /// `null` is loosely equal only to `null`, as in JavaScript (the community suites make it equal to 0):
-    /// rules test "is this fact missing" with `{"!=": [fact, null]}`, and a fact that is 0 is not missing.
+    /// As the community suites have it, `null` is loosely equal to 0 and `false` (it reads as the number 0)
+    /// and to `null`, but not to a text; "is this fact missing" is `{"!==": [fact, null]}`, true for a 0.
     @Test(arguments: [
-        (#"{"==":[null,0]}"#, false), (#"{"==":[0,null]}"#, false), (#"{"!=":[0,null]}"#, true),
-        (#"{"!=":[null,false]}"#, true), (#"{"==":[null,""]}"#, false), (#"{"==":[null,[]]}"#, false),
+        (#"{"==":[null,0]}"#, true), (#"{"==":[0,null]}"#, true), (#"{"!=":[0,null]}"#, false),
+        (#"{"!=":[null,false]}"#, false), (#"{"==":[null,""]}"#, false), (#"{"==":[null,"0"]}"#, false),
+        (#"{"==":[null,1]}"#, false), (#"{"!==":[0,null]}"#, true), (#"{"===":[null,null]}"#, true),
     ])
-    func nullIsLooselyEqualOnlyToNull(rule: String, expected: Bool) throws {
+    func nullIsLooselyEqualToZero(rule: String, expected: Bool) throws {
         #expect(try evaluate(rule) == .bool(expected))
     }
 
     /// A comparison that must read a side as a number raises `{"type": "NaN"}` when it is not one.
     @Test(arguments: [
         #"{"==":[true,"true"]}"#, #"{"==":[[1],1]}"#, #"{"==":[[],false]}"#, #"{"!=":[1,{}]}"#,
+        #"{"==":[[1,2],[1,2]]}"#, #"{"==":[null,[]]}"#, #"{"!=":[{},{}]}"#,
         #"{">":["a",1]}"#, #"{"<=":["a",1]}"#, #"{"<":[[1],[2]]}"#, #"{"<":[1,2,"x"]}"#,
     ])
     func comparingWhatIsNotANumberRaises(rule: String) throws {

@@ -51,7 +51,7 @@ import Worker
     static let priceAlert = #"""
         {"rules": [
           {"id": "cross", "feed": "prices",
-           "when": {"and": [{"==": [{"var": "activity.phase"}, "none"]}, {"!=": [{"var": "prev"}, null]},
+           "when": {"and": [{"==": [{"var": "activity.phase"}, "none"]}, {"!==": [{"var": "prev"}, null]},
                             {"<": [{"var": "prev.price"}, 100000]}, {">=": [{"var": "curr.price"}, 100000]}]},
            "activity": {"key": {"cat": ["alert-", {"var": "entity.id"}]}, "attributes-type": "PriceAlert",
                         "attributes": {"symbol": {"var": "entity.id"}}},
