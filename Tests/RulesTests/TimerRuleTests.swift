@@ -62,8 +62,7 @@ import Testing
         #expect(due.map(\.rule) == [0, 1], "the rule of another feed does not apply")
         #expect(next == nil)
         let result = engine.evaluateTimers(
-            due.map(\.rule), for: Self.subject, facts: Facts(["score": 2]),
-            activity: ["phase": "active", "state": ["at": 1000]], now: 1060)
+            due, for: Self.subject, facts: Facts(["score": 2]), activity: ["phase": "active", "state": ["at": 1000]])
         #expect(result.errors.isEmpty)
         #expect(result.intents.map(\.ruleID) == ["tick"])
         #expect(result.intents.first?.timer == true)
@@ -92,19 +91,20 @@ import Testing
             """#)
         #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
         #expect(engine.timerRules.map(\.decidedByTimes) == [true, true, true, false, false, false])
+        #expect(engine.timerRules.map(\.skipsIdleTicks) == [true, true, true, false, false, false])
         var subject = Self.subject
         subject.pushedAt = 1000
-        let all = Array(engine.timerRules.indices)
-        #expect(
-            engine.mayFire(all, for: subject, now: 2799) == [2, 3, 4, 5],
-            "calm is 1799 s from the push, other names another activity, broken is kept to be reported")
-        #expect(engine.mayFire(all, for: subject, now: 2800) == [0, 2, 3, 4, 5])
-        for now in [2799, 2800] {
-            let full = engine.evaluateTimers(
-                [0, 1], for: subject, facts: nil,
-                activity: ["phase": "active", "state": [:], "started-at": 1000, "pushed-at": 1000], now: now)
+        // Due every 60 s from the start at 1000: at 2740 the push is 1,740 s old, at 2800 1,800 s.
+        for at in [2740, 2800] {
+            let light = (0..<3).filter { engine.firesOnTimes($0, for: subject, at: at) }
             #expect(
-                full.intents.map(\.ruleID) == (now == 2800 ? ["calm"] : []),
+                light == (at >= 2800 ? [0, 2] : [2]),
+                "calm is 1,800 s after the push only at \(at); other names another activity; broken is kept")
+            let full = engine.evaluateTimers(
+                [(0, at), (1, at)], for: subject, facts: nil,
+                activity: ["phase": "active", "state": [:], "started-at": 1000, "pushed-at": 1000])
+            #expect(
+                full.intents.map(\.ruleID) == (at >= 2800 ? ["calm"] : []),
                 "the full evaluation decides as the light one")
         }
     }

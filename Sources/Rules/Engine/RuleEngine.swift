@@ -82,71 +82,6 @@ public struct RuleEngine: Sendable {
         return result
     }
 
-    /// Runs the timer rules `due` (indices into ``timerRules``) for one live activity, its entity's facts
-    /// standing as both `prev` and `curr` (`changed` is empty). A rule whose key names another activity
-    /// does nothing here.
-    public func evaluateTimers(
-        _ due: [Int], for subject: TimerSubject, facts: Facts?, activity: JSONValue, now: Int
-    ) -> RuleEvaluation {
-        var result = RuleEvaluation()
-        let still = FeedChange(entity: subject.entity, previous: facts, current: facts, changedPaths: [])
-        var scope = Scope(
-            data: RuleEngine.data(for: still, now: now, changedAt: subject.changedAt ?? subject.startedAt),
-            activities: [subject.activity: activity], only: subject.activity)
-        for i in due {
-            RuleEngine.run(timerRules[i], in: &scope, entity: subject.entity, facts: facts?.value, into: &result)
-        }
-        for i in result.intents.indices { result.intents[i].timer = true }
-        return result
-    }
-
-    /// Of the timer rules `due` for a live activity, those that may fire: a rule ``Rule/decidedByTimes`` is
-    /// evaluated here on the activity's phase and times (its key, then its condition) and left out when its
-    /// key names another activity or its condition is false; the others, and any whose evaluation fails
-    /// (reported by ``evaluateTimers(_:for:facts:activity:now:)``), are kept.
-    public func mayFire(_ due: [Int], for subject: TimerSubject, now: Int) -> [Int] {
-        guard due.contains(where: { timerRules[$0].decidedByTimes }) else { return due }
-        func time(_ t: Int?) -> JSONValue { t.map { .int($0) } ?? .null }
-        let still = FeedChange(entity: subject.entity, previous: nil, current: nil, changedPaths: [])
-        let data = RuleEngine.data(
-            for: still, now: now, changedAt: subject.changedAt ?? subject.startedAt,
-            activity: .object([
-                "phase": .string(subject.phase), "started-at": .int(subject.startedAt),
-                "pushed-at": time(subject.pushedAt), "sent-at": time(subject.sentAt),
-            ]))
-        let memo = JsonLogicMemo()
-        return due.filter { i in
-            let rule = timerRules[i]
-            guard rule.decidedByTimes else { return true }
-            guard case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: subject.entity)
-            else { return true }
-            guard key == subject.activity else { return false }
-            return (try? rule.when.evaluate(data, memo: memo).isTruthy) ?? true
-        }
-    }
-
-    /// Which timer rules are due for a live activity now, each with the time it came due (what the activity
-    /// keeps as the rule's last look), and the earliest time another may come due (for a quiet rule that
-    /// already looked in this spell: `now` plus its span, the earliest a new spell could end); `nil` when no
-    /// timer rule applies to it.
-    public func dueTimers(for subject: TimerSubject, now: Int) -> (due: [(rule: Int, at: Int)], next: Int?) {
-        var due: [(rule: Int, at: Int)] = []
-        var next: Int?
-        for (i, rule) in timerRules.enumerated()
-        where rule.attributesType == subject.attributesType && rule.feeds.contains(subject.entity.feed) {
-            switch TimerClock.decide(
-                rule.trigger, startedAt: subject.startedAt, lastLook: subject.looks[rule.id],
-                changedAt: subject.changedAt, now: now)
-            {
-            case .due(let at): due.append((i, at))
-            case .wait(let until): next = min(next ?? until, until)
-            case .done:
-                if case .quiet(let span) = rule.trigger { next = min(next ?? now + span, now + span) }
-            }
-        }
-        return (due, next)
-    }
-
     /// The data and memos of one evaluation: the change's own, and one per activity a rule reads (the memo
     /// of `var` lookups is valid for one data object only).
     struct Scope {
@@ -178,7 +113,7 @@ public struct RuleEngine: Sendable {
     }
 
     /// Evaluates one rule in `scope`, adding its intent or its error to `result`.
-    private static func run(
+    static func run(
         _ rule: Rule, in scope: inout Scope, entity: EntityKey, facts: JSONValue?, into result: inout RuleEvaluation
     ) {
         var data = scope.data

@@ -24,6 +24,28 @@ enum DataReads {
         }
     }
 
+    /// True when `raw` may read the member `path` (`entity.changed-at`): a string literal that is the path,
+    /// its last name or one of its roots (a `val` path is written `["entity", "changed-at"]`), or a `var`/`val`
+    /// whose path is computed or is the whole data.
+    static func mayReadTime(_ path: String, in raw: JSONValue) -> Bool {
+        switch raw {
+        case .string(let text):
+            let steps = path.split(separator: ".").map(String.init)
+            return text == path || steps.contains(text) || text.hasPrefix(path + ".")
+        case .array(let items):
+            return items.contains { mayReadTime(path, in: $0) }
+        case .object(let members):
+            if members.count == 1, let (op, argument) = members.first, op == "var" || op == "val",
+                readsAnything(argument)
+            {
+                return true
+            }
+            return members.values.contains { mayReadTime(path, in: $0) }
+        default:
+            return false
+        }
+    }
+
     /// True for `var`/`val` arguments that name the whole data or a path only known at run time.
     private static func readsAnything(_ argument: JSONValue) -> Bool {
         switch argument {

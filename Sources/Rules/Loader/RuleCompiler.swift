@@ -134,6 +134,12 @@ struct RuleCompiler {
         rule.decidedByTimes =
             trigger.isTimer && !DataReads.mayReadBeyondTimes(doc.when ?? .null)
             && !DataReads.mayReadBeyondTimes(doc.activity.key)
+        if rule.decidedByTimes, case .every = trigger {
+            let reads = [doc.when ?? .null, doc.activity.key]
+            rule.skipsIdleTicks = !reads.contains {
+                DataReads.mayReadTime("activity.sent-at", in: $0) || DataReads.mayReadTime("entity.changed-at", in: $0)
+            }
+        }
         return .success(rule)
     }
 

@@ -17,6 +17,10 @@ public struct Rule: Sendable {
     /// True when the key and the condition read only `now`, `entity` and the activity's phase and times:
     /// a timer pass then tells whether the rule fires without reading the activity's record or the facts.
     public var decidedByTimes: Bool = false
+    /// True for a rule ``decidedByTimes`` on `every` that reads neither `activity.sent-at` nor
+    /// `entity.changed-at`: all it reads changes only when the activity's record is written (which has the
+    /// activity looked at again), so a timer pass may skip ahead to the first due time its condition holds at.
+    public var skipsIdleTicks: Bool = false
     public var activityKey: JsonLogicExpression
     public var attributesType: String
     /// Static attributes for `start`, by dotted field name.

@@ -31,7 +31,7 @@ public enum ConfigSchema {
               "type": "integer",
               "minimum": 1,
               "maximum": 3600,
-              "description": "Seconds between two passes of the timer rules (rules with \"on\": {\"every\": …} or {\"quiet\": …}) in liverelay run: a timer rule acts at most this late. Default 15."
+              "description": "Seconds between two passes of the timer rules (rules with \"on\": {\"every\": …} or {\"quiet\": …}) in liverelay run: a timer rule acts at most this late. Default 1."
             },
             "contracts": {
               "type": "array",

@@ -52,7 +52,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         api = try c.decodeIfPresent(APIConfig.self, forKey: .api) ?? APIConfig()
         contracts = try c.decodeIfPresent([String].self, forKey: .contracts) ?? []
         stateFailureLimit = try c.decodeIfPresent(Int.self, forKey: .stateFailureLimit) ?? 300
-        timerInterval = try c.decodeIfPresent(Int.self, forKey: .timerInterval) ?? 15
+        timerInterval = try c.decodeIfPresent(Int.self, forKey: .timerInterval) ?? 1
     }
 }
 

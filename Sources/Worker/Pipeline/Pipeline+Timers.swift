@@ -23,13 +23,16 @@ extension Pipeline {
     /// earliest due first, each batch in one transaction, so a pass over many never holds the state file
     /// for long (a poll's commit goes in between). `run` makes a pass every `timer-interval` seconds, `tick`
     /// one per tick, `replay` one at each time a timer comes due on its simulated clock.
-    public func timers(now: Int, batch: Int = 2_000) async throws(SQLiteStore.Failure) -> TimerPass {
+    /// `skipAhead: false` looks at every due time of every rule (the reference the skipping is tested against).
+    public func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(SQLiteStore.Failure)
+        -> TimerPass
+    {
         var pass = TimerPass(now: now)
         guard !rules.engine.timerRules.isEmpty else { return pass }
         var batches = 0
         repeat {
             batches += 1
-            let part = try await timerBatch(now: now, limit: max(batch, 1))
+            let part = try await timerBatch(now: now, limit: max(batch, 1), skipAhead: skipAhead)
             pass.read += part.read
             pass.due += part.due
             pass.steps += part.steps
@@ -43,34 +46,33 @@ extension Pipeline {
 
     /// One batch of a timer pass: at most `limit` live activities whose timer rules may be due, in one
     /// transaction.
-    private func timerBatch(now: Int, limit: Int) async throws(SQLiteStore.Failure) -> TimerPass {
+    private func timerBatch(now: Int, limit: Int, skipAhead: Bool) async throws(SQLiteStore.Failure) -> TimerPass {
         let engine = rules.engine
         var pass = TimerPass(now: now)
         // Only the activities whose stored due time has come (all of them after the timer rules changed).
         let subjects = try await store.timerSubjects(
             attributesTypes: Set(engine.timerRules.map(\.attributesType)), now: now, rules: engine.timerFingerprint,
             limit: limit)
-        var due: [(subject: TimerSubject, rules: [(rule: Int, at: Int)], firing: [Int])] = []
+        var due: [(subject: TimerSubject, look: TimerLook)] = []
         var nextOf: [ActivityKey: Int?] = [:]
-        // Looks that fire nothing, told from the activity's phase and times alone: only the look is kept.
+        // Looks recorded without an evaluation (rules told from the activity's times to fire nothing).
         var idle: [(key: ActivityKey, looks: [String: Int], due: Int?)] = []
         for subject in subjects {
-            let (rules, next) = engine.dueTimers(for: subject, now: now)
-            guard !rules.isEmpty else {
-                nextOf[subject.activity] = next
+            let look = engine.look(at: subject, now: now, skipAhead: skipAhead)
+            if look.isDue { pass.due += 1 }
+            guard look.evaluate.isEmpty else {
+                due.append((subject, look))
                 continue
             }
-            let firing = engine.mayFire(rules.map(\.rule), for: subject, now: now)
-            guard firing.isEmpty else {
-                due.append((subject, rules, firing))
+            guard !look.idle.isEmpty else {
+                nextOf[subject.activity] = look.next
                 continue
             }
-            var looked = subject
-            for (rule, at) in rules { looked.looks[engine.timerRules[rule].id] = at }
-            idle.append((subject.activity, looked.looks, engine.dueTimers(for: looked, now: now).next))
+            var looks = subject.looks
+            for (rule, at) in look.idle { looks[engine.timerRules[rule].id] = at }
+            idle.append((subject.activity, looks, look.next))
         }
         pass.read = subjects.count
-        pass.due = due.count + idle.count
         guard !due.isEmpty else {
             try await store.saveTimerPass(
                 activities: [], looks: idle, due: nextOf.map { ($0.key, $0.value) }, throttleStates: [])
@@ -83,7 +85,8 @@ extension Pipeline {
         let facts = try await store.facts(of: Set(due.map(\.subject.entity)))
         var evaluated: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)] = []
         var timersOf: [[String]] = []
-        for (subject, rules, firing) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
+        var looked: [TimerSubject] = []
+        for (subject, look) in due.sorted(by: { $0.subject.activity < $1.subject.activity }) {
             guard records[subject.activity] != nil, let view = views[subject.activity] else {
                 nextOf[subject.activity] = .some(nil)  // gone since it was read: nothing to look at
                 continue
@@ -92,20 +95,33 @@ extension Pipeline {
             evaluated.append(
                 (
                     FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []),
-                    engine.evaluateTimers(firing, for: subject, facts: still, activity: view, now: now),
+                    engine.evaluateTimers(look.evaluate, for: subject, facts: still, activity: view),
                     subject.entity.feed
                 ))
             // Each look is kept, fired or not, so the rule looks again only when it comes due again.
-            var looked = subject
-            for (rule, at) in rules {
+            var subject = subject
+            for (rule, at) in look.evaluate + look.idle {
                 records[subject.activity]?.timers[engine.timerRules[rule].id] = at
-                looked.looks[engine.timerRules[rule].id] = at
+                subject.looks[engine.timerRules[rule].id] = at
             }
-            nextOf[subject.activity] = engine.dueTimers(for: looked, now: now).next
-            timersOf.append(rules.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" })
+            looked.append(subject)
+            timersOf.append(
+                look.evaluate.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" })
         }
         pass.steps = try await decide(evaluated, records: &records, now: now)
         for i in pass.steps.indices { pass.steps[i].timers = timersOf[i] }
+        // When each comes due next, from what its record says now (a push moves `pushed-at`, an end ends it).
+        for subject in looked {
+            guard let record = records[subject.activity], record.phase == .pending || record.phase == .active
+            else {
+                nextOf[subject.activity] = .some(nil)
+                continue
+            }
+            var after = subject
+            after.phase = record.phase.rawValue
+            after.pushedAt = record.lastTimestamp
+            nextOf[subject.activity] = engine.nextDue(for: after, now: now, skipAhead: skipAhead)
+        }
         // A record whose only change is its looks gets only those written (most looks fire nothing).
         var changed: [ActivityRecord] = []
         var looks = idle

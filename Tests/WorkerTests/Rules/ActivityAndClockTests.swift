@@ -173,7 +173,9 @@ import Worker
         #expect(first.standardOutput.contains(#""event":"start""#))
         let early = try await tick(3 * 3600 - 60)
         #expect(early.standardOutput == "", "not yet: \(early.standardError)")
-        #expect(early.standardError.contains("timers: 1 activities due, 0 pushes queued"))
+        #expect(
+            !early.standardError.contains("timers:"),
+            "the first pass put the rule's next look at 3 h, the first due time its condition holds at")
         let late = try await tick(3 * 3600 + 30)
         #expect(late.status == 0, "\(late.standardError)")
         #expect(late.standardOutput.contains(#""event":"end""#), "\(late.standardError)")
