@@ -99,14 +99,18 @@ extension SQLiteStore {
             startedAt: row["started_at"], facts: facts, sentAt: row["sent_at"], timers: timers)
     }
 
-    /// Makes pending activities active (their start was delivered), touching nothing else of their records.
+    /// Makes pending activities active (their start was delivered), touching nothing else of their records
+    /// but the due time of their timer rules: a rule may read the phase, so the next pass looks again.
     public func markActive(_ keys: [ActivityKey]) async throws(Failure) {
         try await run(
             "saving activities",
             { db in
                 for key in keys {
                     try db.execute(
-                        sql: "UPDATE activity SET phase = 'active' WHERE key = ? AND phase = 'pending'",
+                        sql: """
+                            UPDATE activity SET phase = 'active', timer_due = NULL
+                            WHERE key = ? AND phase = 'pending'
+                            """,
                         arguments: [key.rawValue])
                 }
             }, write: true)

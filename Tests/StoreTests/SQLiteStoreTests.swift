@@ -98,6 +98,24 @@ import Testing
         #expect(try await read(661, rules: "every 30") == ["m-1", "m-2", "m-3"], "other rules: all again")
     }
 
+    /// A delivered start makes the activity active without writing its record: its timer rules may read the
+    /// phase (a pass may have set their next look far ahead while it was pending), so it is read again.
+    @Test func anActivityMadeActiveIsLookedAtAgain() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let store = try SQLiteStore(path: path)
+        let record = ActivityRecord(
+            key: "m-1", attributesType: "Match", phase: .pending, state: [:], lastTimestamp: 600,
+            entity: EntityKey(feed: "f", id: "1"), startedAt: 600)
+        try await store.commit(FeedCommit(feed: "f", now: 600, facts: nil, activities: [record]))
+        _ = try await store.timerSubjects(attributesTypes: ["Match"], now: 600, rules: "every 60")
+        try await store.saveTimerPass(activities: [], due: [("m-1", 8_000)], throttleStates: [])
+        #expect(try await store.timerSubjects(attributesTypes: ["Match"], now: 700, rules: "every 60").isEmpty)
+        try await store.markActive(["m-1"])
+        let again = try await store.timerSubjects(attributesTypes: ["Match"], now: 700, rules: "every 60")
+        #expect(again.map(\.phase) == ["active"])
+    }
+
     /// The state file holds device tokens and the live APNs provider token: it and its -wal and -shm files
     /// are readable by their owner only, whether new or made by an older version with mode 0644.
     /// A state file deleted, replaced or truncated under the running process: every read and write fails
