@@ -3,6 +3,7 @@ import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
+import Report
 import Rules
 import Worker
 
@@ -16,8 +17,13 @@ struct ReplayCommand: AsyncParsableCommand {
             change produced no push. State lives in a temporary database unless --state is given, so two runs \
             print the same thing.
 
+            With --report FILE.json, also writes what the replay decided: each activity's changes, pushes, \
+            holds and priority-10 budget over time, and a summary (docs/report.md).
+
             Example:
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
+              liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/tiny-budget.json \
+                --report report.json
             """)
 
     @Argument(help: "The sequence file (JSON: the feed id and the ordered steps with their bodies and times).")
@@ -35,7 +41,19 @@ struct ReplayCommand: AsyncParsableCommand {
             discussion: "Without it, the console prints each push once with a placeholder token."))
     var tokens: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write a report of the replay's decisions to this file (.json).",
+            valueName: "file"))
+    var report: String?
+
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if let report, ReportFormat(path: report) == nil {
+            throw ValidationError("--report \(report): the file must end in .json")
+        }
+    }
 
     func run() async throws {
         logging.bootstrap()
@@ -78,7 +96,24 @@ struct ReplayCommand: AsyncParsableCommand {
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        _ = try await Replayer(pipeline: worker.pipeline, feed: feed, write: standardOutput).replay(
+        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, write: standardOutput).replay(
             recorded, directory: directory)
+        if let report { try write(ReplayReport.build(summary.trace), to: report) }
+    }
+
+    /// Writes the report in the format its extension names; a file that cannot be written is a clear error.
+    private func write(_ built: ReplayReport, to path: String) throws {
+        do {
+            let data: Data
+            switch ReportFormat(path: path) {
+            case .json?: data = try built.jsonData()
+            case nil: data = try built.jsonData()
+            }
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            standardError("--report \(path): cannot write the report: \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+        standardError("report written to \(path)")
     }
 }

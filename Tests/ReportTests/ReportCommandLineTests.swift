@@ -1,0 +1,41 @@
+import Foundation
+import LiveRelayTesting
+import Report
+import Testing
+
+/// `liverelay replay … --report FILE` as a user runs it.
+@Suite struct ReportCommandLineTests {
+    let liverelay = Repository.executable("liverelay")
+    static let arguments = [
+        "replay", "Samples/sequences/espn-aus-egy/sequence.json", "--config", "Samples/demo/tiny-budget.json",
+    ]
+
+    @Test func aJSONReportIsWrittenBesideTheUsualOutput() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("report.json").path
+        let run = try await CommandRun.run(liverelay, Self.arguments + ["--report", path], directory: Repository.root)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("⏸ match-760499 held until 2026-07-03T20:44:00Z"))
+        let report = try JSONDecoder().decode(ReplayReport.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(report.activities.first?.holds.count == 1)
+        #expect(report.summary.pushes == 6)
+    }
+
+    @Test func aReportFileOfAnotherKindIsRefusedBeforeTheReplay() async throws {
+        let run = try await CommandRun.run(
+            liverelay, Self.arguments + ["--report", "/tmp/report.txt"], directory: Repository.root)
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("--report /tmp/report.txt: the file must end in"), "\(run.standardError)")
+        #expect(!run.standardOutput.contains("step 1/8"))
+    }
+
+    @Test func aReportThatCannotBeWrittenIsAClearError() async throws {
+        let run = try await CommandRun.run(
+            liverelay, Self.arguments + ["--report", "/nonexistent-directory/report.json"], directory: Repository.root)
+        #expect(run.status == 1)
+        #expect(
+            run.standardError.contains("--report /nonexistent-directory/report.json: cannot write the report"),
+            "\(run.standardError)")
+    }
+}
