@@ -17,13 +17,14 @@ struct ReplayCommand: AsyncParsableCommand {
             change produced no push. State lives in a temporary database unless --state is given, so two runs \
             print the same thing.
 
-            With --report FILE.json, also writes what the replay decided: each activity's changes, pushes, \
-            holds and priority-10 budget over time, and a summary (docs/report.md).
+            With --report FILE, also writes what the replay decided: FILE.html is one self-contained page (each \
+            activity's timeline of changes and pushes, its priority-10 budget over time, and a summary), \
+            FILE.json the same data for other tools (docs/report.md).
 
             Example:
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/tiny-budget.json \
-                --report report.json
+                --report report.html
             """)
 
     @Argument(help: "The sequence file (JSON: the feed id and the ordered steps with their bodies and times).")
@@ -43,7 +44,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write a report of the replay's decisions to this file (.json).",
+            "Write a report of the replay's decisions to this file: .html (a page) or .json (its data).",
             valueName: "file"))
     var report: String?
 
@@ -51,7 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let report, ReportFormat(path: report) == nil {
-            throw ValidationError("--report \(report): the file must end in .json")
+            throw ValidationError("--report \(report): the file must end in .html or .json")
         }
     }
 
@@ -107,7 +108,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let data: Data
             switch ReportFormat(path: path) {
             case .json?: data = try built.jsonData()
-            case nil: data = try built.jsonData()
+            case .html?, nil: data = Data(built.html().utf8)
             }
             try data.write(to: URL(fileURLWithPath: path))
         } catch {

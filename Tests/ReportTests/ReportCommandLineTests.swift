@@ -22,6 +22,18 @@ import Testing
         #expect(report.summary.pushes == 6)
     }
 
+    @Test func anHTMLReportIsWrittenByItsExtension() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("Report.HTML").path
+        let run = try await CommandRun.run(liverelay, Self.arguments + ["--report", path], directory: Repository.root)
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.contains("held 19:35–20:44"))
+        #expect(run.standardError.contains("report written to \(path)"))
+    }
+
     @Test func aReportFileOfAnotherKindIsRefusedBeforeTheReplay() async throws {
         let run = try await CommandRun.run(
             liverelay, Self.arguments + ["--report", "/tmp/report.txt"], directory: Repository.root)
