@@ -21,6 +21,8 @@ struct ReplayCommand: AsyncParsableCommand {
             activity's timeline of changes and pushes, its priority-10 budget over time, and a summary), \
             FILE.json the same data for other tools (docs/report.md).
 
+            On a terminal, a progress line on standard error shows the step the replay is at.
+
             Example:
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/tiny-budget.json \
@@ -79,9 +81,10 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         let store = try openStore(statePath)
+        let progress = ProgressLine(print: standardOutput)
         let worker = try await buildWorker(
             loaded, rules: rules, store: store,
-            environment: .live(logger: Logger(label: "liverelay.replay"), output: standardOutput))
+            environment: .live(logger: Logger(label: "liverelay.replay"), output: progress.output))
         defer { worker.shutdown() }
         if let tokens {
             do {
@@ -97,8 +100,15 @@ struct ReplayCommand: AsyncParsableCommand {
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, write: standardOutput).replay(
-            recorded, directory: directory)
+        let steps = recorded.steps
+        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, write: progress.output).replay(
+            recorded, directory: directory,
+            afterStep: { i in
+                progress.show(
+                    "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
+                    force: i + 1 == steps.count)
+            })
+        progress.clear()
         if let report { try write(ReplayReport.build(summary.trace), to: report) }
     }
 

@@ -34,6 +34,25 @@ import Testing
         #expect(run.standardError.contains("report written to \(path)"))
     }
 
+    /// On a terminal (a pseudo-terminal made by `script`), standard error gets a progress line rewritten in
+    /// place; through a pipe, nothing.
+    @Test func aProgressLineOnlyOnATerminal() async throws {
+        let command = ([liverelay.path] + Self.arguments).map { "'\($0)'" }.joined(separator: " ")
+        let terminal = try await CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command + " 2>&1 >/dev/null", "/dev/null"],
+            directory: Repository.root)
+        #expect(terminal.status == 0, "\(terminal.standardOutput)")
+        #expect(terminal.standardOutput.contains("\r\u{1B}[2Kstep 1/8 at 2026-07-03T17:55:00Z"))
+        #expect(
+            terminal.standardOutput.contains(
+                "\r\u{1B}[2Kstep 8/8 at 2026-07-03T20:45:00Z, then the clock runs on\r\u{1B}[2K"),
+            "the last step is shown, then the line is cleared: \(terminal.standardOutput.debugDescription)")
+        let piped = try await CommandRun.run(liverelay, Self.arguments, directory: Repository.root)
+        #expect(piped.status == 0)
+        #expect(!piped.standardError.contains("step 1/8"), "\(piped.standardError)")
+        #expect(!piped.standardOutput.contains("\u{1B}"))
+    }
+
     @Test func aReportFileOfAnotherKindIsRefusedBeforeTheReplay() async throws {
         let run = try await CommandRun.run(
             liverelay, Self.arguments + ["--report", "/tmp/report.txt"], directory: Repository.root)
