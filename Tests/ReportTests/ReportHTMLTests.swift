@@ -28,7 +28,9 @@ import Testing
         let (report, _) = try await ReplayReportTests.tinyBudgetReport()
         let activity = try #require(report.activities.first)
         let tree = MarkupTree(Data(report.html().utf8))
+        // The quiet pushes are drawn first and the notable ones on top: compare in time order.
         let timeline = tree.all("g", class: "push").filter { $0.path.contains("svg") && !$0.path.contains("td") }
+            .sorted { Int($0.attributes["data-at"] ?? "") ?? 0 < Int($1.attributes["data-at"] ?? "") ?? 0 }
         #expect(timeline.map { $0.attributes["data-at"] } == activity.pushes.map { String($0.at) })
         #expect(timeline.map { $0.attributes["data-priority"] } == activity.pushes.map { String($0.priority) })
         #expect(timeline.map { $0.attributes["data-event"] } == activity.pushes.map(\.event))
@@ -45,6 +47,7 @@ import Testing
         #expect(holds.map { $0.attributes["data-until"] } == activity.holds.map { String($0.until) })
         #expect(holds.first?.text.contains("held 19:35–20:44") == true)
         #expect(tree.all("g", class: "change-merged").count == 1)
+        #expect(tree.all("g", class: "merge").map { $0.attributes["data-count"] } == ["1"])
         #expect(tree.all("line", class: "merge-link").count == 1)
         // The budget chart: a mark per budget point, a cross per downgrade.
         #expect(

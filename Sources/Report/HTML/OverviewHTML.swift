@@ -4,7 +4,7 @@ struct OverviewHTML {
     let report: ReplayReport
 
     func write(into html: inout HTMLWriter) {
-        let scale = TimeScale(from: report.from, until: report.until, left: 2, right: 418)
+        let scale = TimeScale(from: report.from, until: report.until, left: 2, right: 318)
         html.open("section", ["id": "overview"])
         html.element("h2", [:], "Overview")
         html.open("table", ["class": "overview"])
@@ -21,7 +21,7 @@ struct OverviewHTML {
         html.open("tbody")
         for activity in report.activities {
             html.open("tr")
-            html.open("td")
+            html.open("td", ["class": "key"])
             html.element("a", ["href": "#\(ActivityHTML.anchor(activity.key))"], activity.key)
             html.close("td")
             html.element("td", [:], activity.phase ?? "")
@@ -40,7 +40,7 @@ struct OverviewHTML {
     }
 
     private func strip(_ activity: ActivityReport, scale: TimeScale, into html: inout HTMLWriter) {
-        html.open("svg", ["class": "strip", "viewBox": "0 0 420 22", "role": "img", "aria-label": activity.key])
+        html.open("svg", ["class": "strip", "viewBox": "0 0 320 22", "role": "img", "aria-label": activity.key])
         html.empty(
             "line",
             [

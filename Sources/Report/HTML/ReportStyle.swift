@@ -13,7 +13,9 @@ enum ReportStyle {
         .score line{stroke:#555}.score text{font-weight:600}.price polyline{fill:none;stroke:#555;stroke-width:1.5}
         .change line{stroke:#aaa}.change-queued line{stroke:#555}.change-merged path{fill:#8e44ad}.change-merged text{fill:#8e44ad}
         .change-skipped path{stroke:#999;stroke-width:2;fill:none}.change .error{fill:#c0392b}
-        .merge-link{stroke:#8e44ad;stroke-dasharray:3 2;stroke-width:1.2}
+        .merge-link{stroke:#8e44ad;stroke-dasharray:3 2;stroke-width:1.2}.merge text{fill:#8e44ad}
+        .push text,.hold text,.merge text,.score text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
+        td.key{white-space:nowrap}
         .hold rect{fill:#f5b041;fill-opacity:.35;stroke:#d68910;stroke-dasharray:4 2}.hold text{fill:#a04000;font-weight:600}
         rect.hold{fill:#f5b041;fill-opacity:.25}
         .push circle{stroke:#fff;stroke-width:1}.p10 circle{fill:#d7301f}.p5 circle{fill:#3182bd}
@@ -23,7 +25,7 @@ enum ReportStyle {
         .budget .used{fill:none;stroke:#d7301f;stroke-width:2}.budget-line line{stroke:#555;stroke-dasharray:6 4}
         .send circle{fill:#d7301f}.refill path{fill:#27ae60}.downgrade path{stroke:#d7301f;stroke-width:2.5}
         .legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;color:#444;margin:4px 0}.legend svg{width:auto;height:14px;display:inline;vertical-align:middle}
-        .strip{width:420px}td.strip svg{height:22px}
+        .strip{width:320px}td.strip svg{height:22px}
         .tables{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
         details{margin:4px 0 10px}summary{cursor:pointer;color:#555}
         """

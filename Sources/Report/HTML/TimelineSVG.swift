@@ -6,7 +6,7 @@ import LiveRelayCore
 struct TimelineSVG {
     static let width = 1000.0
     static let height = 236.0
-    /// The rows pushes are drawn on: a push too close to the previous one on a row takes the next row.
+    /// The rows pushes are drawn on (``rows(_:scale:)``).
     static let pushRows = [142.0, 170.0, 198.0]
     let activity: ActivityReport
     let scale: TimeScale
@@ -16,13 +16,7 @@ struct TimelineSVG {
     init(_ activity: ActivityReport) {
         self.activity = activity
         scale = TimeScale.padded(from: activity.from, until: activity.until, left: 90, right: Self.width - 20)
-        var lastX: [Double] = Self.pushRows.map { _ in -.infinity }
-        rows = activity.pushes.map { [scale] push in
-            let x = scale.x(push.at)
-            let row = lastX.firstIndex { x - $0 >= 22 } ?? lastX.indices.min { lastX[$0] < lastX[$1] }!
-            lastX[row] = x
-            return row
-        }
+        rows = Self.rows(activity.pushes, scale: scale)
     }
 
     func write(into html: inout HTMLWriter) {
@@ -37,6 +31,7 @@ struct TimelineSVG {
         facts(&html)
         changes(&html)
         holds(&html)
+        merges(&html)
         pushes(&html)
         axis(&html, y: Self.height - 24, scale: scale)
         html.close("svg")
@@ -140,8 +135,7 @@ struct TimelineSVG {
             html.element("title", [:], title)
             switch change.outcome {
             case "merged":
-                html.empty("path", ["d": "M\(x) 84 l7 8 l-7 8 l-7 -8 z"])
-                html.element("text", ["x": x, "y": "112", "text-anchor": "middle"], "merged")
+                html.empty("path", ["d": "M\(x) 86 l5 6 l-5 6 l-5 -6 z"])
             case "skipped":
                 html.empty("path", ["d": "M\(x) 86 m-5 0 l10 12 m0 -12 l-10 12"])
             default:
@@ -171,52 +165,6 @@ struct TimelineSVG {
             html.element(
                 "text", ["x": ReportTime.number(x0 + 4), "y": "126"],
                 "held \(ReportTime.clock(hold.at))–\(ReportTime.clock(end))")
-            html.close("g")
-        }
-        // A merge joined to the push that carried it.
-        var carrier = 0
-        for change in activity.changes where change.outcome == "merged" {
-            while carrier < activity.pushes.count, activity.pushes[carrier].at < change.at { carrier += 1 }
-            guard carrier < activity.pushes.count else { continue }
-            html.empty(
-                "line",
-                [
-                    "class": "merge-link", "x1": ReportTime.number(scale.x(change.at)), "y1": "100",
-                    "x2": ReportTime.number(scale.x(activity.pushes[carrier].at)),
-                    "y2": ReportTime.number(Self.pushRows[rows[carrier]]),
-                ])
-        }
-    }
-
-    /// A circle per push: red at priority 10, blue at 5, a dashed ring when downgraded; its radius grows with
-    /// relevance. Starts, ends, held, merged and downgraded pushes are labelled.
-    private func pushes(_ html: inout HTMLWriter) {
-        for (push, row) in zip(activity.pushes, rows) {
-            let x = scale.x(push.at)
-            let y = Self.pushRows[row]
-            let relevance = min(max(push.relevance ?? 0, 0), 100)
-            let r = 4 + relevance / 100 * 8
-            html.open(
-                "g",
-                [
-                    "class": "push p\(push.priority)\(push.downgraded ? " downgraded" : "")",
-                    "data-at": String(push.at),
-                    "data-event": push.event, "data-priority": String(push.priority),
-                ])
-            html.element("title", [:], Self.describe(push))
-            html.empty("circle", ["cx": ReportTime.number(x), "cy": ReportTime.number(y), "r": ReportTime.number(r)])
-            var label: [String] = push.event == "update" ? [] : [push.event]
-            if push.heldSince != nil { label.append("held, then 10") }
-            if push.merged > 0 { label.append("+\(push.merged) merged") }
-            if push.downgraded { label.append("downgraded to 5") }
-            if !label.isEmpty {
-                let text = label.joined(separator: ", ")
-                html.element(
-                    "text",
-                    Self.label(
-                        right: x + r + 3, left: x - r - 3, y: ReportTime.number(y + 4), width: Double(text.count) * 6.2,
-                        scale: scale), text)
-            }
             html.close("g")
         }
     }
