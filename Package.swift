@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "Rules", dependencies: ["LiveRelayCore"]),
         // Content-state ledger and push budget. Pure: no I/O, no clock.
         .target(name: "Throttling", dependencies: ["LiveRelayCore"]),
+        // The replay report: its data model built from the pipeline's decisions, and its HTML and SVG. Pure:
+        // values in, bytes out.
+        .target(name: "Report", dependencies: ["LiveRelayCore"]),
         // Push providers (APNs, console, …) and the sender in front of them.
         .target(
             name: "Delivery",
@@ -62,7 +65,7 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "LiveRelayCore", "HTTP", "Feeds", "Rules", "Throttling", "Delivery", "Store",
+                "LiveRelayCore", "HTTP", "Feeds", "Rules", "Throttling", "Delivery", "Store", "Report",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -76,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "liverelay",
             dependencies: [
-                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store", "Feeds",
+                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store", "Feeds", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -87,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "liverelay-bench",
             dependencies: [
-                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP", "Worker",
+                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP", "Worker", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -127,6 +130,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
+        .testTarget(
+            name: "ReportTests",
+            dependencies: ["Report", "Worker", "Rules", "LiveRelayCore", "LiveRelayTesting", "liverelay"]),
         .testTarget(
             name: "WorkerTests",
             dependencies: [

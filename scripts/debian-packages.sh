@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages LiveRelay builds against when they are missing: libcurl's and SQLite's
 # headers and pkg-config. Runs apt-get update first, and sudo when not root. Sourced by scripts/demo and
-# scripts/test; does nothing when everything is there.
+# scripts/test; does nothing when everything is there. Arguments are more packages: the tests add
+# liverelay_test_packages.
+
+# What the tests need beyond the build: a headless browser that opens the replay report
+# (Tests/ReportTests/ReportBrowserTests.swift) and renders its screenshot (scripts/report-screenshot).
+liverelay_test_packages=(chromium)
 liverelay_install_packages() {
     local wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config "$@")
     local missing=()

@@ -3,6 +3,7 @@ import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
+import Report
 import Rules
 import Worker
 
@@ -16,8 +17,16 @@ struct ReplayCommand: AsyncParsableCommand {
             change produced no push. State lives in a temporary database unless --state is given, so two runs \
             print the same thing.
 
+            With --report FILE, also writes what the replay decided: FILE.html is one self-contained page (each \
+            activity's timeline of changes and pushes, its priority-10 budget over time, and a summary), \
+            FILE.json the same data for other tools (docs/report.md).
+
+            On a terminal, a progress line on standard error shows the step the replay is at.
+
             Example:
               liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
+              liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/tiny-budget.json \
+                --report report.html
             """)
 
     @Argument(help: "The sequence file (JSON: the feed id and the ordered steps with their bodies and times).")
@@ -35,7 +44,19 @@ struct ReplayCommand: AsyncParsableCommand {
             discussion: "Without it, the console prints each push once with a placeholder token."))
     var tokens: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write a report of the replay's decisions to this file: .html (a page) or .json (its data).",
+            valueName: "file"))
+    var report: String?
+
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if let report, ReportFormat(path: report) == nil {
+            throw ValidationError("--report \(report): the file must end in .html or .json")
+        }
+    }
 
     func run() async throws {
         logging.bootstrap()
@@ -60,9 +81,10 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         let store = try openStore(statePath)
+        let progress = ProgressLine(print: standardOutput)
         let worker = try await buildWorker(
             loaded, rules: rules, store: store,
-            environment: .live(logger: Logger(label: "liverelay.replay"), output: standardOutput))
+            environment: .live(logger: Logger(label: "liverelay.replay"), output: progress.output))
         defer { worker.shutdown() }
         if let tokens {
             do {
@@ -78,7 +100,31 @@ struct ReplayCommand: AsyncParsableCommand {
         standardOutput(
             "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
-        _ = try await Replayer(pipeline: worker.pipeline, feed: feed, write: standardOutput).replay(
-            recorded, directory: directory)
+        let steps = recorded.steps
+        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, write: progress.output).replay(
+            recorded, directory: directory,
+            afterStep: { i in
+                progress.show(
+                    "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
+                    force: i + 1 == steps.count)
+            })
+        progress.clear()
+        if let report { try write(ReplayReport.build(summary.trace), to: report) }
+    }
+
+    /// Writes the report in the format its extension names; a file that cannot be written is a clear error.
+    private func write(_ built: ReplayReport, to path: String) throws {
+        do {
+            let data: Data
+            switch ReportFormat(path: path) {
+            case .json?: data = try built.jsonData()
+            case .html?, nil: data = Data(built.html().utf8)
+            }
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            standardError("--report \(path): cannot write the report: \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+        standardError("report written to \(path)")
     }
 }

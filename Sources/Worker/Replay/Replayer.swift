@@ -2,6 +2,7 @@ import Delivery
 import Feeds
 import Foundation
 import LiveRelayCore
+public import Report
 import Rules
 import Store
 import Throttling
@@ -9,7 +10,8 @@ import Throttling
 /// Feeds a recorded sequence through the real pipeline with a simulated clock, and prints each change, the
 /// rules it fired, each throttle decision and each push (as the provider sends it), and a summary of every
 /// activity and its budget at the end. Pushes held for the budget are released when the simulated clock
-/// reaches their time, and the queue is drained after the last step.
+/// reaches their time, and the queue is drained after the last step. What it decided is also kept as a
+/// ``ReportTrace`` in the summary, for `--report`.
 public struct Replayer: Sendable {
     public let pipeline: Pipeline
     public let feed: FeedRuntime
@@ -27,7 +29,8 @@ public struct Replayer: Sendable {
         _ sequence: ReplaySequence, directory: String,
         afterStep: @Sendable (Int) async throws -> Void = { _ in }
     ) async throws -> ReplaySummary {
-        var summary = ReplaySummary()
+        var summary = ReplaySummary(
+            trace: ReportTrace(title: sequence.description ?? "Replay of feed \(sequence.feed)"))
         var timersDue: Int?
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
@@ -40,18 +43,26 @@ public struct Replayer: Sendable {
             guard let body = FileManager.default.contents(atPath: path) else {
                 write("  feed error: cannot read \(step.body)")
                 summary.feedErrors += 1
+                summary.trace.steps.append(
+                    .init(index: i, at: now, note: step.note, feedError: "cannot read \(step.body)"))
                 continue
             }
             let plan = try await pipeline.plan(feed: feed, body: body, now: now)
+            summary.trace.steps.append(
+                .init(
+                    index: i, at: now, note: step.note, entities: plan.entityCount,
+                    feedError: plan.feedError.map { "\($0.kind): \($0.message)" }))
             if let error = plan.feedError {
                 write("  feed error (\(error.kind)): \(error.message) — no change emitted, previous facts kept")
                 summary.feedErrors += 1
                 continue
             }
             describe(plan)
+            summary.trace.looks += plan.steps.map { ReportTrace.Look($0, at: now) }
             // Timer rules due now, and when the next comes due now that this step's changes are in.
             let pass = try await pipeline.timers(now: now)
             describe(pass)
+            summary.trace.looks += pass.steps.filter(Self.hasNews).map { ReportTrace.Look($0, at: now) }
             timersDue = pass.nextDue.map { max($0, now + 1) }
             try await release(at: now, summary: &summary)
             try await afterStep(i)
@@ -61,7 +72,7 @@ public struct Replayer: Sendable {
             try await advance(to: end + 1, timersDue: &timersDue, summary: &summary)
         }
         try await releaseDue(before: Int.max, summary: &summary)
-        try await printSummary(summary)
+        try await printSummary(&summary)
         return summary
     }
 
@@ -112,6 +123,7 @@ public struct Replayer: Sendable {
                     "⏲ at \(ISO8601Time.string(due)): timer rules came due for \(pass.due) live activit\(pass.due == 1 ? "y" : "ies")"
                 )
                 describe(pass)
+                summary.trace.looks += pass.steps.filter(Self.hasNews).map { ReportTrace.Look($0, at: due) }
             }
             try await release(at: due, summary: &summary)
             // A pass always moves on: what came due now is remembered, so the next is later.
@@ -145,6 +157,7 @@ public struct Replayer: Sendable {
     private func release(at now: Int, summary: inout ReplaySummary) async throws {
         var released: [LiveActivityPush] = []
         for decision in try await pipeline.release(now: now) {
+            summary.trace.releases.append(ReportTrace.Release(decision, at: now))
             switch decision {
             case .held(let key, let until, let rules):
                 write(
@@ -176,7 +189,8 @@ public struct Replayer: Sendable {
         }
     }
 
-    private func printSummary(_ summary: ReplaySummary) async throws {
+    /// Prints every activity with its budget, and keeps them in the trace.
+    private func printSummary(_ summary: inout ReplaySummary) async throws {
         let records = try await pipeline.store.allActivities()
         let states = await pipeline.queue.states
         let configuration = pipeline.queue.configuration
@@ -186,8 +200,15 @@ public struct Replayer: Sendable {
             write(
                 "  \(record.key) (\(record.attributesType)): \(record.phase), last timestamp \(record.lastTimestamp), state \(record.state.jsonString())"
             )
+            let budget = configuration.budget(for: record.attributesType)
+            let frequent = states[record.key]?.frequentUpdates ?? false
+            summary.trace.activities.append(
+                .init(
+                    key: record.key.rawValue, attributesType: record.attributesType, phase: record.phase.rawValue,
+                    budget: ReportBudget(
+                        size: frequent ? budget.frequentUpdatesSize : budget.size, period: budget.period,
+                        frequentUpdates: frequent)))
             if let s = states[record.key] {
-                let budget = configuration.budget(for: s.attributesType)
                 let size = s.frequentUpdates ? budget.frequentUpdatesSize : budget.size
                 write(
                     "    \(s.stats.starts) start, \(s.stats.sentHigh) at priority 10 (budget \(size) per \(budget.period) s), "
@@ -200,11 +221,13 @@ public struct Replayer: Sendable {
     }
 }
 
-/// Totals of a replay.
+/// Totals of a replay, and what it decided.
 public struct ReplaySummary: Sendable {
     /// Pushes handed to the provider (each once, however many rounds it took).
     public var pushes = 0
     public var feedErrors = 0
+    /// Every step, change, timer look and release, for ``ReplayReport/build(_:)``.
+    public var trace: ReportTrace
     /// The pushes counted so far.
     var delivered = Set<PushID>()
 }
