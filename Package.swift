@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay",
+                "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay", "Report", "Rules",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -119,15 +119,16 @@ extension SQLiteStore {
     /// Saves released pushes and the throttle states that released them, in one transaction.
     /// Older rows the release supersedes go in the same transaction: `rewrites` replace a row's push and
     /// timestamp if it still holds the push it held when read (`timestamp` then), `drops` remove rows the
-    /// same way; a row delivered meanwhile is left alone.
+    /// same way; a row delivered meanwhile is left alone. `history` records the release for the live report.
     public func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = []
+        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = [], history: HistoryWrite? = nil
     ) async throws(Failure) {
         try await run(
             "saving released pushes",
             { db in
                 try Self.saveThrottleStates(throttleStates, db)
+                try Self.saveHistory(history, db)
                 for r in rewrites {
                     try db.execute(
                         sql:

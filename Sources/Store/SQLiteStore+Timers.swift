@@ -108,9 +108,13 @@ extension SQLiteStore {
     /// next due time (one statement each), and the throttle states of the pushes it queued.
     public func saveTimerPass(
         activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
-        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)],
+        history: HistoryWrite? = nil
     ) async throws(Failure) {
-        guard !activities.isEmpty || !looks.isEmpty || !due.isEmpty || !throttleStates.isEmpty else { return }
+        guard
+            !activities.isEmpty || !looks.isEmpty || !due.isEmpty || !throttleStates.isEmpty
+                || !(history?.rows.isEmpty ?? true)
+        else { return }
         try await run(
             "saving a timer pass",
             { db in
@@ -130,6 +134,7 @@ extension SQLiteStore {
                     ])
                 }
                 try SQLiteStore.saveThrottleStates(throttleStates, db)
+                try SQLiteStore.saveHistory(history, db)
             }, write: true)
     }
 

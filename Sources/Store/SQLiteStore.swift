@@ -124,6 +124,7 @@ public final class SQLiteStore: Sendable {
                 t.column("value", .text).notNull()
             }
         }
+        registerHistoryMigration(&m)
         return m
     }
 
@@ -268,6 +269,7 @@ public final class SQLiteStore: Sendable {
                         """, arguments: [commit.feed, commit.etag, commit.lastModified, commit.now])
                 try SQLiteStore.save(commit.activities, db)
                 try SQLiteStore.saveThrottleStates(commit.throttleStates, db)
+                try SQLiteStore.saveHistory(commit.history, db)
             }, write: true)
     }
 
@@ -286,13 +288,16 @@ public struct FeedCommit: Sendable {
     /// The throttle states the poll changed (the pushes it queued), saved in the same transaction: a poll's
     /// facts are never saved without the pushes they made.
     public var throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+    /// What the poll decided for each activity, for the live report (``HistoryRow``); `nil` keeps none.
+    public var history: HistoryWrite?
 
     public init(
         feed: String, now: Int, facts: [String: Facts]?, removedEntities: [String] = [], etag: String? = nil,
         lastModified: String? = nil, activities: [ActivityRecord] = [],
-        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = []
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = [], history: HistoryWrite? = nil
     ) {
         self.throttleStates = throttleStates
+        self.history = history
         self.feed = feed
         self.now = now
         self.facts = facts

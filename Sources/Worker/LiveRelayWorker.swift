@@ -93,7 +93,8 @@ public struct LiveRelayWorker: Sendable {
         let pipeline = Pipeline(
             store: store, rules: book, queue: queue, senders: senders, logger: logger, metrics: environment.metrics,
             random: environment.random, restartAfter: loaded.config.throttle.restartAfter,
-            contracts: loaded.contracts)
+            contracts: loaded.contracts,
+            history: loaded.config.api.reportWindow > 0 ? HistoryRecorder(window: loaded.config.api.reportWindow) : nil)
         let feedTransport: any HTTPTransport
         if let given = environment.feedTransport {
             feedTransport = given
@@ -156,7 +157,8 @@ public struct LiveRelayWorker: Sendable {
         }
         let tokens = TokenAPI(
             store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
-            maxBodyBytes: loaded.config.api.maxBodyBytes, now: environment.now)
+            maxBodyBytes: loaded.config.api.maxBodyBytes, reportWindow: loaded.config.api.reportWindow,
+            now: environment.now)
         return LiveRelayWorker(
             loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, timerLoop: timerLoop,
             health: health,

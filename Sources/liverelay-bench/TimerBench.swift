@@ -22,6 +22,8 @@ struct TimerBench: AsyncParsableCommand {
     @Option(help: "Passes measured, one every `interval` seconds of simulated time.") var passes = 8
     @Option(help: "Seconds between two passes (the config's timer-interval).") var interval = 1
     @Option(help: "Live activities a pass takes per transaction.") var batch = 2_000
+    @Option(help: "Seconds of history kept for the live report (api.report-window); 0 keeps none.")
+    var reportWindow = 0
 
     static let rules = #"""
         {"rules": [
@@ -95,7 +97,7 @@ struct TimerBench: AsyncParsableCommand {
         let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
         let pipeline = Pipeline(
             store: store, rules: RuleBook(engine, routes: ProviderRoutes(defaultProvider: "none")), queue: queue,
-            senders: [:], logger: logger)
+            senders: [:], logger: logger, history: reportWindow > 0 ? HistoryRecorder(window: reportWindow) : nil)
         // The first pass reads every live activity (as after a start or a change of the timer rules); the
         // next read only those whose due time came.
         var whole: [Double] = []
@@ -110,7 +112,7 @@ struct TimerBench: AsyncParsableCommand {
         }
         let steady = Array(whole.dropFirst())
         print(
-            "\(activities) live activities, 3 timer rules; setup \(String(format: "%.1f", setupSeconds)) s; passes every \(interval) s, \(batch) activities per transaction"
+            "\(activities) live activities, 3 timer rules; setup \(String(format: "%.1f", setupSeconds)) s; passes every \(interval) s, \(batch) activities per transaction, \(reportWindow > 0 ? "history kept for \(reportWindow) s" : "no history kept")"
         )
         printTable(
             ["case", "activities looked at", "pushes", "median ms", "max ms"],

@@ -120,6 +120,39 @@ import Testing
     /// are readable by their owner only, whether new or made by an older version with mode 0644.
     /// A state file deleted, replaced or truncated under the running process: every read and write fails
     /// with what happened, instead of answering from (and writing into) a file no one will read again.
+    /// An activity's history (what the live report draws) is written with the decisions, read per activity in
+    /// the order written, cut to the newest rows when asked for fewer, and pruned to the window by each write.
+    @Test func historyIsKeptPerActivityForTheWindowOnly() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let store = try SQLiteStore(path: path)
+        func row(_ activity: String, _ at: Int, _ kind: HistoryRow.Kind = .look) -> HistoryRow {
+            HistoryRow(activity: activity, at: at, kind: kind, body: Data(#"{"n":\#(at)}"#.utf8))
+        }
+        try await store.commit(
+            FeedCommit(
+                feed: "f", now: 100, facts: nil,
+                history: HistoryWrite(rows: [row("a", 100), row("b", 100), row("a", 100, .release)], keepFrom: 0)))
+        try await store.commitRelease(
+            throttleStates: [], outbox: [], history: HistoryWrite(rows: [row("a", 200, .release)], keepFrom: 0))
+        try await store.saveTimerPass(
+            activities: [], throttleStates: [], history: HistoryWrite(rows: [row("a", 300)], keepFrom: 0))
+        let all = try await store.history(activity: "a", from: 0)
+        #expect(all.rows.map(\.at) == [100, 100, 200, 300])
+        #expect(all.rows.map(\.kind) == [.look, .release, .release, .look])
+        #expect(!all.truncated)
+        #expect(try await store.history(activity: "a", from: 150).rows.map(\.at) == [200, 300])
+        let newest = try await store.history(activity: "a", from: 0, limit: 2)
+        #expect(newest.rows.map(\.at) == [200, 300])
+        #expect(newest.truncated)
+        #expect(try await store.history(activity: "b", from: 0).rows.map(\.body) == [Data(#"{"n":100}"#.utf8)])
+        // A write keeping from 250 removes what came before, for every activity.
+        try await store.commit(
+            FeedCommit(feed: "f", now: 400, facts: nil, history: HistoryWrite(rows: [], keepFrom: 250)))
+        #expect(try await store.history(activity: "a", from: 0).rows.map(\.at) == [300])
+        #expect(try await store.history(activity: "b", from: 0).rows.isEmpty)
+    }
+
     @Test(arguments: ["deleted", "replaced", "truncated"])
     func aStateFileGoneFromUnderTheStoreIsRefused(fault: String) async throws {
         let path = Self.temporaryPath()

@@ -16,6 +16,7 @@ public import Store
 /// | `PUT`/`DELETE /v1/devices/{device}/providers/{provider}` | the install's address at FCM, Pushwoosh or Getui | see `TokenAPI+Addresses.swift` |
 /// | `PUT`/`DELETE /v1/activities/{activity}/providers/{provider}` | the activity's Pushwoosh or Getui id | |
 /// | `GET /v1/activities/{activity}/devices` | | the devices the activity was started on and those that reported its update token |
+/// | `GET /v1/activities/{activity}/report` | | its recent history as the replay report draws it (`?format=json` for the data); see `TokenAPI+Report.swift` |
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
@@ -24,12 +25,15 @@ public struct TokenAPI: Sendable {
     public let feeds: Set<String>
     public let bearerToken: Secret?
     public let maxBodyBytes: Int
+    /// Seconds of history the live report covers (`api.report-window`); 0: none is kept.
+    public let reportWindow: Int
     let now: @Sendable () -> Int
 
     public init(
         store: SQLiteStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
-        now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        reportWindow: Int = 0, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
+        self.reportWindow = reportWindow
         self.store = store
         self.queue = queue
         self.feeds = feeds
@@ -101,6 +105,7 @@ public struct TokenAPI: Sendable {
             return try APIServer.jsonResponse(DevicesReport(activity: activity.rawValue, devices: devices), status: .ok)
         }
         registerAddressRoutes(on: api)
+        registerReportRoute(on: api)
     }
 
     private func entity(_ context: BasicRequestContext) throws -> EntityKey {

@@ -108,7 +108,8 @@ public enum ConfigSchema {
                 "max-body-bytes": { "type": "integer", "minimum": 256, "description": "Larger request bodies are refused with 413. Default 16384." },
                 "request-timeout": { "type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds a request may take to arrive whole (head and body), from the connection's start or the previous answer; a slower one is cut. Default 10." },
                 "idle-timeout": { "type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds a connection may stay open with nothing read. Default 60." },
-                "max-connections": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "API connections open at once; more are closed as they come, so the API cannot take the descriptors polling and delivery need. Default 256." }
+                "max-connections": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "API connections open at once; more are closed as they come, so the API cannot take the descriptors polling and delivery need. Default 256." },
+                "report-window": { "type": "integer", "minimum": 0, "maximum": 2592000, "description": "Seconds of each activity's decisions the state file keeps for GET /v1/activities/{key}/report (changes that reached it, pushes sent and held); older ones are removed as new ones are written. 0 keeps none (the route answers 404). Default 21600 (6 hours)." }
               }
             },
             "http": {

@@ -278,9 +278,13 @@ public struct APIConfig: Sendable, Decodable {
     /// Connections open at once; more are closed as they come, so the API can never take the descriptors
     /// polling and delivery need.
     public var maxConnections: Int
+    /// Seconds of each activity's decisions kept for its live report (`GET /v1/activities/{key}/report`);
+    /// 0 keeps none.
+    public var reportWindow: Int
 
     enum CodingKeys: String, CodingKey {
         case host, port
+        case reportWindow = "report-window"
         case bearerToken = "bearer-token"
         case maxBodyBytes = "max-body-bytes"
         case requestTimeout = "request-timeout"
@@ -296,6 +300,7 @@ public struct APIConfig: Sendable, Decodable {
         requestTimeout = 10
         idleTimeout = 60
         maxConnections = 256
+        reportWindow = 21_600
     }
 
     public init(from decoder: any Decoder) throws {
@@ -308,5 +313,6 @@ public struct APIConfig: Sendable, Decodable {
         requestTimeout = try c.decodeIfPresent(Int.self, forKey: .requestTimeout) ?? requestTimeout
         idleTimeout = try c.decodeIfPresent(Int.self, forKey: .idleTimeout) ?? idleTimeout
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
+        reportWindow = try c.decodeIfPresent(Int.self, forKey: .reportWindow) ?? reportWindow
     }
 }

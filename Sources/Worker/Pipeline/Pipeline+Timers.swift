@@ -137,7 +137,7 @@ extension Pipeline {
         do {
             try await store.saveTimerPass(
                 activities: changed.sorted { $0.key < $1.key }, looks: looks, due: nextOf.map { ($0.key, $0.value) },
-                throttleStates: await queue.takeChanges())
+                throttleStates: await queue.takeChanges(), history: history?.write(steps: pass.steps, now: now))
         } catch {
             await queue.revert(keys.keys)
             throw error

@@ -33,12 +33,16 @@ public struct Pipeline: Sendable {
     let contracts: [String: ContentContract]
     /// Keeps delivery rounds from overlapping.
     private let gate = AsyncGate()
+    /// Keeps each activity's recent decisions for the live report, in the transactions that make them;
+    /// `nil` keeps none.
+    let history: HistoryRecorder?
 
     public init(
         store: SQLiteStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
         metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        restartAfter: Int? = nil, contracts: [String: ContentContract] = [:]
+        restartAfter: Int? = nil, contracts: [String: ContentContract] = [:], history: HistoryRecorder? = nil
     ) {
+        self.history = history
         self.restartAfter = restartAfter
         self.contracts = contracts
         self.store = store
@@ -126,7 +130,7 @@ public struct Pipeline: Sendable {
                     removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
                     lastModified: validators.lastModified,
                     activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key },
-                    throttleStates: await queue.takeChanges()))
+                    throttleStates: await queue.takeChanges(), history: history?.write(steps: plan.steps, now: now)))
         } catch {
             await queue.revert(touched)
             throw error
@@ -225,7 +229,8 @@ public struct Pipeline: Sendable {
         entries.removeAll { rewritten.contains($0.key) }
         do {
             try await store.commitRelease(
-                throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops)
+                throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops,
+                history: decisions.isEmpty ? nil : history?.write(decisions: decisions, now: now))
         } catch {
             // What was released is pending again, as the state file says: it goes with a later round.
             await queue.revert(decisions.map(\.activity))
