@@ -61,6 +61,7 @@ public final class FakeAPNs: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var responseDelay: Duration?
+        var channels = FakeAPNsChannels()
     }
 
     /// The configuration the fake was started with.
@@ -120,6 +121,19 @@ public final class FakeAPNs: Sendable {
     /// Answers every request with `fault` (when no scripted one is left) until called with `nil`: an outage.
     public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
 
+    /// The broadcast channels open now, by id, with their storage policy (0 or 1).
+    public var channels: [String: Int] { state.withLock { $0.channels.channels } }
+    /// Every channel created so far, in order.
+    public var createdChannels: [String] { state.withLock { $0.channels.created } }
+    /// Every channel deleted so far, in order.
+    public var deletedChannels: [String] { state.withLock { $0.channels.deleted } }
+
+    /// Sets how many channels the app may have at once (Apple: 10,000 per app and environment).
+    public func setChannelLimit(_ limit: Int) { state.withLock { $0.channels.limit = limit } }
+
+    /// Turns broadcast on or off for the app (off: every channel request is `400 FeatureNotEnabled`).
+    public func setBroadcastEnabled(_ enabled: Bool) { state.withLock { $0.channels.enabled = enabled } }
+
     /// Makes every answer wait this long (`nil`: answer at once).
     public func setResponseDelay(_ delay: Duration?) { state.withLock { $0.responseDelay = delay } }
 
@@ -142,6 +156,19 @@ public final class FakeAPNs: Sendable {
             break
         }
         let now = configuration.now()
+        if FakeAPNsChannels.handles(request.path) {
+            if let verdict = state.withLock({ $0.tokens.check(request.header("authorization"), now: now) }) {
+                return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
+            }
+            switch state.withLock({ $0.channels.handle(request, bundleID: configuration.bundleID) }) {
+            case .success(var response):
+                response.headers.append(
+                    ("apns-request-id", request.header("apns-request-id") ?? UUID().uuidString.lowercased()))
+                return response
+            case .failure(let verdict):
+                return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
+            }
+        }
         if let verdict = FakeAPNsRequestCheck.headers(request, bundleID: configuration.bundleID)
             ?? state.withLock({ $0.tokens.check(request.header("authorization"), now: now) })
             ?? FakeAPNsRequestCheck.token(request)

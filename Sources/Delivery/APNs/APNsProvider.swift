@@ -139,6 +139,11 @@ public final class APNsProvider: SingleTargetProvider {
         return classify(response, target: target)
     }
 
+    /// The `authorization` header's value (`bearer <provider token>`) this provider sends now, for the other
+    /// APNs requests made with the same key (``APNsChannelClient``): one token shared, minted as
+    /// ``ProviderTokenPolicy`` says.
+    public func authorization() throws(APNsSigningKey.Failure) -> String { "bearer " + (try providerToken()) }
+
     /// Marks the current provider token as rejected; a new one is minted for the next request unless the
     /// current one is younger than 20 minutes (see ``ProviderTokenPolicy``).
     public func refreshCredentials() async {
