@@ -32,7 +32,8 @@ public struct HistoryRow: Sendable, Hashable {
 }
 
 /// Rows to write with a commit, and the window to keep: rows older than `keepFrom` are removed in the same
-/// transaction, so the table never outgrows the window.
+/// transaction, so the table never outgrows the window. A write with no rows prunes nothing (nothing grew):
+/// a poll that decided nothing costs no statement.
 public struct HistoryWrite: Sendable {
     public var rows: [HistoryRow]
     /// Rows before this time go.
@@ -62,9 +63,8 @@ extension SQLiteStore {
 
     /// Writes history rows and prunes what fell out of the window (inside the caller's transaction).
     static func saveHistory(_ write: HistoryWrite?, _ db: Database) throws {
-        guard let write else { return }
+        guard let write, !write.rows.isEmpty else { return }
         try db.execute(sql: "DELETE FROM activity_history WHERE at < ?", arguments: [write.keepFrom])
-        guard !write.rows.isEmpty else { return }
         let statement = try db.cachedStatement(
             sql: "INSERT INTO activity_history (activity, at, kind, body) VALUES (?, ?, ?, ?)")
         for row in write.rows where row.at >= write.keepFrom {
@@ -97,10 +97,5 @@ extension SQLiteStore {
                 }
                 return (Array(kept), rows.count > limit)
             }, write: false)
-    }
-
-    /// Saves history rows in a transaction of their own (a delivered start's phase change, say).
-    public func saveHistory(_ write: HistoryWrite) async throws(Failure) {
-        try await run("saving an activity's history", { db in try SQLiteStore.saveHistory(write, db) }, write: true)
     }
 }

@@ -146,10 +146,14 @@ import Testing
         #expect(newest.rows.map(\.at) == [200, 300])
         #expect(newest.truncated)
         #expect(try await store.history(activity: "b", from: 0).rows.map(\.body) == [Data(#"{"n":100}"#.utf8)])
-        // A write keeping from 250 removes what came before, for every activity.
+        // A write with nothing to add prunes nothing; one keeping from 250 removes what came before, for
+        // every activity.
         try await store.commit(
             FeedCommit(feed: "f", now: 400, facts: nil, history: HistoryWrite(rows: [], keepFrom: 250)))
-        #expect(try await store.history(activity: "a", from: 0).rows.map(\.at) == [300])
+        #expect(try await store.history(activity: "b", from: 0).rows.count == 1)
+        try await store.commit(
+            FeedCommit(feed: "f", now: 400, facts: nil, history: HistoryWrite(rows: [row("a", 400)], keepFrom: 250)))
+        #expect(try await store.history(activity: "a", from: 0).rows.map(\.at) == [300, 400])
         #expect(try await store.history(activity: "b", from: 0).rows.isEmpty)
     }
 

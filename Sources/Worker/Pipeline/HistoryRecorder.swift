@@ -21,7 +21,6 @@ public struct HistoryRecorder: Sendable {
     /// are in the next row that is).
     public func write(steps: [ChangeStep], now: Int) -> HistoryWrite {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var rows: [HistoryRow] = []
         for step in steps where !step.decisions.isEmpty {
             let look = ReportTrace.Look(step, at: now)
@@ -38,7 +37,6 @@ public struct HistoryRecorder: Sendable {
     /// The rows of a release round at `now`: one per push sent or held.
     public func write(decisions: [ThrottleDecision], now: Int) -> HistoryWrite {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         let rows = decisions.compactMap { decision -> HistoryRow? in
             let release = ReportTrace.Release(decision, at: now)
             guard let body = try? encoder.encode(release) else { return nil }

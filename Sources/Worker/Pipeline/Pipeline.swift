@@ -230,7 +230,7 @@ public struct Pipeline: Sendable {
         do {
             try await store.commitRelease(
                 throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops,
-                history: decisions.isEmpty ? nil : history?.write(decisions: decisions, now: now))
+                history: history?.write(decisions: decisions, now: now))
         } catch {
             // What was released is pending again, as the state file says: it goes with a later round.
             await queue.revert(decisions.map(\.activity))
@@ -239,34 +239,6 @@ public struct Pipeline: Sendable {
         for decision in decisions { metrics.throttled(decision) }
         metrics.pendingPushes(await queue.pendingCount)
         return decisions
-    }
-
-    /// What the released pushes supersede among the rows still waiting for their activities.
-    private func superseded(by released: [ActivityKey: LiveActivityPush])
-        async throws(SQLiteStore.Failure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])
-    {
-        guard !released.isEmpty else { return ([], []) }
-        var rewrites: [OutboxRewrite] = []
-        var drops: [OutboxEntry] = []
-        let decoder = JSONDecoder()
-        for row in try await store.waitingOutbox(activities: released.keys) {
-            guard let newer = released[row.key.activity],
-                let waiting = try? decoder.decode(LiveActivityPush.self, from: row.push)
-            else { continue }
-            switch Supersession.decide(waiting: waiting, released: newer) {
-            case .keep:
-                break
-            case .drop:
-                drops.append(row)
-            case .rewrite(let push):
-                guard let json = try? push.canonicalJSON() else { continue }
-                var rewritten = row
-                rewritten.push = json
-                rewritten.timestamp = push.timestamp
-                rewrites.append(OutboxRewrite(row: rewritten, previousTimestamp: row.timestamp))
-            }
-        }
-        return (rewrites, drops)
     }
 
     /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender.

@@ -25,6 +25,7 @@ struct APNsChannelClientTests {
             #expect(scores != news)
             #expect(Data(base64Encoded: scores) != nil)
             #expect(bed.fake.channels == [scores: 0, news: 1])
+            #expect(bed.fake.createdChannels == [scores, news])
             #expect(try await client.read(scores) == .noStorage)
             #expect(try await client.read(news) == .mostRecent)
             #expect(try await client.list().sorted() == [scores, news].sorted())

@@ -109,6 +109,24 @@ struct LiveReportTests {
         }
     }
 
+    /// Rows read back into a trace: looks and releases in the order written; a row that cannot be read is
+    /// counted and left out, not thrown, and the page's title says so.
+    @Test func historyRowsMakeTheTraceAndUnreadableOnesAreCounted() throws {
+        let look = ReportTrace.Look(
+            at: 100, entity: "espn/1", outcomes: [.init(activity: "m", rules: ["goal"], kind: "queued")])
+        let release = ReportTrace.Release(at: 101, activity: "m", kind: "sent", rules: ["goal"], event: "update")
+        let rows = [
+            HistoryRow(activity: "m", at: 100, kind: .look, body: try JSONEncoder().encode(look)),
+            HistoryRow(activity: "m", at: 100, kind: .release, body: Data("{not json".utf8)),
+            HistoryRow(activity: "m", at: 101, kind: .release, body: try JSONEncoder().encode(release)),
+        ]
+        let (trace, unreadable) = HistoryRecorder.trace(rows, title: "m", activity: nil)
+        #expect(trace.looks == [look])
+        #expect(trace.releases == [release])
+        #expect(trace.source == "live")
+        #expect(unreadable == 1)
+    }
+
     /// The match moment by moment (one second apart) through `run`, with the tiny budget, then `body`.
     static func withMatch(
         window: Int? = nil, _ body: (InProcessRun, RecordingProvider) async throws -> Void

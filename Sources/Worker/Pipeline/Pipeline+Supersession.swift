@@ -1,0 +1,34 @@
+import Foundation
+import LiveRelayCore
+import Store
+import Throttling
+
+extension Pipeline {
+    /// What the released pushes supersede among the rows still waiting for their activities.
+    func superseded(by released: [ActivityKey: LiveActivityPush])
+        async throws(SQLiteStore.Failure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])
+    {
+        guard !released.isEmpty else { return ([], []) }
+        var rewrites: [OutboxRewrite] = []
+        var drops: [OutboxEntry] = []
+        let decoder = JSONDecoder()
+        for row in try await store.waitingOutbox(activities: released.keys) {
+            guard let newer = released[row.key.activity],
+                let waiting = try? decoder.decode(LiveActivityPush.self, from: row.push)
+            else { continue }
+            switch Supersession.decide(waiting: waiting, released: newer) {
+            case .keep:
+                break
+            case .drop:
+                drops.append(row)
+            case .rewrite(let push):
+                guard let json = try? push.canonicalJSON() else { continue }
+                var rewritten = row
+                rewritten.push = json
+                rewritten.timestamp = push.timestamp
+                rewrites.append(OutboxRewrite(row: rewritten, previousTimestamp: row.timestamp))
+            }
+        }
+        return (rewrites, drops)
+    }
+}
