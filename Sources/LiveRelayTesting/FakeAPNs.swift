@@ -131,6 +131,12 @@ public final class FakeAPNs: Sendable {
     /// Sets how many channels the app may have at once (Apple: 10,000 per app and environment).
     public func setChannelLimit(_ limit: Int) { state.withLock { $0.channels.limit = limit } }
 
+    /// Deletes a channel behind the worker's back: later broadcasts to it get `ChannelNotRegistered`.
+    public func removeChannel(_ id: String) { state.withLock { $0.channels.remove(id) } }
+
+    /// Every broadcast accepted so far, in order.
+    public var broadcasts: [FakeAPNsPush] { accepted.filter(\.isBroadcast) }
+
     /// Turns broadcast on or off for the app (off: every channel request is `400 FeatureNotEnabled`).
     public func setBroadcastEnabled(_ enabled: Bool) { state.withLock { $0.channels.enabled = enabled } }
 
@@ -169,6 +175,14 @@ public final class FakeAPNs: Sendable {
                 return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
             }
         }
+        if FakeAPNsChannels.isBroadcast(request.path) {
+            if let verdict = state.withLock({ $0.tokens.check(request.header("authorization"), now: now) })
+                ?? state.withLock({ $0.channels.broadcast(request, bundleID: configuration.bundleID) })
+            {
+                return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
+            }
+            return record(request, id: ("apns-request-id", request.header("apns-request-id") ?? UUID().uuidString))
+        }
         if let verdict = FakeAPNsRequestCheck.headers(request, bundleID: configuration.bundleID)
             ?? state.withLock({ $0.tokens.check(request.header("authorization"), now: now) })
             ?? FakeAPNsRequestCheck.token(request)
@@ -182,11 +196,16 @@ public final class FakeAPNs: Sendable {
         if let verdict = FakeAPNsRequestCheck.payload(request.body) {
             return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
         }
+        return record(request, id: ("apns-id", apnsID(request)))
+    }
+
+    /// Records an accepted push or broadcast and answers 200 with its id header.
+    private func record(_ request: RecordedRequest, id: (String, String)) -> ServerResponse {
         var headers: [String: String] = [:]
         for name in FakeAPNsPush.recordedHeaders { headers[name] = request.header(name) }
         let push = FakeAPNsPush(path: request.path, headers: headers, body: request.bodyText)
         state.withLock { $0.accepted.append(push) }
-        return ServerResponse(status: 200, headers: [("apns-id", apnsID(request))])
+        return ServerResponse(status: 200, headers: [id])
     }
 
     private func answer(

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The fake APNs' broadcast channels (iOS 18): Apple's channel-management API on the same HTTP/2 + TLS
@@ -14,7 +15,12 @@ import Foundation
 /// channel limit (10,000 per app and environment), `MissingChannelId`, `BadChannelId`,
 /// `ChannelNotRegistered` (unknown or deleted; a deleted id never comes back), `BadRequestPayload` for a
 /// create body that is not as above, `TopicDisallowed` for a bundle id with a push-type suffix, 404 `BadPath`
-/// for any other method or path. Ids are random, base64 of 16 bytes.
+/// for any other method or path. Ids look random (base64 of 16 bytes) but are the same on every run (the
+/// n-th channel created gets the same id), so goldens can hold them.
+///
+/// Broadcasts (``broadcast(_:bundleID:)``): `POST /4/broadcasts/apps/<bundle id>` with `apns-channel-id` of
+/// a live channel, `apns-push-type: liveactivity`, `apns-priority` 5 or 10, `apns-expiration` (0 on a channel
+/// that stores no message, else `BadExpirationDate`), an update or end payload of at most 5,120 bytes.
 struct FakeAPNsChannels: Sendable {
     typealias Verdict = FakeAPNsRequestCheck.Verdict
 
@@ -33,8 +39,52 @@ struct FakeAPNsChannels: Sendable {
     var limit = 10_000
     var enabled = true
 
-    /// True for the paths this handles.
+    /// True for the channel-management paths.
     static func handles(_ path: String) -> Bool { path.hasPrefix("/1/apps/") }
+    /// True for the broadcast paths.
+    static func isBroadcast(_ path: String) -> Bool { path.hasPrefix("/4/broadcasts/") }
+
+    /// Checks one broadcast, its provider token already checked: `nil` when APNs would accept it.
+    func broadcast(_ request: RecordedRequest, bundleID: String) -> Verdict? {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // "", "4", "broadcasts", "apps", bundle
+        guard parts.count == 5, parts[3] == "apps" else { return (404, "BadPath", "path \(request.path)") }
+        guard request.method == "POST" else { return (405, "MethodNotAllowed", "method \(request.method)") }
+        if parts[4].contains(".push-type.") {
+            return (400, "TopicDisallowed", "the bundle id carries a push-type suffix")
+        }
+        guard parts[4] == bundleID else { return (403, "TopicMismatch", "bundle id \(parts[4]) is not this app's") }
+        guard enabled else { return (400, "FeatureNotEnabled", "broadcast is not enabled for the app") }
+        let id: String
+        switch Self.channelID(request) {
+        case .success(let found): id = found
+        case .failure(let verdict): return verdict
+        }
+        guard let policy = channels[id] else { return (400, "ChannelNotRegistered", "no channel \(id)") }
+        guard let type = request.header("apns-push-type") else { return (400, "MissingPushType", "no apns-push-type") }
+        guard type == "liveactivity" else { return (400, "InvalidPushType", "apns-push-type \(type)") }
+        guard let priority = request.header("apns-priority"), priority == "5" || priority == "10" else {
+            return (400, "BadPriority", "apns-priority \(request.header("apns-priority") ?? "missing")")
+        }
+        guard let expiration = request.header("apns-expiration"), let seconds = Int(expiration), seconds >= 0 else {
+            return (400, "BadExpirationDate", "apns-expiration \(request.header("apns-expiration") ?? "missing")")
+        }
+        if policy == 0, seconds != 0 {
+            return (400, "BadExpirationDate", "apns-expiration \(seconds) on a channel that stores no message")
+        }
+        if let verdict = FakeAPNsRequestCheck.payload(request.body, limit: 5120) { return verdict }
+        if request.bodyText.contains("\"event\":\"start\"") {
+            return (400, "InvalidLiveActivityPayload", "a broadcast cannot start an activity")
+        }
+        return nil
+    }
+
+    /// Deletes a channel behind LiveRelay's back (the operator, another tool): later requests naming it get
+    /// `ChannelNotRegistered`.
+    mutating func remove(_ id: String) {
+        guard channels.removeValue(forKey: id) != nil else { return }
+        deleted.append(id)
+    }
 
     /// Answers one channel-management request, its provider token already checked.
     mutating func handle(_ request: RecordedRequest, bundleID: String) -> Outcome<ServerResponse> {
@@ -96,10 +146,8 @@ struct FakeAPNsChannels: Sendable {
         guard channels.count < limit else {
             return .failure((400, "CannotCreateChannelConfig", "the app has \(channels.count) channels, the limit"))
         }
-        var id: String
-        repeat {
-            id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        } while channels[id] != nil || deleted.contains(id)
+        let id = Data(SHA256.hash(data: Data("fake APNs channel \(created.count)".utf8)).prefix(16))
+            .base64EncodedString()
         channels[id] = policy
         created.append(id)
         return .success(ServerResponse(status: 201, headers: [("apns-channel-id", id)]))

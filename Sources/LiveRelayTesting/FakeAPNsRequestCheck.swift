@@ -56,9 +56,10 @@ enum FakeAPNsRequestCheck {
         return nil
     }
 
-    static func payload(_ body: Data) -> Verdict? {
+    /// A Live Activity payload; `limit` is 4096 bytes for a device push, 5120 for a broadcast.
+    static func payload(_ body: Data, limit: Int = 4096) -> Verdict? {
         if body.isEmpty { return (400, "PayloadEmpty", "no body") }
-        if body.count > 4096 { return (413, "PayloadTooLarge", "\(body.count) bytes, over 4096") }
+        if body.count > limit { return (413, "PayloadTooLarge", "\(body.count) bytes, over \(limit)") }
         func invalid(_ detail: String) -> Verdict { (400, "InvalidLiveActivityPayload", detail) }
         guard case .object(let root)? = try? JSONDecoder().decode(FakeJSON.self, from: body),
             case .object(let aps)? = root["aps"]
@@ -77,8 +78,16 @@ enum FakeAPNsRequestCheck {
             case .object?, .string?: break
             default: return invalid("a start needs aps.alert")
             }
-        } else if aps["attributes-type"] != nil || aps["attributes"] != nil || aps["input-push-token"] != nil {
-            return invalid("only a start carries attributes-type, attributes and input-push-token")
+        } else if aps["attributes-type"] != nil || aps["attributes"] != nil || aps["input-push-token"] != nil
+            || aps["input-push-channel"] != nil
+        {
+            return invalid("only a start carries attributes-type, attributes, input-push-token and input-push-channel")
+        }
+        if let channel = aps["input-push-channel"] {
+            guard case .string(let id) = channel, !id.isEmpty, Data(base64Encoded: id) != nil else {
+                return invalid("aps.input-push-channel must be a channel id")
+            }
+            if aps["input-push-token"] != nil { return invalid("input-push-token and input-push-channel together") }
         }
         for key in ["stale-date", "dismissal-date"] {
             if let value = aps[key], case .int = value {

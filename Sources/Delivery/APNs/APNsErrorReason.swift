@@ -65,6 +65,18 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
     public static let payloadEmpty = APNsErrorReason("PayloadEmpty", 400, .rejectPush)
     /// Pushing to this topic is not allowed.
     public static let topicDisallowed = APNsErrorReason("TopicDisallowed", 400, .configuration)
+    // 400, broadcast channels (iOS 18)
+    /// Broadcast is not enabled for the app's App ID (the developer portal's Push Notifications settings).
+    public static let featureNotEnabled = APNsErrorReason("FeatureNotEnabled", 400, .configuration)
+    /// No `apns-channel-id` header on a request that needs one.
+    public static let missingChannelId = APNsErrorReason("MissingChannelId", 400, .configuration)
+    /// `apns-channel-id` is malformed or too long.
+    public static let badChannelId = APNsErrorReason("BadChannelId", 400, .configuration)
+    /// No such channel (deleted, or created in the other environment): the channel is gone, like a dead
+    /// token (the worker stops using it and says so).
+    public static let channelNotRegistered = APNsErrorReason("ChannelNotRegistered", 400, .dropToken)
+    /// The app has as many channels as APNs allows (10,000 per environment).
+    public static let cannotCreateChannelConfig = APNsErrorReason("CannotCreateChannelConfig", 400, .rejectPush)
     // 403
     /// The certificate is invalid.
     public static let badCertificate = APNsErrorReason("BadCertificate", 403, .configuration)
@@ -112,7 +124,8 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
     public static let all: [APNsErrorReason] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
         .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-        .missingTopic, .payloadEmpty, .topicDisallowed, .badCertificate, .badCertificateEnvironment,
+        .missingTopic, .payloadEmpty, .topicDisallowed, .featureNotEnabled, .missingChannelId, .badChannelId,
+        .channelNotRegistered, .cannotCreateChannelConfig, .badCertificate, .badCertificateEnvironment,
         .expiredProviderToken, .forbidden, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
         .badEnvironmentKeyIdInToken, .badPath, .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge,
         .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,

@@ -27,6 +27,8 @@ public struct APNsPayload: Sendable, Hashable, Codable {
         public var dismissalDate: Int?
         /// For `start` (iOS 18): `1` asks the device to report the new activity's update token.
         public var inputPushToken: Int?
+        /// For `start` (iOS 18): the broadcast channel the new activity subscribes to.
+        public var inputPushChannel: String?
 
         enum CodingKeys: String, CodingKey {
             case timestamp, event, alert, attributes
@@ -36,6 +38,7 @@ public struct APNsPayload: Sendable, Hashable, Codable {
             case staleDate = "stale-date"
             case dismissalDate = "dismissal-date"
             case inputPushToken = "input-push-token"
+            case inputPushChannel = "input-push-channel"
         }
     }
 
@@ -47,6 +50,7 @@ public struct APNsPayload: Sendable, Hashable, Codable {
             attributesType: start ? push.attributesType : nil,
             attributes: start ? (push.attributes ?? .emptyObject) : nil, alert: push.alert,
             relevanceScore: push.relevanceScore, staleDate: push.staleDate, dismissalDate: push.dismissalDate,
-            inputPushToken: start && push.inputPushToken == true ? 1 : nil)
+            inputPushToken: start && push.inputPushToken == true && push.inputPushChannel == nil ? 1 : nil,
+            inputPushChannel: start ? push.inputPushChannel : nil)
     }
 }

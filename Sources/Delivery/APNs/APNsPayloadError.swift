@@ -19,6 +19,8 @@ public struct APNsPayloadError: Error, Sendable, Hashable, CustomStringConvertib
         public static let missingAttributes = Code("missing_attributes")
         /// A `start` without an alert (push-to-start needs one).
         public static let missingAlert = Code("missing_alert")
+        /// A `start` addressed to a broadcast channel (a broadcast can only update or end).
+        public static let startBroadcast = Code("start_broadcast")
         /// The payload could not be encoded at all.
         public static let encoding = Code("encoding")
 

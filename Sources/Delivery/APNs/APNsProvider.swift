@@ -28,18 +28,56 @@ public final class APNsProvider: SingleTargetProvider {
         public var requestTimeout: Duration
         /// Ask for the new activity's update token on every start (`input-push-token`, iOS 18).
         public var inputPushToken: Bool
+        /// Broadcast channels (iOS 18); `nil`: tokens only.
+        public var broadcast: Broadcast?
 
         /// Creates a configuration.
         public init(
             endpoint: APNsEndpoint, bundleID: String, expirationSeconds: Int = 3600,
-            tokenRefreshInterval: Int = 50 * 60, requestTimeout: Duration = .seconds(10), inputPushToken: Bool = false
+            tokenRefreshInterval: Int = 50 * 60, requestTimeout: Duration = .seconds(10), inputPushToken: Bool = false,
+            broadcast: Broadcast? = nil
         ) {
+            self.broadcast = broadcast
             self.endpoint = endpoint
             self.bundleID = bundleID
             self.expirationSeconds = expirationSeconds
             self.tokenRefreshInterval = tokenRefreshInterval
             self.requestTimeout = requestTimeout
             self.inputPushToken = inputPushToken
+        }
+    }
+
+    /// Where broadcasts and channel-management requests go, and the channels' storage policy. Apple's pages
+    /// disagree on the broadcast host (the prose names the push host, the sample frames
+    /// `api-broadcast.push.apple.com`), so both hosts are settings.
+    public struct Broadcast: Sendable, Hashable {
+        /// The base URL broadcasts are posted to (`/4/broadcasts/apps/<bundle id>`).
+        public var url: String
+        /// The channel-management server.
+        public var management: APNsChannelClient.Endpoint
+        /// The storage policy of the channels created (0 for scores: a higher publishing budget).
+        public var storagePolicy: APNsChannelClient.StoragePolicy
+        /// Seconds after an end without a dismissal date at which its channel is deleted.
+        public var deleteAfter: Int
+
+        /// Settings; a trailing slash of `url` is dropped.
+        public init(
+            url: String, management: APNsChannelClient.Endpoint,
+            storagePolicy: APNsChannelClient.StoragePolicy = .noStorage, deleteAfter: Int = 4 * 3600
+        ) {
+            self.deleteAfter = deleteAfter
+            self.url = APNsEndpoint(url: url, environment: .production).url
+            self.management = management
+            self.storagePolicy = storagePolicy
+        }
+
+        /// Apple's hosts for an environment, the broadcast host as the prose says (the push host).
+        public static func apple(_ environment: PushEnvironment, storagePolicy: APNsChannelClient.StoragePolicy)
+            -> Broadcast
+        {
+            Broadcast(
+                url: APNsEndpoint.apple(environment).url,
+                management: environment == .sandbox ? .sandbox : .production, storagePolicy: storagePolicy)
         }
     }
 
@@ -96,8 +134,19 @@ public final class APNsProvider: SingleTargetProvider {
     /// How many provider tokens have been minted so far.
     public var mintedTokens: Int { state.withLock { $0.mints } }
 
+    /// The channels of ``Configuration/broadcast``, managed with this provider's token and transport.
+    public var channels: BroadcastChannels? {
+        guard let broadcast = configuration.broadcast else { return nil }
+        return BroadcastChannels(
+            client: APNsChannelClient(
+                endpoint: broadcast.management, bundleID: configuration.bundleID, transport: transport,
+                timeout: configuration.requestTimeout, authorization: { try self.authorization() }),
+            storagePolicy: broadcast.storagePolicy, deleteAfter: broadcast.deleteAfter)
+    }
+
     /// Checks, encodes and sends one push, and classifies APNs' answer.
     public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
+        if target.kind == .channel { return await broadcast(push, to: target.channel) }
         guard let token = target.token, !token.isEmpty else {
             return .rejected(reason: "no \(target.kind.rawValue) token to send to")
         }
@@ -108,26 +157,63 @@ public final class APNsProvider: SingleTargetProvider {
         }
         var push = push
         if configuration.inputPushToken, push.event == .start, push.inputPushToken == nil { push.inputPushToken = true }
+        if push.event == .start, let channel = target.channel { push.inputPushChannel = channel }
         let body: Data
         do {
             body = try encoder.body(for: push)
         } catch {
             return .rejected(reason: error.description)
         }
+        return await send(encoder.request(for: push, token: token, body: body), to: configuration.endpoint.url) {
+            classify($0, target: target)
+        }
+    }
+
+    /// One broadcast of an update or end to every activity subscribed to `channel`.
+    private func broadcast(_ push: LiveActivityPush, to channel: String?) async -> DeliveryOutcome {
+        guard let broadcast = configuration.broadcast else {
+            return .rejected(reason: "a broadcast, but the APNs provider has no channels configured")
+        }
+        guard let channel, !channel.isEmpty else { return .rejected(reason: "a broadcast without a channel id") }
+        let body: Data
+        do {
+            body = try encoder.broadcastBody(for: push)
+        } catch {
+            return .rejected(reason: error.description)
+        }
+        let request = encoder.broadcastRequest(
+            for: push, channel: channel, storesMessages: broadcast.storagePolicy == .mostRecent, body: body)
+        return await send(request, to: broadcast.url) { response in
+            let reason = Self.reason(response)
+            // A channel made under another storage policy refuses this expiration: that channel's problem only.
+            if reason == .badExpirationDate {
+                return .rejected(
+                    reason: "APNs answered \(reason): the channel's storage policy is not "
+                        + "\(broadcast.storagePolicy.rawValue) (was channels.storage-policy changed while it was open?)"
+                )
+            }
+            return DeliveryOutcome(reason.action, reason: "APNs answered \(reason)", answer: response)
+        }
+    }
+
+    /// Sends a formed request with the provider token; 200 is delivered, anything else `classify` says.
+    private func send(
+        _ request: APNsRequest, to base: String, classify: (HTTPResponse) -> DeliveryOutcome
+    ) async -> DeliveryOutcome {
         let bearer: String
         do {
             bearer = try providerToken()
         } catch {
             return .configurationError(reason: error.description)
         }
-        let request = encoder.request(for: push, token: token, body: body)
+        let body = request.body
         var headers = request.headers.map { HTTPHeader($0.name, $0.value) }
         headers.append(HTTPHeader("authorization", "bearer " + bearer))
         let response: HTTPResponse
         do {
             response = try await transport.send(
                 HTTPRequest(
-                    method: request.method, url: configuration.endpoint.url + request.path, headers: headers,
+                    method: request.method, url: base + request.path, headers: headers,
                     body: body, timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10))
         } catch {
             return .unanswered(error, by: "APNs")
@@ -136,7 +222,7 @@ public final class APNsProvider: SingleTargetProvider {
             state.withLock { $0.topicVerified = true }
             return .delivered
         }
-        return classify(response, target: target)
+        return classify(response)
     }
 
     /// The `authorization` header's value (`bearer <provider token>`) this provider sends now, for the other
@@ -172,9 +258,14 @@ public final class APNsProvider: SingleTargetProvider {
         return token
     }
 
-    private func classify(_ response: HTTPResponse, target: PushTarget) -> DeliveryOutcome {
+    /// APNs' reason for a refusal.
+    private static func reason(_ response: HTTPResponse) -> APNsErrorReason {
         let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
-        let reason = APNsErrorReason(rawValue: body?.reason ?? "status \(response.status)", status: response.status)
+        return APNsErrorReason(rawValue: body?.reason ?? "status \(response.status)", status: response.status)
+    }
+
+    private func classify(_ response: HTTPResponse, target: PushTarget) -> DeliveryOutcome {
+        let reason = Self.reason(response)
         let text = "APNs answered \(reason)"
         if reason == .deviceTokenNotForTopic, !state.withLock({ $0.topicVerified }) {
             return .configurationError(

@@ -30,6 +30,47 @@ public struct APNsProviderConfig: ProviderSettings {
     public var timeout: Int
     /// Ask started activities for their update token (`input-push-token`).
     public var inputPushToken: Bool
+    /// Broadcast channels (`channels`); `nil`: tokens only.
+    public var channels: Channels?
+
+    /// The `channels` object: `{"storage-policy": 0, "broadcast-endpoint"?, "management-endpoint"?, "delete-after"?}`.
+    public struct Channels: Sendable, Decodable {
+        public var storagePolicy: APNsChannelClient.StoragePolicy
+        public var broadcastEndpoint: String?
+        public var managementEndpoint: String?
+        public var deleteAfter: Int
+
+        enum CodingKeys: String, CodingKey {
+            case storagePolicy = "storage-policy"
+            case broadcastEndpoint = "broadcast-endpoint"
+            case managementEndpoint = "management-endpoint"
+            case deleteAfter = "delete-after"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let policy = try c.decodeIfPresent(Int.self, forKey: .storagePolicy) ?? 0
+            guard let storagePolicy = APNsChannelClient.StoragePolicy(rawValue: policy) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .storagePolicy, in: c, debugDescription: "storage-policy must be 0 or 1")
+            }
+            self.storagePolicy = storagePolicy
+            broadcastEndpoint = try c.decodeIfPresent(String.self, forKey: .broadcastEndpoint)
+            managementEndpoint = try c.decodeIfPresent(String.self, forKey: .managementEndpoint)
+            deleteAfter = try c.decodeIfPresent(Int.self, forKey: .deleteAfter) ?? 4 * 3600
+        }
+
+        /// The provider's broadcast settings: Apple's hosts unless set; with the provider's `endpoint` set
+        /// (a test server), that server for both.
+        func broadcast(environment: PushEnvironment, endpoint: String?) -> APNsProvider.Broadcast {
+            let apple = APNsProvider.Broadcast.apple(environment, storagePolicy: storagePolicy)
+            return APNsProvider.Broadcast(
+                url: broadcastEndpoint ?? endpoint ?? apple.url,
+                management: (managementEndpoint ?? endpoint).map(APNsChannelClient.Endpoint.init(url:))
+                    ?? apple.management,
+                storagePolicy: storagePolicy, deleteAfter: deleteAfter)
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case key, environment, endpoint, connections, timeout
@@ -38,6 +79,7 @@ public struct APNsProviderConfig: ProviderSettings {
         case maxConcurrentStreams = "max-concurrent-streams"
         case tokenRefresh = "token-refresh"
         case inputPushToken = "input-push-token"
+        case channels
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +94,7 @@ public struct APNsProviderConfig: ProviderSettings {
         tokenRefresh = try c.decodeIfPresent(Int.self, forKey: .tokenRefresh) ?? 3000
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
         inputPushToken = try c.decodeIfPresent(Bool.self, forKey: .inputPushToken) ?? false
+        channels = try c.decodeIfPresent(Channels.self, forKey: .channels)
     }
 
     /// The provider, its key read now.
@@ -68,7 +111,8 @@ public struct APNsProviderConfig: ProviderSettings {
             configuration: APNsProvider.Configuration(
                 endpoint: endpoint.map { APNsEndpoint(url: $0, environment: environment) } ?? .apple(environment),
                 bundleID: context.bundleID, expirationSeconds: context.expiration, tokenRefreshInterval: tokenRefresh,
-                requestTimeout: .seconds(timeout), inputPushToken: inputPushToken),
+                requestTimeout: .seconds(timeout), inputPushToken: inputPushToken,
+                broadcast: channels?.broadcast(environment: environment, endpoint: endpoint)),
             key: signingKey, transport: try context.transport(connections: connections, streams: maxConcurrentStreams),
             now: context.now, tokenCache: context.tokenCache)
     }

@@ -7,7 +7,7 @@ public import LiveRelayCore
 public struct APNsRequest: Sendable, Hashable {
     /// Always `POST`.
     public var method: String
-    /// `/3/device/<token>`.
+    /// `/3/device/<token>`, or `/4/broadcasts/apps/<bundle id>` for a broadcast.
     public var path: String
     /// In the order they are sent.
     public var headers: [(name: String, value: String)]
@@ -29,6 +29,8 @@ public struct APNsRequest: Sendable, Hashable {
 public struct APNsRequestEncoder: Sendable {
     /// APNs refuses Live Activity payloads over this many bytes (413 `PayloadTooLarge`).
     public static let maximumPayloadBytes = 4096
+    /// APNs refuses broadcast payloads over this many bytes (413 `PayloadTooLarge`).
+    public static let maximumBroadcastBytes = 5120
 
     /// The app's bundle id; the topic is `<bundle id>.push-type.liveactivity`.
     public var bundleID: String
@@ -53,7 +55,9 @@ public struct APNsRequestEncoder: Sendable {
 
     /// The payload bytes of ``body(for:)``, with its checks: what every provider that forwards a push to
     /// APNs (FCM too) must refuse before sending.
-    public static func payload(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
+    public static func payload(for push: LiveActivityPush, limit: Int = maximumPayloadBytes)
+        throws(APNsPayloadError) -> Data
+    {
         func refuse(_ code: APNsPayloadError.Code, _ message: String) -> APNsPayloadError {
             APNsPayloadError(code: code, activity: push.activity, event: push.event, message: message)
         }
@@ -70,10 +74,10 @@ public struct APNsRequestEncoder: Sendable {
             }
         }
         let data = Self.payloadBytes(push)
-        if data.count > Self.maximumPayloadBytes {
+        if data.count > limit {
             throw refuse(
                 .payloadTooLarge,
-                "the payload is \(data.count) bytes; APNs accepts at most \(Self.maximumPayloadBytes) "
+                "the payload is \(data.count) bytes; APNs accepts at most \(limit) "
                     + "(shorten the content-state, attributes or alert)")
         }
         return data
@@ -108,7 +112,11 @@ public struct APNsRequestEncoder: Sendable {
         out.raw(",")
         out.key("event")
         out.string(push.event.rawValue)
-        if start, push.inputPushToken == true {
+        if start, let channel = push.inputPushChannel {
+            out.raw(",")
+            out.key("input-push-channel")
+            out.string(channel)
+        } else if start, push.inputPushToken == true {
             out.raw(",")
             out.key("input-push-token")
             out.int(1)
@@ -168,6 +176,35 @@ public struct APNsRequestEncoder: Sendable {
                 ("apns-priority", String(push.priority.rawValue)),
                 ("apns-expiration", String(push.timestamp + expirationSeconds)),
                 ("apns-id", Self.apnsID(for: push, token: token)),
+                ("content-type", "application/json"),
+            ],
+            body: body)
+    }
+
+    /// The body of a broadcast: a start cannot be broadcast (APNs starts channel activities by push-to-start
+    /// with `input-push-channel`), and the payload may be up to ``maximumBroadcastBytes``.
+    public func broadcastBody(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
+        if push.event == .start {
+            throw APNsPayloadError(
+                code: .startBroadcast, activity: push.activity, event: push.event,
+                message: "a broadcast cannot start an activity (push-to-start with input-push-channel does)")
+        }
+        return try Self.payload(for: push, limit: Self.maximumBroadcastBytes)
+    }
+
+    /// A broadcast of `push` to `channel`: `apns-expiration` is 0 on a channel that stores no message (APNs
+    /// refuses anything else there), else the push's timestamp plus ``expirationSeconds``.
+    public func broadcastRequest(
+        for push: LiveActivityPush, channel: String, storesMessages: Bool, body: Data
+    ) -> APNsRequest {
+        APNsRequest(
+            method: "POST", path: "/4/broadcasts/apps/" + bundleID,
+            headers: [
+                ("apns-push-type", "liveactivity"),
+                ("apns-channel-id", channel),
+                ("apns-priority", String(push.priority.rawValue)),
+                ("apns-expiration", storesMessages ? String(push.timestamp + expirationSeconds) : "0"),
+                ("apns-request-id", Self.apnsID(for: push, token: "channel " + channel)),
                 ("content-type", "application/json"),
             ],
             body: body)

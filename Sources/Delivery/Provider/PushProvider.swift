@@ -12,11 +12,15 @@ public protocol PushProvider: Sendable {
     func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome]
     /// Called by the `Sender` after a `.refreshCredentials` outcome, before it retries once.
     func refreshCredentials() async
+    /// Its broadcast channels, when it has them and they are configured (APNs); `nil`: tokens only.
+    var channels: BroadcastChannels? { get }
 }
 
 extension PushProvider {
     /// Providers without renewable credentials have nothing to refresh.
     public func refreshCredentials() async {}
+    /// Most providers have no broadcast channels.
+    public var channels: BroadcastChannels? { nil }
 }
 
 /// A provider whose API takes one target per request (APNs, FCM, the console): it delivers to one target,

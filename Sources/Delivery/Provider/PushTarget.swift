@@ -1,11 +1,14 @@
 public import LiveRelayCore
 
-/// Where one push goes: a device's push-to-start token (for `start`) or an activity's update token.
+/// Where one push goes: a device's push-to-start token (for `start`), an activity's update token, or an
+/// activity's APNs broadcast channel (an update or end to every device subscribed to it, iOS 18).
 public struct PushTarget: Sendable, Hashable {
     /// Which kind of token a push needs.
     public enum TokenKind: String, Sendable, Hashable {
         case pushToStart = "push-to-start"
         case activity = "activity"
+        /// A broadcast to ``PushTarget/channel``.
+        case channel = "channel"
     }
 
     /// Whether the token starts activities or updates one.
@@ -18,12 +21,16 @@ public struct PushTarget: Sendable, Hashable {
     public var device: String?
     /// What FCM, Pushwoosh or Getui address the push to; empty for APNs and the console.
     public var address: ProviderAddress
+    /// The broadcast channel: the one a `channel` target's broadcast goes to, or the one the activity a
+    /// push-to-start target starts subscribes to (`input-push-channel`); `nil` otherwise.
+    public var channel: String?
 
     /// Creates a target.
     public init(
         kind: TokenKind, token: String?, environment: PushEnvironment? = nil, device: String? = nil,
-        address: ProviderAddress = ProviderAddress()
+        address: ProviderAddress = ProviderAddress(), channel: String? = nil
     ) {
+        self.channel = channel
         self.kind = kind
         self.token = token
         self.environment = environment
@@ -33,4 +40,9 @@ public struct PushTarget: Sendable, Hashable {
 
     /// The kind of token an event is addressed to.
     public static func kind(for event: PushEvent) -> TokenKind { event == .start ? .pushToStart : .activity }
+
+    /// A broadcast to an activity's channel.
+    public static func broadcast(_ channel: String) -> PushTarget {
+        PushTarget(kind: .channel, token: nil, channel: channel)
+    }
 }

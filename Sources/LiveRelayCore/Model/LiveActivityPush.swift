@@ -27,6 +27,10 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
     /// For `start` (iOS 18): ask the device to report the new activity's update token
     /// (APNs `input-push-token`). Optional so older saved states still decode.
     public var inputPushToken: Bool?
+    /// For `start` (iOS 18): the broadcast channel the new activity subscribes to (APNs
+    /// `input-push-channel`); the provider sets it for a target that subscribes by channel, it is never
+    /// queued.
+    public var inputPushChannel: String?
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, timestamp: Int, contentState: JSONValue,

@@ -65,6 +65,22 @@ public enum ConfigSchema {
                 }
               }
             },
+            "activity-modes": {
+              "type": "array",
+              "description": "How activities reach devices, by attributes-type or by the rule file whose rules made them: token (one push per device token; the default), channel (one APNs broadcast per update to the activity's channel; starts by push-to-start with input-push-channel), both (the channel for devices registered as channel subscribers, tokens for the rest). channel and both need an apns provider with channels. The first matching entry wins.",
+              "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["mode"],
+                "minProperties": 2,
+                "maxProperties": 2,
+                "properties": {
+                  "attributes-type": { "type": "string", "minLength": 1, "description": "Activities of this attributes type." },
+                  "rule-file": { "type": "string", "minLength": 1, "description": "Activities whose pushes the rules of this file make, relative to this file's folder." },
+                  "mode": { "enum": ["token", "channel", "both"], "description": "token, channel or both." }
+                }
+              }
+            },
             "priority": {
               "type": "object",
               "additionalProperties": false,
@@ -257,6 +273,17 @@ public enum ConfigSchema {
                 "token-refresh": { "type": "integer", "minimum": 1200, "maximum": 3300, "description": "apns: seconds between provider tokens (JWT), 20 to 55 minutes. Default 3000." },
                 "timeout": { "type": "integer", "minimum": 1, "description": "apns, fcm, pushwoosh, getui: seconds one request may take. Default 10." },
                 "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." },
+                "channels": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "description": "apns: broadcast channels (iOS 18) for the activities whose activity-modes entry says channel or both. Absent: tokens only.",
+                  "properties": {
+                    "storage-policy": { "enum": [0, 1], "description": "0: APNs stores no message (a higher publishing budget; for scores); 1: it keeps the most recent for up to 8 hours. Applies to channels created from now on. Default 0." },
+                    "broadcast-endpoint": { "type": "string", "pattern": "^https?://", "description": "The server broadcasts are posted to (/4/broadcasts/apps/<bundle-id>). Apple's pages disagree: the prose names the push host, the sample frames api-broadcast.push.apple.com. Default: the push host of environment (or endpoint)." },
+                    "management-endpoint": { "type": "string", "pattern": "^https?://", "description": "The channel-management server. Default https://api-manage-broadcast.push.apple.com:2196 (production) or https://api-manage-broadcast.sandbox.push.apple.com:2195 (sandbox); with endpoint set, endpoint." },
+                    "delete-after": { "type": "integer", "minimum": 0, "maximum": 14400, "description": "Seconds after an end without a dismissal-date at which its channel is deleted (the activity leaves the lock screen at most 4 hours after its end). Default 14400." }
+                  }
+                },
                 "service-account": { "$ref": "#/$defs/secret", "description": "fcm: where the Google service-account JSON key is read from; never the key itself." },
                 "project-id": { "type": "string", "minLength": 1, "description": "fcm: the Firebase project. Default: the key file's project_id." },
                 "token-endpoint": { "type": "string", "pattern": "^https?://", "description": "fcm: a custom OAuth 2.0 token endpoint instead of the key file's token_uri (tests)." },

@@ -1,0 +1,34 @@
+/// A provider's broadcast channels (APNs, iOS 18): what the worker needs to give an activity a channel when
+/// it starts, delete it after the end, and find the channels nothing uses any more. Only APNs has them; a
+/// provider without them sends every push to tokens.
+public struct BroadcastChannels: Sendable {
+    /// The channel-management client.
+    public let client: APNsChannelClient
+    /// The storage policy of the channels it creates.
+    public let storagePolicy: APNsChannelClient.StoragePolicy
+    /// Seconds after an end without a dismissal date at which its channel is deleted.
+    public let deleteAfter: Int
+
+    /// Channels made with `client`, each with `storagePolicy`.
+    public init(client: APNsChannelClient, storagePolicy: APNsChannelClient.StoragePolicy, deleteAfter: Int = 4 * 3600)
+    {
+        self.deleteAfter = deleteAfter
+        self.client = client
+        self.storagePolicy = storagePolicy
+    }
+
+    /// Creates a channel; its id.
+    public func create() async throws(ChannelFailure) -> String { try await client.create(storagePolicy) }
+
+    /// Deletes a channel; one already gone counts as deleted.
+    public func delete(_ id: String) async throws(ChannelFailure) {
+        do {
+            try await client.delete(id)
+        } catch  where error.kind == .channelGone {
+            return
+        }
+    }
+
+    /// Every channel the app has in this environment.
+    public func list() async throws(ChannelFailure) -> [String] { try await client.list() }
+}
