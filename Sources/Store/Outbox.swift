@@ -43,11 +43,15 @@ public struct OutboxEntry: Sendable, Hashable {
     public var address: ProviderAddress
     /// The id of the provider it was released to; `nil` for rows written before providers were recorded.
     public var provider: String?
+    /// The broadcast channel: a `channel` row's, or the one a push-to-start row's activity subscribes to.
+    public var channel: String?
 
     public init(
         key: OutboxKey, kind: String, device: String?, environment: String?, push: Data, timestamp: Int,
-        attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress(), provider: String? = nil
+        attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress(), provider: String? = nil,
+        channel: String? = nil
     ) {
+        self.channel = channel
         self.provider = provider
         self.key = key
         self.kind = kind
@@ -149,19 +153,20 @@ extension SQLiteStore {
                     try db.execute(
                         sql: """
                             INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
-                              address_device, address_user, address_activity, provider)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              address_device, address_user, address_activity, provider, channel)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                             environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
                             attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
                             address_device = excluded.address_device, address_user = excluded.address_user,
-                            address_activity = excluded.address_activity, provider = excluded.provider
+                            address_activity = excluded.address_activity, provider = excluded.provider,
+                            channel = excluded.channel
                             WHERE excluded.timestamp > outbox.timestamp
                             """,
                         arguments: [
                             e.key.activity.rawValue, e.key.target, e.kind, e.device, e.environment,
                             String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
-                            e.address.device, e.address.user, e.address.activity, e.provider,
+                            e.address.device, e.address.user, e.address.activity, e.provider, e.channel,
                         ])
                 }
             }, write: true)
@@ -206,7 +211,7 @@ extension SQLiteStore {
             timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
             address: ProviderAddress(
                 device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
-            provider: row["provider"])
+            provider: row["provider"], channel: row["channel"])
     }
 
     /// Removes rows after their final receipts, unless a newer push has replaced one meanwhile.

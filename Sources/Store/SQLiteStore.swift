@@ -125,6 +125,7 @@ public final class SQLiteStore: Sendable {
             }
         }
         registerHistoryMigration(&m)
+        registerChannelMigration(&m)
         return m
     }
 

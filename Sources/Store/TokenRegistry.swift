@@ -179,8 +179,10 @@ extension SQLiteStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT t.device, t.token, t.environment FROM push_to_start_token t
+                SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                FROM push_to_start_token t
                 JOIN subscription s ON s.device = t.device
+                LEFT JOIN channel_subscriber c ON c.device = t.device
                 WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
                 ORDER BY t.device
                 """,
@@ -203,8 +205,9 @@ extension SQLiteStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT device, token, environment FROM activity_token
-                WHERE activity = ? AND (? IS NULL OR environment = ?) ORDER BY device
+                SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                FROM activity_token t LEFT JOIN channel_subscriber c ON c.device = t.device
+                WHERE t.activity = ? AND (? IS NULL OR t.environment = ?) ORDER BY t.device
                 """, arguments: [activity.rawValue, environment?.rawValue, environment?.rawValue]
         ).map(Self.registered)
     }
@@ -233,7 +236,8 @@ extension SQLiteStore {
 
     private static func registered(_ row: Row) -> RegisteredToken {
         RegisteredToken(
-            device: row["device"], token: row["token"], environment: PushEnvironment(rawValue: row["environment"]))
+            device: row["device"], token: row["token"], environment: PushEnvironment(rawValue: row["environment"]),
+            channelSubscriber: row["channel_subscriber"])
     }
 }
 

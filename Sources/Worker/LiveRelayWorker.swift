@@ -78,7 +78,8 @@ public struct LiveRelayWorker: Sendable {
             senders[entry.id] = Sender(
                 provider: provider, logger: logger,
                 pruning: RegistryPruner(
-                    store: store, registry: provider.traits.addressing.registry, now: environment.now),
+                    store: store, registry: provider.traits.addressing.registry, now: environment.now,
+                    logger: logger, metrics: environment.metrics),
                 clock: environment.clock, jitter: environment.random, metrics: environment.metrics.pushes)
         }
         let queue: PushQueue

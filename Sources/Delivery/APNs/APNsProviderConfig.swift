@@ -97,6 +97,9 @@ public struct APNsProviderConfig: ProviderSettings {
         channels = try c.decodeIfPresent(Channels.self, forKey: .channels)
     }
 
+    /// Whether `channels` is set.
+    public var hasChannels: Bool { channels != nil }
+
     /// The provider, its key read now.
     public func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider {
         let signingKey: APNsSigningKey

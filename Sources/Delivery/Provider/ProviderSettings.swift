@@ -11,11 +11,15 @@ public protocol ProviderSettings: Decodable, Sendable {
     func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider
     /// How the token API registers the provider's own addresses; `nil` when APNs tokens are all it needs.
     static var addresses: AddressSchema? { get }
+    /// Whether the provider will have broadcast channels (APNs with `channels`).
+    var hasChannels: Bool { get }
 }
 
 extension ProviderSettings {
     /// Most providers need only the APNs tokens.
     public static var addresses: AddressSchema? { nil }
+    /// Most providers have no channels.
+    public var hasChannels: Bool { false }
 }
 
 /// What building a provider takes from the worker: the shared settings of its config entry, the clock,

@@ -27,16 +27,36 @@ extension Addressing {
 
     /// The targets of `push`, from the rows the registry returned for ``query(for:)``. Pure. With no target
     /// and `deliversWithoutTargets`, one target without a token (the console's placeholder).
-    public func targets(for push: LiveActivityPush, rows: RegistryRows, deliversWithoutTargets: Bool = false)
-        -> [PushTarget]
-    {
+    ///
+    /// With a `channel` (APNs tokens only) and a `mode` other than `token`: a start goes to the push-to-start
+    /// tokens, those of channel subscribers (every one in `channel` mode) asking for the channel; an update
+    /// or end is one broadcast to the channel, plus (in `both` mode) a push to each update token of a device
+    /// that is not a channel subscriber.
+    public func targets(
+        for push: LiveActivityPush, rows: RegistryRows, deliversWithoutTargets: Bool = false, channel: String? = nil,
+        mode: ActivityMode = .token
+    ) -> [PushTarget] {
         let kind = PushTarget.kind(for: push.event)
         let activityID = rows.activityAddress ?? push.activity.rawValue
         var targets: [PushTarget]
         switch self {
         case .apnsTokens:
+            let channel = mode == .token ? nil : channel
+            if let channel, kind == .activity {
+                targets = [.broadcast(channel)]
+                if mode == .both {
+                    for token in rows.tokens where !token.channelSubscriber {
+                        targets.append(
+                            PushTarget(
+                                kind: kind, token: token.token, environment: token.environment, device: token.device))
+                    }
+                }
+                return targets
+            }
             targets = rows.tokens.map {
-                PushTarget(kind: kind, token: $0.token, environment: $0.environment, device: $0.device)
+                PushTarget(
+                    kind: kind, token: $0.token, environment: $0.environment, device: $0.device,
+                    channel: mode == .channel || $0.channelSubscriber ? channel : nil)
             }
         case .apnsTokensWithAddress:
             targets = rows.tokens.compactMap { token in

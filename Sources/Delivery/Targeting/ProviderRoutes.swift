@@ -10,6 +10,10 @@ public struct ProviderRoutes: Sendable, Hashable {
     public var byAttributesType: [String: String]
     /// Provider ids by rule id.
     public var byRule: [String: String]
+    /// Activity modes by attributes type (`activity-modes`).
+    public var modeByAttributesType: [String: ActivityMode] = [:]
+    /// Activity modes by rule id.
+    public var modeByRule: [String: ActivityMode] = [:]
 
     /// Routes; by default everything goes to `defaultProvider`.
     public init(defaultProvider: String, byAttributesType: [String: String] = [:], byRule: [String: String] = [:]) {
@@ -22,5 +26,12 @@ public struct ProviderRoutes: Sendable, Hashable {
     public func provider(for push: LiveActivityPush) -> String {
         if let id = byAttributesType[push.attributesType] { return id }
         return push.ruleIDs.lazy.compactMap { byRule[$0] }.first ?? defaultProvider
+    }
+
+    /// How `push`'s activity reaches devices: by its attributes type first, then by the rules that made it,
+    /// else by tokens.
+    public func mode(for push: LiveActivityPush) -> ActivityMode {
+        if let mode = modeByAttributesType[push.attributesType] { return mode }
+        return push.ruleIDs.lazy.compactMap { modeByRule[$0] }.first ?? .token
     }
 }

@@ -6,9 +6,13 @@ public struct RegisteredToken: Sendable, Hashable {
     public var token: String
     /// The APNs environment the app registered it in.
     public var environment: PushEnvironment
+    /// Whether the device registered as a broadcast-channel subscriber (iOS 18): in `both` mode its
+    /// activities follow the channel instead of its tokens.
+    public var channelSubscriber: Bool
 
     /// Creates a record.
-    public init(device: String, token: String, environment: PushEnvironment) {
+    public init(device: String, token: String, environment: PushEnvironment, channelSubscriber: Bool = false) {
+        self.channelSubscriber = channelSubscriber
         self.device = device
         self.token = token
         self.environment = environment

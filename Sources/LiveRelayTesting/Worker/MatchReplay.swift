@@ -42,13 +42,14 @@ public struct MatchReplay: Sendable {
 
     /// Builds the worker through the composition root (backoff on a clock that does not sleep) and replays
     /// the recorded match; `registering` fills the registry first, `started` runs once the match's activity
-    /// is active (its start delivered), as an app reports the new activity's update token then. Returns the
-    /// store.
+    /// is active (its start delivered), as an app reports the new activity's update token then, and
+    /// `finished` once the sequence is over, before the worker stops. Returns the store.
     @discardableResult
     public func replay(
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: LiveRelayMetrics = .none, registering: (SQLiteStore) async throws -> Void,
-        started: @escaping @Sendable (SQLiteStore) async throws -> Void = { _ in }
+        started: @escaping @Sendable (SQLiteStore) async throws -> Void = { _ in },
+        finished: (LiveRelayWorker) async throws -> Void = { _ in }
     ) async throws -> SQLiteStore {
         let loaded = try ConfigLoader.load(path: configPath)
         let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
@@ -66,6 +67,7 @@ public struct MatchReplay: Sendable {
                 let phase = try await store.activities(["match-760499"])["match-760499"]?.phase
                 if phase == .active || phase == .ended, once.first() { try await started(store) }
             }
+        try await finished(worker)
         return store
     }
 
@@ -126,19 +128,26 @@ extension MatchReplay {
 
     /// A running fake APNs (checking provider tokens against a generated `.p8` key, written as
     /// `AuthKey_ABC123DEFG.p8` beside the config) and a config whose APNs provider (sandbox) points at it.
-    public static func withFakeAPNs(_ body: (MatchReplay, FakeAPNs) async throws -> Void) async throws {
+    /// `channels` is the provider's `channels` object (none when `nil`), `extra` more sections of the config
+    /// (`activity-modes`).
+    public static func withFakeAPNs(
+        channels: JSONValue? = nil, extra: [String: JSONValue] = [:],
+        _ body: (MatchReplay, FakeAPNs) async throws -> Void
+    ) async throws {
         let key = P256.Signing.PrivateKey()
         let fake = try await FakeAPNs.start(
             authority: authority,
             configuration: FakeAPNs.Configuration(
                 keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey, bundleID: bundleID))
         try await fake.serving { fake in
+            var provider: [String: JSONValue] = [
+                "type": "apns", "bundle-id": .string(bundleID), "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
+                "key": ["file": "AuthKey_ABC123DEFG.p8"], "environment": "sandbox", "endpoint": .string(fake.url),
+                "timeout": 60,
+            ]
+            provider["channels"] = channels
             try await with(
-                provider: [
-                    "type": "apns", "bundle-id": .string(bundleID), "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
-                    "key": ["file": "AuthKey_ABC123DEFG.p8"], "environment": "sandbox", "endpoint": .string(fake.url),
-                    "timeout": 60,
-                ],
+                provider: .object(provider), extra: extra,
                 files: ["AuthKey_ABC123DEFG.p8": key.pemRepresentation]
             ) { replay in try await body(replay, fake) }
         }

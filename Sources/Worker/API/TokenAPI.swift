@@ -17,6 +17,8 @@ public import Store
 /// | `PUT`/`DELETE /v1/activities/{activity}/providers/{provider}` | the activity's Pushwoosh or Getui id | |
 /// | `GET /v1/activities/{activity}/devices` | | the devices the activity was started on and those that reported its update token |
 /// | `GET /v1/activities/{activity}/report` | | its recent history as the replay report draws it (`?format=json` for the data); see `TokenAPI+Report.swift` |
+/// | `GET /v1/activities/{activity}/channel` | | its broadcast channel id; see `TokenAPI+Channels.swift` |
+/// | `PUT`/`DELETE /v1/devices/{device}/channel-subscriber` | | the device subscribes its activities by channel (iOS 18) |
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
@@ -106,6 +108,7 @@ public struct TokenAPI: Sendable {
         }
         registerAddressRoutes(on: api)
         registerReportRoute(on: api)
+        registerChannelRoutes(on: api)
     }
 
     private func entity(_ context: BasicRequestContext) throws -> EntityKey {

@@ -18,6 +18,8 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var providers: [ProviderConfig]
     /// Which pushes go to which of `providers`.
     public var routes: [RouteConfig]
+    /// How activities reach devices: tokens, a broadcast channel, or both.
+    public var activityModes: [ActivityModeConfig]
     public var priority: PriorityConfig
     public var throttle: ThrottleConfig
     public var http: HTTPConfig
@@ -33,6 +35,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts
         case stateFailureLimit = "state-failure-limit"
         case timerInterval = "timer-interval"
+        case activityModes = "activity-modes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +45,7 @@ public struct LiveRelayConfig: Sendable, Decodable {
         feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? []
         providers = try c.decodeIfPresent([ProviderConfig].self, forKey: .providers) ?? []
         routes = try c.decodeIfPresent([RouteConfig].self, forKey: .routes) ?? []
+        activityModes = try c.decodeIfPresent([ActivityModeConfig].self, forKey: .activityModes) ?? []
         // Without a `provider`, the first of `providers` is the default.
         let explicit = try c.decodeIfPresent(ProviderConfig.self, forKey: .provider)
         defaultIsFirstOfProviders = explicit == nil && !providers.isEmpty

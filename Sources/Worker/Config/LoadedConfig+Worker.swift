@@ -93,7 +93,39 @@ extension LoadedConfig {
                 }
             }
         }
+        try addModes(to: &routes, rules: rules)
         return routes
+    }
+
+    /// The `activity-modes` entries, each checked: a mode other than `token` needs the pushes it covers to go
+    /// to an APNs provider with `channels`.
+    private func addModes(to routes: inout ProviderRoutes, rules: RuleSet) throws(Diagnostics) {
+        let withChannels = Set(providerEntries.filter(\.settings.hasChannels).map(\.id))
+        for (i, entry) in config.activityModes.enumerated() {
+            func check(_ provider: String, _ what: String) throws(Diagnostics) {
+                guard entry.mode != .token, !withChannels.contains(provider) else { return }
+                throw Diagnostics([
+                    Diagnostic(
+                        file: path, location: nil,
+                        message: "activity-modes[\(i)]: mode \(entry.mode.rawValue) needs an apns provider with "
+                            + "channels, but \(what) go to provider \"\(provider)\"")
+                ])
+            }
+            if let type = entry.attributesType, routes.modeByAttributesType[type] == nil {
+                try check(routes.byAttributesType[type] ?? routes.defaultProvider, "pushes of \(type)")
+                routes.modeByAttributesType[type] = entry.mode
+            }
+            if let file = entry.ruleFile {
+                let path = URL(fileURLWithPath: resolve(file)).standardizedFileURL.path
+                for rule in rules.rules
+                where routes.modeByRule[rule.id] == nil
+                    && URL(fileURLWithPath: rule.source.file).standardizedFileURL.path == path
+                {
+                    try check(routes.byRule[rule.id] ?? routes.defaultProvider, "the pushes of rule \(rule.id)")
+                    routes.modeByRule[rule.id] = entry.mode
+                }
+            }
+        }
     }
 
     /// The throttle's settings: the budgets, and each provider's request rate as the lane of its id.

@@ -73,4 +73,35 @@ public struct LiveRelayMetrics: Sendable {
     public func pendingPushes(_ count: Int) {
         Gauge(label: "liverelay_pending_pushes", factory: factory).record(count)
     }
+
+    /// A broadcast channel created for an activity's start.
+    public func channelCreated(provider: String) {
+        Counter(label: "liverelay_channels_created_total", dimensions: [("provider", provider)], factory: factory)
+            .increment()
+    }
+
+    /// A channel deleted after its activity (or found stale by the collector).
+    public func channelDeleted(provider: String) {
+        Counter(label: "liverelay_channels_deleted_total", dimensions: [("provider", provider)], factory: factory)
+            .increment()
+    }
+
+    /// The channels LiveRelay holds now.
+    public func channelsOpen(_ count: Int) {
+        Gauge(label: "liverelay_channels_open", factory: factory).record(count)
+    }
+
+    /// Broadcasts APNs accepted.
+    public func broadcasts(_ count: Int, provider: String) {
+        guard count > 0 else { return }
+        Counter(label: "liverelay_broadcasts_total", dimensions: [("provider", provider)], factory: factory)
+            .increment(by: Int64(count))
+    }
+
+    /// An activity in channel or both mode that goes by tokens instead: `limit` (10,000 channels), `configuration`
+    /// (broadcast not enabled, credentials), `unavailable` (APNs did not answer) or `gone` (deleted under us).
+    public func channelFallback(reason: String) {
+        Counter(label: "liverelay_channel_fallbacks_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
 }

@@ -9,7 +9,7 @@ extension OutboxEntry {
         self.init(
             key: OutboxKey(activity: push.activity, target: target.outboxTarget), kind: target.kind.rawValue,
             device: target.device, environment: target.environment?.rawValue, push: json, timestamp: push.timestamp,
-            nextAttempt: nextAttempt, address: target.address, provider: provider)
+            nextAttempt: nextAttempt, address: target.address, provider: provider, channel: target.channel)
     }
 
     /// The target the row was written for.
@@ -19,7 +19,7 @@ extension OutboxEntry {
         return PushTarget(
             kind: kind, token: isToken ? key.target : nil,
             environment: environment.map(PushEnvironment.init(rawValue:)),
-            device: device, address: address)
+            device: device, address: address, channel: channel)
     }
 }
 
@@ -33,9 +33,10 @@ extension OutboxEntry {
 }
 
 extension PushTarget {
-    /// The target's part of its outbox key: its APNs token, else its provider address (`@`-prefixed), else
+    /// The target's part of its outbox key: `@channel:<id>` for a broadcast, its APNs token, else its provider address (`@`-prefixed), else
     /// `""` (the console's placeholder).
     var outboxTarget: String {
+        if kind == .channel, let channel { return "@channel:" + channel }
         if let token, !token.isEmpty { return token }
         if let d = address.device { return "@device:" + d }
         if let u = address.user { return "@user:" + u }

@@ -204,9 +204,12 @@ public struct Pipeline: Sendable {
             guard let traits = senders[provider]?.provider.traits, let json = try? push.canonicalJSON() else {
                 continue
             }
+            let mode = routes.mode(for: push)
+            let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
             let rows = try await store.registryRows(traits.addressing.query(for: push))
             let targets = traits.addressing.targets(
-                for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets)
+                for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel?.id,
+                mode: mode)
             if targets.isEmpty {
                 logger.info(
                     "no registered token for push",
@@ -245,7 +248,7 @@ public struct Pipeline: Sendable {
     /// A row leaves the outbox on a final receipt (delivered, token dropped, rejected, or the provider's
     /// configuration error recorded); a temporary failure puts it off as ``RetryPolicy/outbox`` says. Rounds
     /// never overlap, so one target never has two states in flight. A start delivered to a device makes its
-    /// activity active.
+    /// activity active. The broadcast channels whose activity has left the lock screen are deleted.
     public func deliverDue(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
         await gate.enter()
         do {
@@ -278,7 +281,10 @@ public struct Pipeline: Sendable {
             }
         }
         try await admitStarts(&due, now: now)
-        guard !due.isEmpty else { return [] }
+        guard !due.isEmpty else {
+            try await deleteDueChannels(now: now)
+            return []
+        }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
@@ -312,6 +318,8 @@ public struct Pipeline: Sendable {
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
+        try await scheduleChannelDeletions(deliveries, now: now)
+        try await deleteDueChannels(now: now)
         let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
         if !started.isEmpty {
             var records = try await store.activities(Set(started.map(\.activity)))

@@ -13,6 +13,10 @@ import Testing
         ("IdleTimeout", 400, .retry), ("InvalidPushType", 400, .configuration),
         ("MissingDeviceToken", 400, .rejectPush), ("MissingTopic", 400, .configuration),
         ("PayloadEmpty", 400, .rejectPush), ("TopicDisallowed", 400, .configuration),
+        // Broadcast channels (iOS 18): a gone channel is dropped like a dead token.
+        ("FeatureNotEnabled", 400, .configuration), ("MissingChannelId", 400, .configuration),
+        ("BadChannelId", 400, .configuration), ("ChannelNotRegistered", 400, .dropToken),
+        ("CannotCreateChannelConfig", 400, .rejectPush),
         ("BadCertificate", 403, .configuration), ("BadCertificateEnvironment", 403, .configuration),
         ("ExpiredProviderToken", 403, .refreshCredentials), ("Forbidden", 403, .configuration),
         ("InvalidProviderToken", 403, .configuration), ("MissingProviderToken", 403, .configuration),

@@ -1,0 +1,173 @@
+import Delivery
+import LiveRelayCore
+import Logging
+public import Store
+
+extension Pipeline {
+    /// The channel `push` goes by in `mode`: its activity's channel; for a start without one, a channel
+    /// created now with the provider's channel client and saved before the start is written (a crash in
+    /// between leaves a channel no row names, which the collector finds). `nil` means tokens: the mode is
+    /// `token`, the provider has no channels, or the channel could not be created (logged and counted as a
+    /// fallback: the start and the rest of the activity go by tokens).
+    func channel(for push: LiveActivityPush, provider: String, mode: ActivityMode, now: Int)
+        async throws(SQLiteStore.Failure) -> ActivityChannel?
+    {
+        guard mode != .token, let channels = senders[provider]?.provider.channels else { return nil }
+        let existing = try await store.channel(for: push.activity)
+        if let existing, existing.deleteAt == nil { return existing }
+        guard push.event == .start else { return nil }
+        if let existing {
+            // The activity starts again after an end whose channel waits for deletion: that one goes now.
+            try await deleteChannel(existing, with: channels)
+        }
+        let id: String
+        do throws(ChannelFailure) {
+            id = try await channels.create()
+        } catch {
+            reportFallback(push.activity, provider: provider, failure: error)
+            return nil
+        }
+        let record = ActivityChannel(
+            activity: push.activity, provider: provider, id: id, storagePolicy: channels.storagePolicy.rawValue,
+            createdAt: now)
+        try await store.saveChannel(record)
+        metrics.channelCreated(provider: provider)
+        metrics.channelsOpen(try await store.channelCount())
+        logger.info(
+            "channel created",
+            metadata: ["activity.key": "\(push.activity)", "channel": "\(id)", "provider": "\(provider)"])
+        return record
+    }
+
+    private func reportFallback(_ activity: ActivityKey, provider: String, failure: ChannelFailure) {
+        let metadata: Logger.Metadata = [
+            "activity.key": "\(activity)", "provider": "\(provider)", "reason": "\(failure.message)",
+        ]
+        switch failure.kind {
+        case .limitReached:
+            logger.warning("channel limit reached: the activity goes by tokens", metadata: metadata)
+            metrics.channelFallback(reason: "limit")
+        case .configuration:
+            logger.error(
+                "cannot create a channel (configuration): the activity goes by tokens until it is fixed",
+                metadata: metadata)
+            metrics.channelFallback(reason: "configuration")
+        case .retry, .channelGone, .rejected:
+            logger.warning("cannot create a channel: the activity goes by tokens", metadata: metadata)
+            metrics.channelFallback(reason: "unavailable")
+        }
+    }
+
+    /// After delivery: the channel of an activity whose end went to it is to be deleted once the activity
+    /// has left the lock screen (its dismissal date, else the provider's `delete-after` past the end).
+    func scheduleChannelDeletions(_ deliveries: [PushDelivery], now: Int) async throws(SQLiteStore.Failure) {
+        for delivery in deliveries {
+            let broadcast = delivery.receipts.filter { $0.target.kind == .channel }
+            metrics.broadcasts(broadcast.filter(\.delivered).count, provider: delivery.provider)
+            guard delivery.push.event == .end, !broadcast.isEmpty,
+                let channels = senders[delivery.provider]?.provider.channels
+            else { continue }
+            let at = max(now, delivery.push.dismissalDate ?? (delivery.push.timestamp + channels.deleteAfter))
+            try await store.scheduleChannelDeletion(activity: delivery.push.activity, at: at)
+        }
+    }
+
+    /// Deletes the channels whose time has come. A channel APNs no longer has counts as deleted; one APNs
+    /// could not delete now stays for the next round. Returns the ids deleted.
+    @discardableResult
+    public func deleteDueChannels(now: Int) async throws(SQLiteStore.Failure) -> [String] {
+        var deleted: [String] = []
+        for channel in try await store.channelsDue(now: now) {
+            guard let channels = senders[channel.provider]?.provider.channels else { continue }
+            if try await deleteChannel(channel, with: channels) { deleted.append(channel.id) }
+        }
+        if !deleted.isEmpty { metrics.channelsOpen(try await store.channelCount()) }
+        return deleted
+    }
+
+    /// Deletes one channel at APNs and forgets it; `false` (logged) when APNs could not delete it now.
+    @discardableResult
+    private func deleteChannel(_ channel: ActivityChannel, with channels: BroadcastChannels)
+        async throws(SQLiteStore.Failure) -> Bool
+    {
+        do throws(ChannelFailure) {
+            try await channels.delete(channel.id)
+        } catch {
+            logger.warning(
+                "channel not deleted yet",
+                metadata: ["activity.key": "\(channel.activity)", "channel": "\(channel.id)", "reason": "\(error)"])
+            return false
+        }
+        try await store.removeChannel(channel.id)
+        metrics.channelDeleted(provider: channel.provider)
+        logger.info("channel deleted", metadata: ["activity.key": "\(channel.activity)", "channel": "\(channel.id)"])
+        return true
+    }
+}
+
+extension Pipeline {
+    /// What the collector found for one provider: the stale channels, and for each whether it was deleted
+    /// (or forgotten, for one APNs no longer has) or why not.
+    public struct ChannelSweep: Sendable {
+        public var provider: String
+        /// How many channels APNs lists for the app in the provider's environment.
+        public var listed: Int
+        /// How many the state file knows for this provider.
+        public var known: Int
+        public var stale: [ChannelCollector.Stale]
+        /// By stale channel id: `nil` when it was removed (or left alone in a dry run), else why not.
+        public var failures: [String: String]
+        /// The listing failed: nothing was collected.
+        public var error: String?
+    }
+
+    /// Finds the stale channels of every provider with channels (``ChannelCollector``) and, unless
+    /// `dryRun`, deletes them at APNs and forgets them.
+    public func collectChannels(dryRun: Bool, now: Int) async throws(SQLiteStore.Failure) -> [ChannelSweep] {
+        var sweeps: [ChannelSweep] = []
+        let known = try await store.channels()
+        for (provider, sender) in senders.sorted(by: { $0.key < $1.key }) {
+            guard let channels = sender.provider.channels else { continue }
+            let mine = known.filter { $0.provider == provider }
+            var sweep = ChannelSweep(
+                provider: provider, listed: 0, known: mine.count, stale: [], failures: [:], error: nil)
+            let listed: [String]
+            do throws(ChannelFailure) {
+                listed = try await channels.list()
+            } catch {
+                sweep.error = error.description
+                sweeps.append(sweep)
+                continue
+            }
+            sweep.listed = listed.count
+            let keys = Set(mine.map(\.activity))
+            let phases = try await store.activities(keys).mapValues(\.phase)
+            let waiting = Set(try await store.waitingOutbox(activities: keys).map(\.key.activity))
+            sweep.stale = ChannelCollector.stale(
+                listed: listed, known: mine, phases: phases, waiting: waiting, now: now)
+            if !dryRun {
+                for stale in sweep.stale {
+                    if stale.reason != .missing {
+                        do throws(ChannelFailure) {
+                            try await channels.delete(stale.id)
+                        } catch {
+                            sweep.failures[stale.id] = error.description
+                            continue
+                        }
+                        metrics.channelDeleted(provider: provider)
+                    }
+                    try await store.removeChannel(stale.id)
+                    logger.info(
+                        "stale channel removed",
+                        metadata: [
+                            "channel": "\(stale.id)", "reason": "\(stale.reason.rawValue)",
+                            "activity.key": "\(stale.activity?.rawValue ?? "-")",
+                        ])
+                }
+            }
+            sweeps.append(sweep)
+        }
+        if !dryRun { metrics.channelsOpen(try await store.channelCount()) }
+        return sweeps
+    }
+}
