@@ -1,0 +1,54 @@
+import Delivery
+import LiveRelayCore
+import Testing
+
+/// Who a push goes to in each activity mode: pure, from the registry's rows.
+@Suite("Targets by activity mode")
+struct ActivityModeTargetsTests {
+    static let addressing = Addressing.apnsTokens(environment: nil)
+    static let rows = RegistryRows(tokens: [
+        RegisteredToken(device: "new", token: "aa", environment: .sandbox, channelSubscriber: true),
+        RegisteredToken(device: "old", token: "bb", environment: .sandbox),
+    ])
+
+    static func push(_ event: PushEvent) -> LiveActivityPush {
+        LiveActivityPush(
+            activity: "match-1", attributesType: "MatchAttributes", event: event, timestamp: 10, contentState: [:],
+            priority: .low, entity: EntityKey(feed: "f", id: "1"))
+    }
+
+    @Test func tokenModeIgnoresTheChannel() {
+        let targets = Self.addressing.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: .token)
+        #expect(targets.map(\.token) == ["aa", "bb"])
+        #expect(targets.allSatisfy { $0.kind == .activity && $0.channel == nil })
+    }
+
+    @Test func channelModeBroadcastsOnceAndStartsEveryDeviceOnTheChannel() {
+        let update = Self.addressing.targets(for: Self.push(.end), rows: Self.rows, channel: "ch", mode: .channel)
+        #expect(update == [.broadcast("ch")])
+        let starts = Self.addressing.targets(for: Self.push(.start), rows: Self.rows, channel: "ch", mode: .channel)
+        #expect(starts.map(\.kind) == [.pushToStart, .pushToStart])
+        #expect(starts.map(\.channel) == ["ch", "ch"])
+    }
+
+    @Test func bothModeSplitsSubscribersFromTheRest() {
+        let update = Self.addressing.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: .both)
+        #expect(update.map(\.kind) == [.channel, .activity])
+        #expect(update.map(\.token) == [nil, "bb"])
+        let starts = Self.addressing.targets(for: Self.push(.start), rows: Self.rows, channel: "ch", mode: .both)
+        #expect(starts.map(\.channel) == ["ch", nil])
+        #expect(starts.map(\.token) == ["aa", "bb"])
+    }
+
+    @Test func withoutAChannelEveryModeGoesByTokens() {
+        for mode in ActivityMode.allCases {
+            let targets = Self.addressing.targets(for: Self.push(.update), rows: Self.rows, channel: nil, mode: mode)
+            #expect(targets.map(\.token) == ["aa", "bb"], "\(mode)")
+        }
+    }
+
+    @Test func otherAddressingsNeverBroadcast() {
+        let fcm = Addressing.apnsTokensWithAddress(registry: "fcm")
+        #expect(fcm.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: .channel).isEmpty)
+    }
+}
