@@ -59,12 +59,19 @@ public final class APNsProvider: SingleTargetProvider {
         public var storagePolicy: APNsChannelClient.StoragePolicy
         /// Seconds after an end without a dismissal date at which its channel is deleted.
         public var deleteAfter: Int
+        /// The most broadcasts to one channel in any `window` seconds (0: no pace).
+        public var maxBroadcasts: Int
+        /// The pace's window, in seconds.
+        public var window: Int
 
         /// Settings; a trailing slash of `url` is dropped.
         public init(
             url: String, management: APNsChannelClient.Endpoint,
-            storagePolicy: APNsChannelClient.StoragePolicy = .noStorage, deleteAfter: Int = 4 * 3600
+            storagePolicy: APNsChannelClient.StoragePolicy = .noStorage, deleteAfter: Int = 4 * 3600,
+            maxBroadcasts: Int = 0, window: Int = 60
         ) {
+            self.maxBroadcasts = maxBroadcasts
+            self.window = window
             self.deleteAfter = deleteAfter
             self.url = APNsEndpoint(url: url, environment: .production).url
             self.management = management
@@ -141,7 +148,8 @@ public final class APNsProvider: SingleTargetProvider {
             client: APNsChannelClient(
                 endpoint: broadcast.management, bundleID: configuration.bundleID, transport: transport,
                 timeout: configuration.requestTimeout, authorization: { try self.authorization() }),
-            storagePolicy: broadcast.storagePolicy, deleteAfter: broadcast.deleteAfter)
+            storagePolicy: broadcast.storagePolicy, deleteAfter: broadcast.deleteAfter,
+            maxBroadcasts: broadcast.maxBroadcasts, window: broadcast.window)
     }
 
     /// Checks, encodes and sends one push, and classifies APNs' answer.

@@ -39,8 +39,13 @@ public struct APNsProviderConfig: ProviderSettings {
         public var broadcastEndpoint: String?
         public var managementEndpoint: String?
         public var deleteAfter: Int
+        /// `max-broadcasts` per `window` seconds to one channel.
+        public var maxBroadcasts: Int
+        public var window: Int
 
         enum CodingKeys: String, CodingKey {
+            case window
+            case maxBroadcasts = "max-broadcasts"
             case storagePolicy = "storage-policy"
             case broadcastEndpoint = "broadcast-endpoint"
             case managementEndpoint = "management-endpoint"
@@ -58,6 +63,8 @@ public struct APNsProviderConfig: ProviderSettings {
             broadcastEndpoint = try c.decodeIfPresent(String.self, forKey: .broadcastEndpoint)
             managementEndpoint = try c.decodeIfPresent(String.self, forKey: .managementEndpoint)
             deleteAfter = try c.decodeIfPresent(Int.self, forKey: .deleteAfter) ?? 4 * 3600
+            maxBroadcasts = try c.decodeIfPresent(Int.self, forKey: .maxBroadcasts) ?? 30
+            window = try c.decodeIfPresent(Int.self, forKey: .window) ?? 60
         }
 
         /// The provider's broadcast settings: Apple's hosts unless set; with the provider's `endpoint` set
@@ -68,7 +75,7 @@ public struct APNsProviderConfig: ProviderSettings {
                 url: broadcastEndpoint ?? endpoint ?? apple.url,
                 management: (managementEndpoint ?? endpoint).map(APNsChannelClient.Endpoint.init(url:))
                     ?? apple.management,
-                storagePolicy: storagePolicy, deleteAfter: deleteAfter)
+                storagePolicy: storagePolicy, deleteAfter: deleteAfter, maxBroadcasts: maxBroadcasts, window: window)
         }
     }
 

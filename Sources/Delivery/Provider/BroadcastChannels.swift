@@ -8,10 +8,18 @@ public struct BroadcastChannels: Sendable {
     public let storagePolicy: APNsChannelClient.StoragePolicy
     /// Seconds after an end without a dismissal date at which its channel is deleted.
     public let deleteAfter: Int
+    /// The most broadcasts to one channel in any ``window`` seconds (0: no pace).
+    public let maxBroadcasts: Int
+    /// The pace's window, in seconds.
+    public let window: Int
 
     /// Channels made with `client`, each with `storagePolicy`.
-    public init(client: APNsChannelClient, storagePolicy: APNsChannelClient.StoragePolicy, deleteAfter: Int = 4 * 3600)
-    {
+    public init(
+        client: APNsChannelClient, storagePolicy: APNsChannelClient.StoragePolicy, deleteAfter: Int = 4 * 3600,
+        maxBroadcasts: Int = 0, window: Int = 60
+    ) {
+        self.maxBroadcasts = maxBroadcasts
+        self.window = window
         self.deleteAfter = deleteAfter
         self.client = client
         self.storagePolicy = storagePolicy

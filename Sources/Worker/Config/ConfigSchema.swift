@@ -281,7 +281,9 @@ public enum ConfigSchema {
                     "storage-policy": { "enum": [0, 1], "description": "0: APNs stores no message (a higher publishing budget; for scores); 1: it keeps the most recent for up to 8 hours. Applies to channels created from now on. Default 0." },
                     "broadcast-endpoint": { "type": "string", "pattern": "^https?://", "description": "The server broadcasts are posted to (/4/broadcasts/apps/<bundle-id>). Apple's pages disagree: the prose names the push host, the sample frames api-broadcast.push.apple.com. Default: the push host of environment (or endpoint)." },
                     "management-endpoint": { "type": "string", "pattern": "^https?://", "description": "The channel-management server. Default https://api-manage-broadcast.push.apple.com:2196 (production) or https://api-manage-broadcast.sandbox.push.apple.com:2195 (sandbox); with endpoint set, endpoint." },
-                    "delete-after": { "type": "integer", "minimum": 0, "maximum": 14400, "description": "Seconds after an end without a dismissal-date at which its channel is deleted (the activity leaves the lock screen at most 4 hours after its end). Default 14400." }
+                    "delete-after": { "type": "integer", "minimum": 0, "maximum": 14400, "description": "Seconds after an end without a dismissal-date at which its channel is deleted (the activity leaves the lock screen at most 4 hours after its end). Default 14400." },
+                    "max-broadcasts": { "type": "integer", "minimum": 0, "description": "The most broadcasts to one channel in any window seconds; one over it waits in the outbox (a newer state replaces it). APNs throttles a channel updated too often without publishing the rate; the activity's budget applies first. 0: no pace. Default 30." },
+                    "window": { "type": "integer", "minimum": 1, "description": "The pace's window, in seconds. Default 60." }
                   }
                 },
                 "service-account": { "$ref": "#/$defs/secret", "description": "fcm: where the Google service-account JSON key is read from; never the key itself." },

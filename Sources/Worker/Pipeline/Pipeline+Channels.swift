@@ -99,6 +99,7 @@ extension Pipeline {
             return false
         }
         try await store.removeChannel(channel.id)
+        await queue.forgetChannel(channel.id)
         metrics.channelDeleted(provider: channel.provider)
         logger.info("channel deleted", metadata: ["activity.key": "\(channel.activity)", "channel": "\(channel.id)"])
         return true

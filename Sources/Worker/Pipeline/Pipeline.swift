@@ -223,6 +223,11 @@ public struct Pipeline: Sendable {
                     due = await queue.admitStart(
                         token: target.outboxTarget, attributesType: push.attributesType, now: now)
                 }
+                // A channel's broadcasts keep its pace; one over it waits (a newer state replaces it there).
+                if target.kind == .channel, let id = target.channel, let pace = senders[provider]?.provider.channels {
+                    due = await queue.admitBroadcast(
+                        channel: id, limit: pace.maxBroadcasts, window: pace.window, now: now)
+                }
                 entries.append(OutboxEntry(push, json: json, to: target, provider: provider, nextAttempt: due))
             }
         }

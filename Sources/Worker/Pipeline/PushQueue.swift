@@ -12,6 +12,8 @@ public actor PushQueue {
     public nonisolated let configuration: ThrottleConfiguration
     /// Push-to-start pacing per device token and attributes type (kept in memory: a new process starts afresh).
     private var pacer: PushToStartPacer
+    /// Broadcast pacing per channel (in memory too).
+    private var broadcasts = BroadcastPacer()
     private let store: SQLiteStore
     private var dirty = Set<ActivityKey>()
     private let loading = AsyncGate()
@@ -88,6 +90,17 @@ public actor PushQueue {
         case .deferUntil(let t): return t
         }
     }
+
+    /// When a broadcast to this channel may go: now, or once the channel's pace allows another.
+    public func admitBroadcast(channel: String, limit: Int, window: Int, now: Int) -> Int {
+        switch broadcasts.admit(channel: channel, limit: limit, window: window, now: now) {
+        case .allow: return now
+        case .deferUntil(let t): return t
+        }
+    }
+
+    /// Forgets a deleted channel's pace.
+    public func forgetChannel(_ channel: String) { broadcasts.forget(channel) }
 
     /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).
     public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) async throws(SQLiteStore.Failure) {
