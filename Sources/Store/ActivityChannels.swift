@@ -18,11 +18,16 @@ public struct ActivityChannel: Sendable, Hashable {
     public var createdAt: Int
     /// When it is to be deleted (the activity's dismissal); `nil` while the activity may still need it.
     public var deleteAt: Int?
+    /// The devices LiveRelay started on the channel (push-to-start with `input-push-channel` delivered): whom
+    /// a broadcast reaches, apps that subscribed on their own not counted.
+    public var subscribers: Int
 
     /// A channel record.
     public init(
-        activity: ActivityKey, provider: String, id: String, storagePolicy: Int, createdAt: Int, deleteAt: Int? = nil
+        activity: ActivityKey, provider: String, id: String, storagePolicy: Int, createdAt: Int, deleteAt: Int? = nil,
+        subscribers: Int = 0
     ) {
+        self.subscribers = subscribers
         self.activity = activity
         self.provider = provider
         self.id = id
@@ -52,6 +57,25 @@ extension SQLiteStore {
             }
             try db.alter(table: "outbox") { t in t.add(column: "channel", .text) }
         }
+        migrator.registerMigration("v12-channel-subscribers") { db in
+            try db.alter(table: "activity_channel") { t in
+                t.add(column: "subscribers", .integer).notNull().defaults(to: 0)
+            }
+        }
+    }
+
+    /// Counts devices started on their activities' channels (their push-to-start with the channel delivered).
+    public func addChannelSubscribers(_ started: [ActivityKey: Int]) async throws(Failure) {
+        guard !started.isEmpty else { return }
+        try await run(
+            "counting channel subscribers",
+            { db in
+                for (activity, count) in started {
+                    try db.execute(
+                        sql: "UPDATE activity_channel SET subscribers = subscribers + ? WHERE activity = ?",
+                        arguments: [count, activity.rawValue])
+                }
+            }, write: true)
     }
 
     /// The activity's channel, if it has one.
@@ -100,15 +124,16 @@ extension SQLiteStore {
             { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO activity_channel (activity, provider, channel, storage_policy, created_at, delete_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO activity_channel (activity, provider, channel, storage_policy, created_at, delete_at,
+                          subscribers)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT(activity) DO UPDATE SET provider = excluded.provider, channel = excluded.channel,
                         storage_policy = excluded.storage_policy, created_at = excluded.created_at,
-                        delete_at = excluded.delete_at
+                        delete_at = excluded.delete_at, subscribers = excluded.subscribers
                         """,
                     arguments: [
                         channel.activity.rawValue, channel.provider, channel.id, channel.storagePolicy,
-                        channel.createdAt, channel.deleteAt,
+                        channel.createdAt, channel.deleteAt, channel.subscribers,
                     ])
             }, write: true)
     }
@@ -158,6 +183,7 @@ extension SQLiteStore {
     private static func channel(_ row: Row) -> ActivityChannel {
         ActivityChannel(
             activity: ActivityKey(row["activity"]), provider: row["provider"], id: row["channel"],
-            storagePolicy: row["storage_policy"], createdAt: row["created_at"], deleteAt: row["delete_at"])
+            storagePolicy: row["storage_policy"], createdAt: row["created_at"], deleteAt: row["delete_at"],
+            subscribers: row["subscribers"])
     }
 }

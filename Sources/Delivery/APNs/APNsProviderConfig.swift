@@ -69,7 +69,7 @@ public struct APNsProviderConfig: ProviderSettings {
 
         /// The provider's broadcast settings: Apple's hosts unless set; with the provider's `endpoint` set
         /// (a test server), that server for both.
-        func broadcast(environment: PushEnvironment, endpoint: String?) -> APNsProvider.Broadcast {
+        public func broadcast(environment: PushEnvironment, endpoint: String?) -> APNsProvider.Broadcast {
             let apple = APNsProvider.Broadcast.apple(environment, storagePolicy: storagePolicy)
             return APNsProvider.Broadcast(
                 url: broadcastEndpoint ?? endpoint ?? apple.url,

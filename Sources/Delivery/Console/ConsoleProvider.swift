@@ -11,14 +11,46 @@ public struct ConsoleProvider: SingleTargetProvider {
         deliversWithoutTargets: true)
     private let encoder: APNsRequestEncoder
     private let write: @Sendable (String) -> Void
+    /// Broadcast channels, printed as the requests they stand for; `nil`: tokens only.
+    public let channels: BroadcastChannels?
 
-    /// - Parameter write: receives each printed request (standard output by default).
-    public init(encoder: APNsRequestEncoder, write: @escaping @Sendable (String) -> Void = { print($0) }) {
+    /// - Parameters:
+    ///   - write: receives each printed request (standard output by default).
+    ///   - channels: the `channels` settings (storage policy, pace, deletion), for activities in channel or
+    ///     both mode; the channel-management requests are printed too.
+    public init(
+        encoder: APNsRequestEncoder, write: @escaping @Sendable (String) -> Void = { print($0) },
+        channels: APNsProvider.Broadcast? = nil
+    ) {
         self.encoder = encoder
         self.write = write
+        self.channels = channels.map {
+            BroadcastChannels(
+                client: ConsoleChannels(bundleID: encoder.bundleID, write: write), storagePolicy: $0.storagePolicy,
+                deleteAfter: $0.deleteAfter, maxBroadcasts: $0.maxBroadcasts, window: $0.window)
+        }
     }
 
     public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
+        if target.kind == .channel {
+            guard let channel = target.channel, let channels else {
+                return .rejected(reason: "a broadcast, but the console has no channels configured")
+            }
+            let body: Data
+            do {
+                body = try encoder.broadcastBody(for: push)
+            } catch {
+                return .rejected(reason: error.description)
+            }
+            write(
+                ConsoleProvider.render(
+                    encoder.broadcastRequest(
+                        for: push, channel: channel, storesMessages: channels.storagePolicy == .mostRecent, body: body))
+            )
+            return .delivered
+        }
+        var push = push
+        if push.event == .start, let channel = target.channel { push.inputPushChannel = channel }
         let body: Data
         do {
             body = try encoder.body(for: push)

@@ -2,8 +2,8 @@
 /// it starts, delete it after the end, and find the channels nothing uses any more. Only APNs has them; a
 /// provider without them sends every push to tokens.
 public struct BroadcastChannels: Sendable {
-    /// The channel-management client.
-    public let client: APNsChannelClient
+    /// Where channels are made: APNs' channel-management API, or the console's printout.
+    public let client: any ChannelBackend
     /// The storage policy of the channels it creates.
     public let storagePolicy: APNsChannelClient.StoragePolicy
     /// Seconds after an end without a dismissal date at which its channel is deleted.
@@ -15,7 +15,7 @@ public struct BroadcastChannels: Sendable {
 
     /// Channels made with `client`, each with `storagePolicy`.
     public init(
-        client: APNsChannelClient, storagePolicy: APNsChannelClient.StoragePolicy, deleteAfter: Int = 4 * 3600,
+        client: any ChannelBackend, storagePolicy: APNsChannelClient.StoragePolicy, deleteAfter: Int = 4 * 3600,
         maxBroadcasts: Int = 0, window: Int = 60
     ) {
         self.maxBroadcasts = maxBroadcasts
@@ -40,3 +40,16 @@ public struct BroadcastChannels: Sendable {
     /// Every channel the app has in this environment.
     public func list() async throws(ChannelFailure) -> [String] { try await client.list() }
 }
+
+/// Where broadcast channels are made, read and deleted: ``APNsChannelClient``, or the console provider
+/// (which prints the requests it stands for).
+public protocol ChannelBackend: Sendable {
+    /// Creates a channel with a storage policy; its id.
+    func create(_ policy: APNsChannelClient.StoragePolicy) async throws(ChannelFailure) -> String
+    /// Deletes a channel.
+    func delete(_ id: String) async throws(ChannelFailure)
+    /// Every channel of the app in this environment.
+    func list() async throws(ChannelFailure) -> [String]
+}
+
+extension APNsChannelClient: ChannelBackend {}

@@ -80,7 +80,11 @@ extension Addressing {
                     address: ProviderAddress(device: address.address, user: address.user, activity: activityID))
             }
         }
-        if targets.isEmpty, deliversWithoutTargets { targets = [PushTarget(kind: kind, token: nil)] }
+        if targets.isEmpty, deliversWithoutTargets {
+            // The console's placeholder device, started on the channel when the mode says so.
+            let channel = kind == .pushToStart && mode != .token ? channel : nil
+            targets = [PushTarget(kind: kind, token: nil, channel: channel)]
+        }
         return targets
     }
 }

@@ -67,7 +67,7 @@ public enum ConfigSchema {
             },
             "activity-modes": {
               "type": "array",
-              "description": "How activities reach devices, by attributes-type or by the rule file whose rules made them: token (one push per device token; the default), channel (one APNs broadcast per update to the activity's channel; starts by push-to-start with input-push-channel), both (the channel for devices registered as channel subscribers, tokens for the rest). channel and both need an apns provider with channels. The first matching entry wins.",
+              "description": "How activities reach devices, by attributes-type or by the rule file whose rules made them: token (one push per device token; the default), channel (one APNs broadcast per update to the activity's channel; starts by push-to-start with input-push-channel), both (the channel for devices registered as channel subscribers, tokens for the rest). channel and both need an apns (or console) provider with channels. The first matching entry wins.",
               "items": {
                 "type": "object",
                 "additionalProperties": false,
@@ -276,7 +276,7 @@ public enum ConfigSchema {
                 "channels": {
                   "type": "object",
                   "additionalProperties": false,
-                  "description": "apns: broadcast channels (iOS 18) for the activities whose activity-modes entry says channel or both. Absent: tokens only.",
+                  "description": "apns, console: broadcast channels (iOS 18) for the activities whose activity-modes entry says channel or both (the console prints the requests; it ignores the endpoints). Absent: tokens only.",
                   "properties": {
                     "storage-policy": { "enum": [0, 1], "description": "0: APNs stores no message (a higher publishing budget; for scores); 1: it keeps the most recent for up to 8 hours. Applies to channels created from now on. Default 0." },
                     "broadcast-endpoint": { "type": "string", "pattern": "^https?://", "description": "The server broadcasts are posted to (/4/broadcasts/apps/<bundle-id>). Apple's pages disagree: the prose names the push host, the sample frames api-broadcast.push.apple.com. Default: the push host of environment (or endpoint)." },

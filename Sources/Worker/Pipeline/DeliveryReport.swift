@@ -16,6 +16,12 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
         public var failed = 0
         /// Ends that will never reach some of their targets (their activities stay on those devices).
         public var endsLost = 0
+        /// Requests delivered to device or activity tokens.
+        public var tokenRequests = 0
+        /// Broadcasts delivered to channels.
+        public var broadcasts = 0
+        /// The devices those broadcasts reached (each channel's subscribers, summed over its broadcasts).
+        public var broadcastReach = 0
 
         /// Every push delivered.
         public var sent: Int { sentHigh + sentLow }
@@ -52,6 +58,10 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
             if delivery.push.event == .end, delivery.lost > 0 {
                 providers[delivery.provider, default: Tally()].endsLost += 1
             }
+            let requests = delivery.deliveredRequests
+            providers[delivery.provider, default: Tally()].tokenRequests += requests.tokens
+            providers[delivery.provider, default: Tally()].broadcasts += requests.broadcasts
+            providers[delivery.provider, default: Tally()].broadcastReach += requests.broadcasts * delivery.reach
             if delivery.failed {
                 providers[delivery.provider, default: Tally()].failed += 1
             } else if delivery.delivered {
@@ -68,6 +78,7 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
     public var failed: Int { providers.values.reduce(0) { $0 + $1.failed } }
 
     /// `provider console: 7 sent (4 at priority 10, 3 at 5, 0 downgraded), 0 failed, 0 waiting`; with
+    /// broadcasts, the requests they took (`7 requests: 6 broadcasts reaching 6 devices, 1 to a token`); with
     /// several providers, a line for each that had something to do and the waiting pushes on a line of
     /// their own.
     public var description: String {
@@ -75,6 +86,13 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
             "provider \(id): \(t.sent) sent (\(t.sentHigh) at priority 10, \(t.sentLow) at 5, \(t.downgraded) downgraded), "
                 + "\(t.failed) failed"
                 + (t.endsLost > 0 ? " (\(t.endsLost) end\(t.endsLost == 1 ? "" : "s") lost)" : "")
+                + (t.broadcasts > 0 ? "; " + requests(t) : "")
+        }
+        func requests(_ t: Tally) -> String {
+            func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+            return
+                "\(plural(t.tokenRequests + t.broadcasts, "request")): \(plural(t.broadcasts, "broadcast")) reaching "
+                + "\(plural(t.broadcastReach, "device")), \(t.tokenRequests) to tokens"
         }
         let others = providers.keys.filter { $0 != defaultProvider }.sorted()
         guard !others.isEmpty else {

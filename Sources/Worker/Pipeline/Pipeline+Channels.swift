@@ -58,13 +58,31 @@ extension Pipeline {
         }
     }
 
-    /// After delivery: the channel of an activity whose end went to it is to be deleted once the activity
-    /// has left the lock screen (its dismissal date, else the provider's `delete-after` past the end).
-    func scheduleChannelDeletions(_ deliveries: [PushDelivery], now: Int) async throws(SQLiteStore.Failure) {
+    /// After delivery: counts the devices started on a channel, tells each broadcast whom it reached, and
+    /// schedules the deletion of the channel of an activity whose end went to it, once the activity has left
+    /// the lock screen (its dismissal date, else the provider's `delete-after` past the end).
+    func recordChannelDeliveries(_ deliveries: inout [PushDelivery], now: Int) async throws(SQLiteStore.Failure) {
+        var started: [ActivityKey: Int] = [:]
+        var broadcast = Set<ActivityKey>()
         for delivery in deliveries {
-            let broadcast = delivery.receipts.filter { $0.target.kind == .channel }
-            metrics.broadcasts(broadcast.filter(\.delivered).count, provider: delivery.provider)
-            guard delivery.push.event == .end, !broadcast.isEmpty,
+            if delivery.push.event == .start {
+                let count = delivery.receipts.filter { $0.delivered && $0.target.channel != nil }.count
+                if count > 0 { started[delivery.push.activity, default: 0] += count }
+            }
+            if delivery.receipts.contains(where: { $0.target.kind == .channel }) {
+                broadcast.insert(delivery.push.activity)
+            }
+        }
+        try await store.addChannelSubscribers(started)
+        guard !broadcast.isEmpty else { return }
+        var subscribers: [ActivityKey: Int] = [:]
+        for activity in broadcast { subscribers[activity] = try await store.channel(for: activity)?.subscribers }
+        for i in deliveries.indices {
+            let delivery = deliveries[i]
+            let requests = delivery.deliveredRequests
+            metrics.broadcasts(requests.broadcasts, provider: delivery.provider)
+            if requests.broadcasts > 0 { deliveries[i].reach = subscribers[delivery.push.activity] ?? 0 }
+            guard delivery.push.event == .end, broadcast.contains(delivery.push.activity),
                 let channels = senders[delivery.provider]?.provider.channels
             else { continue }
             let at = max(now, delivery.push.dismissalDate ?? (delivery.push.timestamp + channels.deleteAfter))

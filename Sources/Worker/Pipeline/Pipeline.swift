@@ -319,11 +319,11 @@ public struct Pipeline: Sendable {
         journal.finish()
         if let failure = await failure { throw failure }
         let lost = Set(batch.rows.indices.filter { receipts[$0].failed && settlement.isFinal($0, receipts[$0]) })
-        let deliveries = batch.deliveries(receipts, lost: lost)
+        var deliveries = batch.deliveries(receipts, lost: lost)
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
-        try await scheduleChannelDeletions(deliveries, now: now)
+        try await recordChannelDeliveries(&deliveries, now: now)
         try await deleteDueChannels(now: now)
         let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
         if !started.isEmpty {

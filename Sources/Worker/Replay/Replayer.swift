@@ -183,6 +183,10 @@ public struct Replayer: Sendable {
         for result in deliveries {
             // A push the outbox tries again in a later round is one push, not two.
             if summary.delivered.insert(result.push.id).inserted { summary.pushes += 1 }
+            let requests = result.deliveredRequests
+            summary.tokenRequests += requests.tokens
+            summary.broadcasts += requests.broadcasts
+            summary.broadcastReach += requests.broadcasts * result.reach
             for receipt in result.receipts where !receipt.delivered {
                 write("  delivery to \(receipt.target.device ?? "the placeholder"): \(receipt.outcome)")
             }
@@ -217,7 +221,14 @@ public struct Replayer: Sendable {
             }
         }
         if records.isEmpty { write("  none") }
-        write("\(summary.pushes) pushes, \(summary.feedErrors) feed errors")
+        var requests = ""
+        if summary.broadcasts > 0 {
+            // What channel mode saved: requests sent against the devices they reached.
+            requests =
+                ", \(summary.tokenRequests + summary.broadcasts) requests (\(summary.broadcasts) broadcasts reaching "
+                + "\(summary.broadcastReach) devices, \(summary.tokenRequests) to tokens)"
+        }
+        write("\(summary.pushes) pushes\(requests), \(summary.feedErrors) feed errors")
     }
 }
 
@@ -226,6 +237,11 @@ public struct ReplaySummary: Sendable {
     /// Pushes handed to the provider (each once, however many rounds it took).
     public var pushes = 0
     public var feedErrors = 0
+    /// Requests delivered to tokens.
+    public var tokenRequests = 0
+    /// Broadcasts delivered to channels, and the devices they reached (each channel's subscribers).
+    public var broadcasts = 0
+    public var broadcastReach = 0
     /// Every step, change, timer look and release, for ``ReplayReport/build(_:)``.
     public var trace: ReportTrace
     /// The pushes counted so far.
