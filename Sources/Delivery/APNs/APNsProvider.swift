@@ -200,6 +200,13 @@ public final class APNsProvider: SingleTargetProvider {
                         + "\(broadcast.storagePolicy.rawValue) (was channels.storage-policy changed while it was open?)"
                 )
             }
+            // Broadcast turned off for the app: no channel of it works any more, but its tokens do. The channel
+            // is given up like a gone one (the activity goes on by tokens, loudly), the provider not stopped.
+            if reason == .featureNotEnabled {
+                return .dropToken(
+                    reason: "APNs answered \(reason): broadcast is not enabled for the app's App ID "
+                        + "(Apple developer portal)")
+            }
             return DeliveryOutcome(reason.action, reason: "APNs answered \(reason)", answer: response)
         }
     }

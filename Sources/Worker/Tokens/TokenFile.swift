@@ -8,7 +8,8 @@ public import Store
 /// ```json
 /// {"subscriptions": [{"device": "iphone-a", "entity": "espn-worldcup/760499"}],
 ///  "push-to-start": [{"device": "iphone-a", "attributes-type": "MatchAttributes", "token": "…", "environment": "sandbox"}],
-///  "activities": [{"activity": "match-760499", "device": "iphone-a", "token": "…", "environment": "sandbox"}]}
+///  "activities": [{"activity": "match-760499", "device": "iphone-a", "token": "…", "environment": "sandbox"}],
+///  "channel-subscribers": ["iphone-a"]}
 /// ```
 public struct TokenFile: Sendable, Decodable {
     /// A device following an entity (`feed/id`).
@@ -54,10 +55,13 @@ public struct TokenFile: Sendable, Decodable {
     public var pushToStart: [PushToStart]
     /// Activity update tokens.
     public var activities: [ActivityToken]
+    /// Devices whose app subscribes its activities by broadcast channel (iOS 18; `both` mode).
+    public var channelSubscribers: [String]
 
     enum CodingKeys: String, CodingKey {
         case subscriptions, activities
         case pushToStart = "push-to-start"
+        case channelSubscribers = "channel-subscribers"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -65,6 +69,7 @@ public struct TokenFile: Sendable, Decodable {
         subscriptions = try c.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
         pushToStart = try c.decodeIfPresent([PushToStart].self, forKey: .pushToStart) ?? []
         activities = try c.decodeIfPresent([ActivityToken].self, forKey: .activities) ?? []
+        channelSubscribers = try c.decodeIfPresent([String].self, forKey: .channelSubscribers) ?? []
     }
 
     /// Reads a token file; problems name the file and the place in it.
@@ -110,6 +115,7 @@ public struct TokenFile: Sendable, Decodable {
                 environment: t.environment ?? environment, now: now)
             if stored != .stored { refused += 1 }
         }
+        for device in channelSubscribers { try await store.setChannelSubscriber(device: device, true, now: now) }
         return refused
     }
 

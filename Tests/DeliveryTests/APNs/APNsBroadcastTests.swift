@@ -109,7 +109,7 @@ struct APNsBroadcastTests {
         }
     }
 
-    @Test func aChannelDeletedUnderUsIsGoneAndBroadcastOffIsAConfigurationError() async throws {
+    @Test func aChannelDeletedUnderUsOrBroadcastTurnedOffGivesTheChannelUp() async throws {
         try await Self.withChannels { bed, channels in
             let channel = try await channels.create()
             bed.fake.removeChannel(channel)
@@ -121,12 +121,15 @@ struct APNsBroadcastTests {
             #expect(reason.contains("ChannelNotRegistered"))
             let other = try await channels.create()
             bed.fake.setBroadcastEnabled(false)
-            guard case .configurationError(let text) = await bed.provider.deliver(Bed.update(2), to: .broadcast(other))
-            else {
-                Issue.record("FeatureNotEnabled must stop the provider")
+            // Broadcast turned off: the channel is given up (its activity goes by tokens), the provider goes on.
+            guard case .dropToken(let text) = await bed.provider.deliver(Bed.update(2), to: .broadcast(other)) else {
+                Issue.record("FeatureNotEnabled on a broadcast must give the channel up")
                 return
             }
-            #expect(text.contains("FeatureNotEnabled"))
+            #expect(text.contains("FeatureNotEnabled") && text.contains("developer portal"))
+            #expect(
+                await bed.provider.deliver(Bed.update(3), to: PushTarget(kind: .activity, token: Bed.token(1)))
+                    == .delivered)
         }
     }
 
