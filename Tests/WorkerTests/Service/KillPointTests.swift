@@ -27,13 +27,20 @@ struct KillPointTests {
 
         /// One `tick` at `now`; killed at `kill` (`before:N`, `after:N`) when given.
         func tick(at now: Int, kill: String? = nil) async throws -> CommandRun {
-            var arguments = ["LIVERELAY_TEST_BEARER=\(RunWithAPNs.bearer)"]
-            if let kill { arguments.append("LIVERELAY_KILL_AT=\(kill)") }
-            arguments += [
-                Repository.executable("liverelay").path, "tick", "--config", setup.configPath, "--now",
-                Date(timeIntervalSince1970: TimeInterval(now)).ISO8601Format(),
-            ]
-            return try await CommandRun.run(URL(fileURLWithPath: "/usr/bin/env"), arguments)
+            try await liverelay(
+                [
+                    "tick", "--config", setup.configPath, "--now",
+                    Date(timeIntervalSince1970: TimeInterval(now)).ISO8601Format(),
+                ],
+                kill: kill)
+        }
+
+        /// The command with `arguments`, with the API's bearer token in its environment.
+        func liverelay(_ arguments: [String], kill: String? = nil) async throws -> CommandRun {
+            var command = ["LIVERELAY_TEST_BEARER=\(RunWithAPNs.bearer)"]
+            if let kill { command.append("LIVERELAY_KILL_AT=\(kill)") }
+            command += [Repository.executable("liverelay").path] + arguments
+            return try await CommandRun.run(URL(fileURLWithPath: "/usr/bin/env"), command)
         }
 
         /// Keeps the state file as it is (the file and its `-wal`), to go back to it.
@@ -76,8 +83,11 @@ struct KillPointTests {
         prefix + String(format: "%08x", i) + String(repeating: "0", count: 150)
     }
 
-    static func withBed(devices: Int, streams: Int? = nil, _ body: (Bed) async throws -> Void) async throws {
-        try await MatchReplay.withFakeAPNs { setup, fake in
+    static func withBed(
+        devices: Int, streams: Int? = nil, channels: JSONValue? = nil, extra: [String: JSONValue] = [:],
+        _ body: (Bed) async throws -> Void
+    ) async throws {
+        try await MatchReplay.withFakeAPNs(channels: channels, extra: extra) { setup, fake in
             let feed = try await RunWithAPNs.feedServer()
             try RunWithAPNs.prepare(setup, feed: feed)
             if let streams { try Self.limitStreams(setup, to: streams) }
