@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the loopback HTTP/2 + TLS server the fan-out benchmark sends to: nginx on one core, answering
-# 200 to POST /3/device/<token> and echoing apns-id (as APNs does), with a CA and a certificate generated
-# here for 127.0.0.1, localhost and api.push.apple.com. Prints the variables the other scripts read.
+# 200 to POST /3/device/<token> (echoing apns-id, as APNs does) and to broadcasts (/4/broadcasts/apps/…),
+# with a CA and a certificate generated here for 127.0.0.1, localhost and api.push.apple.com. Prints the
+# variables the other scripts read.
 #   usage: fanout-server.sh start|stop [workdir]
 set -euo pipefail
 action=${1:-start}
@@ -51,6 +52,16 @@ http {
             mirror /discard;
             mirror_request_body on;
             error_page 404 405 =200 @delivered;
+        }
+        # Broadcasts (iOS 18 channels): answered as pushes are, echoing apns-request-id.
+        location /4/broadcasts/ {
+            mirror /discard;
+            mirror_request_body on;
+            error_page 404 405 =200 @broadcast;
+        }
+        location @broadcast {
+            add_header apns-request-id \$http_apns_request_id always;
+            return 200 "";
         }
         location @delivered {
             add_header apns-id \$http_apns_id always;

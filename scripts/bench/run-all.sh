@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every LiveRelay benchmark in one go (release build): throttle decisions, rule evaluations, pipeline
-# latency, a cold cron tick, memory with 1M tokens, and the fan-out against h2load and aioapns. Prints each
-# benchmark's own table, then one summary table of every figure against its target, with the ratios.
+# latency, a cold cron tick, memory with 1M tokens, the fan-out against h2load and aioapns, and broadcast
+# channels at scale. Prints each benchmark's own table, then one summary table of every figure against its
+# target, with the ratios.
 #   usage: scripts/bench/run-all.sh [fan-out pushes]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +18,7 @@ name=pipeline section "Pipeline overhead (target p99 < 2 ms)" taskset -c 1 $benc
 name=tick section "Cold tick (target < 300 ms)" $bench tick
 name=memory section "Memory (target < 300 MB)" $bench memory
 name=fanout section "Fan-out (targets: ≥ 0.70 of h2load, ≥ 5× aioapns)" scripts/bench/fanout.sh "${1:-100000}"
+name=channels section "Broadcast channels (1,000,000 devices, token vs both mode; 10,000 channels)" scripts/bench/channels.sh
 
 python3 - "$out" /tmp/liverelay-fanout/results.jsonl <<'PY'
 import json, sys

@@ -31,7 +31,10 @@ struct OutboxBatch: Sendable {
         var position: [String: [Group: Int]] = [:]
         let decoder = JSONDecoder()
         for var row in due {
-            let group = Group(id: row.pushID, kind: row.kind)
+            // A broadcast and the token pushes of the same update are one push to several targets.
+            let kind =
+                row.kind == PushTarget.TokenKind.channel.rawValue ? PushTarget.TokenKind.activity.rawValue : row.kind
+            let group = Group(id: row.pushID, kind: kind)
             guard let push = decoded[group] ?? (try? decoder.decode(LiveActivityPush.self, from: row.push)) else {
                 continue
             }

@@ -59,8 +59,9 @@ extension Pipeline {
     }
 
     /// After delivery: counts the devices started on a channel, tells each broadcast whom it reached, and
-    /// schedules the deletion of the channel of an activity whose end went to it, once the activity has left
-    /// the lock screen (its dismissal date, else the provider's `delete-after` past the end).
+    /// schedules the deletion of the channel of an activity whose end went to it (a final receipt: delivered,
+    /// or given up), once the activity has left the lock screen (its dismissal date, else the provider's
+    /// `delete-after` past the end).
     func recordChannelDeliveries(_ deliveries: inout [PushDelivery], now: Int) async throws(SQLiteStore.Failure) {
         var started: [ActivityKey: Int] = [:]
         var broadcast = Set<ActivityKey>()
@@ -69,7 +70,8 @@ extension Pipeline {
                 let count = delivery.receipts.filter { $0.delivered && $0.target.channel != nil }.count
                 if count > 0 { started[delivery.push.activity, default: 0] += count }
             }
-            if delivery.receipts.contains(where: { $0.target.kind == .channel }) {
+            // A broadcast that will be tried again is not done with its channel yet.
+            if delivery.receipts.contains(where: { $0.target.kind == .channel && !$0.outcome.isRetry }) {
                 broadcast.insert(delivery.push.activity)
             }
         }
