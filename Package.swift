@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // The shared state of several workers (PostgreSQL).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Value types shared by every stage. No dependencies.
@@ -61,6 +63,13 @@ let package = Package(
             ]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // PostgreSQL state, shared by several workers: migrations, feed leases, outbox claims.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "LiveRelayCore", "Store", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         // The composition root: config, pipeline, tick, replay.
         .target(
             name: "Worker",
@@ -130,6 +139,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Store", "LiveRelayCore"]),
         .testTarget(
             name: "ReportTests",
             dependencies: ["Report", "Worker", "Rules", "LiveRelayCore", "LiveRelayTesting", "liverelay"]),

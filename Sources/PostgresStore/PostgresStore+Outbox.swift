@@ -1,0 +1,143 @@
+import Foundation
+public import LiveRelayCore
+import PostgresNIO
+public import Store
+
+/// The outbox shared by every worker. Rows are written as on SQLite (one per activity and target; a newer
+/// push replaces a waiting older one, never the reverse) and claimed for delivery with a lease:
+///
+/// - ``claimDue(worker:now:leaseSeconds:limit:)`` takes the due rows no live claim holds, in release order,
+///   with `FOR UPDATE SKIP LOCKED`, so workers claiming at once get disjoint rows and none waits for another;
+/// - ``settle(done:later:worker:)`` finishes a worker's rows (a row leaves once, by the worker that holds
+///   it) and releases their claims;
+/// - a worker that dies loses only its claims: they expire, and the rows go to whoever claims next.
+///
+/// A row a newer push replaces while it is claimed keeps the claim, so the newer state cannot go out on
+/// another worker while the older one is still in flight (no older after newer, across workers); its
+/// claim ends with the older request's settlement.
+extension PostgresStore {
+    /// Writes released rows: new ones, and newer pushes over waiting older ones (an older push never
+    /// replaces a newer one). One statement for the whole batch (`unnest` over one array per column; an
+    /// absent optional travels as `""`, which none of these columns holds, and is stored as NULL).
+    public func enqueue(_ entries: [OutboxEntry]) async throws(Failure) {
+        guard !entries.isEmpty else { return }
+        // Within one batch the newest push per target wins, as consecutive writes would decide.
+        var newest: [OutboxKey: OutboxEntry] = [:]
+        for e in entries where (newest[e.key]?.timestamp ?? Int.min) < e.timestamp { newest[e.key] = e }
+        let rows = entries.filter { newest[$0.key]?.timestamp == $0.timestamp && newest[$0.key]?.push == $0.push }
+        try await run("writing \(rows.count) outbox rows") { client in
+            try await client.query(
+                """
+                INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
+                  next_attempt, address_device, address_user, address_activity, provider, channel)
+                SELECT a, t, k, NULLIF(d, ''), NULLIF(e, ''), p, ts, n, na, NULLIF(ad, ''), NULLIF(au, ''),
+                  NULLIF(aa, ''), NULLIF(pr, ''), NULLIF(ch, '')
+                FROM unnest(\(rows.map(\.key.activity.rawValue))::text[], \(rows.map(\.key.target))::text[],
+                  \(rows.map(\.kind))::text[], \(rows.map { $0.device ?? "" })::text[],
+                  \(rows.map { $0.environment ?? "" })::text[],
+                  \(rows.map { String(decoding: $0.push, as: UTF8.self) })::text[], \(rows.map(\.timestamp))::bigint[],
+                  \(rows.map(\.attempts))::integer[], \(rows.map(\.nextAttempt))::bigint[],
+                  \(rows.map { $0.address.device ?? "" })::text[], \(rows.map { $0.address.user ?? "" })::text[],
+                  \(rows.map { $0.address.activity ?? "" })::text[], \(rows.map { $0.provider ?? "" })::text[],
+                  \(rows.map { $0.channel ?? "" })::text[]) AS r(a, t, k, d, e, p, ts, n, na, ad, au, aa, pr, ch)
+                ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
+                  environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
+                  attempts = excluded.attempts, next_attempt = excluded.next_attempt,
+                  seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = excluded.address_device,
+                  address_user = excluded.address_user, address_activity = excluded.address_activity,
+                  provider = excluded.provider, channel = excluded.channel
+                WHERE excluded."timestamp" > outbox."timestamp"
+                """, logger: logger)
+        }
+    }
+
+    /// Claims up to `limit` due rows for `worker` until `now + leaseSeconds`, in release order: rows due at
+    /// `now` that no live claim holds (a dead worker's expired claims included).
+    public func claimDue(worker: String, now: Int, leaseSeconds: Int, limit: Int) async throws(Failure)
+        -> [OutboxEntry]
+    {
+        try await run("claiming outbox rows") { client in
+            let rows = try await client.query(
+                """
+                UPDATE outbox o SET claimed_by = \(worker), claim_expires = \(now + leaseSeconds)
+                FROM (SELECT activity, target FROM outbox
+                      WHERE next_attempt <= \(now) AND (claim_expires IS NULL OR claim_expires <= \(now))
+                      ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
+                WHERE o.activity = due.activity AND o.target = due.target
+                RETURNING o.activity, o.target, o.kind, o.device, o.environment, o.push, o."timestamp", o.attempts,
+                  o.next_attempt, o.address_device, o.address_user, o.address_activity, o.provider, o.channel, o.seq
+                """, logger: logger)
+            var claimed: [(seq: Int, entry: OutboxEntry)] = []
+            for try await row in rows {
+                claimed.append(try Self.entry(row))
+            }
+            return claimed.sorted { $0.seq < $1.seq }.map(\.entry)
+        }
+    }
+
+    /// Settles `worker`'s claimed rows in one transaction: `done` rows leave the outbox (unless a newer push
+    /// replaced one meanwhile), `later` rows get their attempts and next attempt; every claim of theirs
+    /// `worker` holds ends (a replaced row becomes claimable with its newer push).
+    public func settle(done: [OutboxEntry], later: [OutboxEntry], worker: String) async throws(Failure) {
+        guard !done.isEmpty || !later.isEmpty else { return }
+        let all = done + later
+        try await transaction("settling outbox rows") { connection in
+            if !done.isEmpty {
+                try await connection.query(
+                    """
+                    DELETE FROM outbox o USING unnest(\(done.map(\.key.activity.rawValue))::text[],
+                      \(done.map(\.key.target))::text[], \(done.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
+                    WHERE o.activity = d.activity AND o.target = d.target AND o."timestamp" = d.ts
+                      AND o.claimed_by = \(worker)
+                    """, logger: logger)
+            }
+            if !later.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE outbox o SET attempts = l.attempts, next_attempt = l.next_attempt
+                    FROM unnest(\(later.map(\.key.activity.rawValue))::text[], \(later.map(\.key.target))::text[],
+                      \(later.map(\.timestamp))::bigint[], \(later.map(\.attempts))::integer[],
+                      \(later.map(\.nextAttempt))::bigint[]) AS l(activity, target, ts, attempts, next_attempt)
+                    WHERE o.activity = l.activity AND o.target = l.target AND o."timestamp" = l.ts
+                      AND o.claimed_by = \(worker)
+                    """, logger: logger)
+            }
+            try await connection.query(
+                """
+                UPDATE outbox o SET claimed_by = NULL, claim_expires = NULL
+                FROM unnest(\(all.map(\.key.activity.rawValue))::text[], \(all.map(\.key.target))::text[])
+                  AS r(activity, target)
+                WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(worker)
+                """, logger: logger)
+        }
+    }
+
+    /// How many rows wait (claimed or not).
+    public func outboxDepth() async throws(Failure) -> Int {
+        try await run("counting outbox rows") { client in
+            for try await count in try await client.query("SELECT count(*) FROM outbox", logger: logger).decode(
+                Int.self)
+            {
+                return count
+            }
+            return 0
+        }
+    }
+
+    private static func entry(_ row: PostgresRow) throws -> (seq: Int, entry: OutboxEntry) {
+        let r = row.makeRandomAccess()
+        let entry = OutboxEntry(
+            key: OutboxKey(
+                activity: ActivityKey(try r["activity"].decode(String.self)),
+                target: try r["target"].decode(String.self)),
+            kind: try r["kind"].decode(String.self), device: try r["device"].decode(String?.self),
+            environment: try r["environment"].decode(String?.self),
+            push: Data(try r["push"].decode(String.self).utf8), timestamp: try r["timestamp"].decode(Int.self),
+            attempts: try r["attempts"].decode(Int.self), nextAttempt: try r["next_attempt"].decode(Int.self),
+            address: ProviderAddress(
+                device: try r["address_device"].decode(String?.self), user: try r["address_user"].decode(String?.self),
+                activity: try r["address_activity"].decode(String?.self)),
+            provider: try r["provider"].decode(String?.self), channel: try r["channel"].decode(String?.self))
+        return (try r["seq"].decode(Int.self), entry)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+public import LiveRelayCore
+public import Logging
+import NIOSSL
+public import PostgresNIO
+import Store
+
+/// LiveRelay's shared state in PostgreSQL, for several workers on one database (SQLite stays the default for
+/// one worker): the schema and its migrations, feed leases (one worker polls a feed at a time), and the
+/// outbox with claims (workers share a fan-out with `FOR UPDATE SKIP LOCKED`; a row is finished once).
+///
+/// Connections are pooled by postgres-nio's `PostgresClient`; ``run()`` must run (as a service) while the
+/// store is used. The password comes from a secret reference and never reaches a log or an error.
+public final class PostgresStore: Sendable {
+    /// Where the database is.
+    public struct Configuration: Sendable {
+        /// `postgres://user@host:port/database` (no password in it; `?sslmode=require` asks for TLS).
+        public var url: String
+        /// The password, from a secret reference.
+        public var password: Secret?
+        /// TLS to the database (also when the URL says `sslmode=require`); certificates are verified.
+        public var tls: Bool
+        /// A CA file for TLS (a private CA); the system's roots when `nil`.
+        public var caFile: String?
+        /// The PostgreSQL schema LiveRelay's tables live in (created by ``PostgresStore/migrate()``);
+        /// `nil`: the database's default (`public`). Lower-case letters, digits and `_`.
+        public var schema: String?
+
+        public init(
+            url: String, password: Secret? = nil, tls: Bool = false, caFile: String? = nil, schema: String? = nil
+        ) {
+            self.schema = schema
+            self.url = url
+            self.password = password
+            self.tls = tls
+            self.caFile = caFile
+        }
+    }
+
+    /// A problem with the database: what was being done and what PostgreSQL said, never the password.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public init(_ message: String) { self.message = message }
+        public var description: String { "PostgreSQL: \(message)" }
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+    let schema: String?
+    /// `host:port/database`, for messages.
+    public let location: String
+
+    /// A store for `configuration`; nothing is connected until ``run()`` runs and a query is made.
+    public init(_ configuration: Configuration, logger: Logger = Logger(label: "liverelay.postgres"))
+        throws(Failure)
+    {
+        guard let url = URLComponents(string: configuration.url),
+            url.scheme == "postgres" || url.scheme == "postgresql",
+            let host = url.host, !host.isEmpty, let user = url.user, !user.isEmpty
+        else {
+            throw Failure("the URL must be postgres://user@host[:port]/database")
+        }
+        if url.password != nil {
+            throw Failure("the URL carries a password: give it as a secret reference (password: {\"env\": …})")
+        }
+        let database = String(url.path.drop(while: { $0 == "/" }))
+        let port = url.port ?? 5432
+        let wantsTLS =
+            configuration.tls || url.queryItems?.contains { $0.name == "sslmode" && $0.value == "require" } == true
+        var tls = PostgresClient.Configuration.TLS.disable
+        if wantsTLS {
+            var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+            if let caFile = configuration.caFile { tlsConfiguration.trustRoots = .file(caFile) }
+            tls = .require(tlsConfiguration)
+        }
+        var pool = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: configuration.password?.value,
+            database: database.isEmpty ? user : database, tls: tls)
+        pool.options.maximumConnections = 20
+        if let schema = configuration.schema {
+            guard !schema.isEmpty,
+                schema.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 95 })
+            else { throw Failure("schema: lower-case letters, digits and _ only") }
+            pool.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        self.schema = configuration.schema
+        client = PostgresClient(configuration: pool, backgroundLogger: logger)
+        self.logger = logger
+        location = "\(host):\(port)/\(database.isEmpty ? user : database)"
+    }
+
+    /// Keeps the connection pool running until the task is cancelled.
+    public func run() async { await client.run() }
+
+    /// Runs `body` in one transaction; a PostgreSQL error becomes a ``Failure`` saying what was being done.
+    func transaction<T: Sendable>(_ what: String, _ body: (PostgresConnection) async throws -> T)
+        async throws(Failure) -> T
+    {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw Failure(
+                "\(what) at \(location): \(Self.describe(error.closureError ?? error.commitError ?? error.beginError ?? error))"
+            )
+        } catch {
+            throw Failure("\(what) at \(location): \(Self.describe(error))")
+        }
+    }
+
+    /// Runs one statement outside a transaction.
+    func run<T: Sendable>(_ what: String, _ body: (PostgresClient) async throws -> T) async throws(Failure) -> T {
+        do {
+            return try await body(client)
+        } catch {
+            throw Failure("\(what) at \(location): \(Self.describe(error))")
+        }
+    }
+
+    /// PostgreSQL's own message for an error, else the error.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

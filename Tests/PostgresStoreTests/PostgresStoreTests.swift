@@ -1,0 +1,163 @@
+import Foundation
+import LiveRelayCore
+import PostgresStore
+import Store
+import Testing
+
+/// The PostgreSQL store against a real server: migrations run once however many workers start together,
+/// one worker holds a feed until its lease expires, and workers share the outbox without sending a row twice
+/// or an older state after a newer one.
+@Suite("PostgreSQL store", .enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
+struct PostgresStoreTests {
+    static func row(_ activity: String, _ target: String, timestamp: Int, due: Int = 0) -> OutboxEntry {
+        OutboxEntry(
+            key: OutboxKey(activity: ActivityKey(activity), target: target), kind: "activity", device: "d-\(target)",
+            environment: "production", push: Data(#"{"timestamp":\#(timestamp)}"#.utf8), timestamp: timestamp,
+            nextAttempt: due, provider: "apns")
+    }
+
+    @Test func migrationsRunOnceWhenWorkersStartTogether() async throws {
+        try await TestDatabase.with(workers: 3, migrate: false) { stores in
+            let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+                for store in stores { group.addTask { try await store.migrate() } }
+                var all: [String] = []
+                for try await ids in group { all += ids }
+                return all
+            }
+            #expect(applied.sorted() == ["v1-feed-leases", "v1-outbox"])
+            #expect(try await stores[1].migrate().isEmpty)
+            #expect(try await stores[2].appliedMigrations() == ["v1-feed-leases", "v1-outbox"])
+        }
+    }
+
+    @Test func oneWorkerHoldsAFeedUntilItsLeaseExpires() async throws {
+        try await TestDatabase.with(workers: 2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            #expect(try await a.acquireLease(feed: "espn", worker: "a", now: 100, seconds: 30))
+            #expect(try await !b.acquireLease(feed: "espn", worker: "b", now: 110, seconds: 30))
+            #expect(try await a.acquireLease(feed: "espn", worker: "a", now: 120, seconds: 30), "a renews")
+            #expect(try await !b.acquireLease(feed: "espn", worker: "b", now: 149, seconds: 30))
+            // a stopped renewing (it died): at its expiry b takes the feed over.
+            #expect(try await b.acquireLease(feed: "espn", worker: "b", now: 150, seconds: 30))
+            #expect(try await a.leaseHolder(feed: "espn")?.worker == "b")
+            #expect(try await !a.acquireLease(feed: "espn", worker: "a", now: 151, seconds: 30))
+            // A graceful stop gives it up at once.
+            try await b.releaseLease(feed: "espn", worker: "b")
+            #expect(try await a.acquireLease(feed: "espn", worker: "a", now: 152, seconds: 30))
+        }
+    }
+
+    @Test func workersClaimingAtOnceGetDisjointRowsAndFinishEachOnce() async throws {
+        try await TestDatabase.with(workers: 3) { stores in
+            let rows = (0..<600).map { Self.row("match-\($0 % 7)", String(format: "%04x", $0), timestamp: 10) }
+            try await stores[0].enqueue(rows)
+            let claimed = try await withThrowingTaskGroup(of: [OutboxKey].self) { group in
+                for (i, store) in stores.enumerated() {
+                    group.addTask {
+                        var mine: [OutboxKey] = []
+                        while true {
+                            let batch = try await store.claimDue(worker: "w\(i)", now: 20, leaseSeconds: 60, limit: 50)
+                            if batch.isEmpty { break }
+                            mine += batch.map(\.key)
+                            try await store.settle(done: batch, later: [], worker: "w\(i)")
+                        }
+                        return mine
+                    }
+                }
+                var all: [[OutboxKey]] = []
+                for try await keys in group { all.append(keys) }
+                return all
+            }
+            let every = claimed.flatMap { $0 }
+            #expect(every.count == 600, "each row claimed once")
+            #expect(Set(every) == Set(rows.map(\.key)))
+            #expect(claimed.filter { !$0.isEmpty }.count >= 2, "the work was shared")
+            #expect(try await stores[0].outboxDepth() == 0)
+        }
+    }
+
+    @Test func aDeadWorkersClaimsExpireAndItsLateSettlementFinishesNothing() async throws {
+        try await TestDatabase.with(workers: 2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await a.enqueue([Self.row("match-1", "aa", timestamp: 10), Self.row("match-1", "bb", timestamp: 10)])
+            let taken = try await a.claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 10)
+            #expect(taken.count == 2)
+            // a dies mid-batch: its rows are not claimable until its lease ends, then b takes them.
+            #expect(try await b.claimDue(worker: "b", now: 49, leaseSeconds: 30, limit: 10).isEmpty)
+            let retaken = try await b.claimDue(worker: "b", now: 50, leaseSeconds: 30, limit: 10)
+            #expect(Set(retaken.map(\.key)) == Set(taken.map(\.key)))
+            // a comes back and settles what it had: the rows are b's now, nothing is finished twice.
+            try await a.settle(done: taken, later: [], worker: "a")
+            #expect(try await a.outboxDepth() == 2)
+            try await b.settle(done: retaken, later: [], worker: "b")
+            #expect(try await a.outboxDepth() == 0)
+        }
+    }
+
+    @Test func aNewerStateWaitsForTheOlderInFlightOnAnotherWorker() async throws {
+        try await TestDatabase.with(workers: 2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await a.enqueue([Self.row("match-1", "aa", timestamp: 10)])
+            let older = try await a.claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 10)
+            // While a sends the older state, a newer one is released for the same target.
+            try await b.enqueue([Self.row("match-1", "aa", timestamp: 11)])
+            #expect(try await b.claimDue(worker: "b", now: 21, leaseSeconds: 30, limit: 10).isEmpty)
+            // An older push never replaces a newer one.
+            try await b.enqueue([Self.row("match-1", "aa", timestamp: 9)])
+            try await a.settle(done: older, later: [], worker: "a")
+            let newer = try await b.claimDue(worker: "b", now: 22, leaseSeconds: 30, limit: 10)
+            #expect(newer.map(\.timestamp) == [11])
+            #expect(newer.first?.device == "d-aa" && newer.first?.provider == "apns")
+        }
+    }
+
+    @Test func theNewestOfABatchWinsAndNullsStayNull() async throws {
+        try await TestDatabase.with { stores in
+            var bare = Self.row("match-2", "cc", timestamp: 5)
+            bare.device = nil
+            bare.provider = nil
+            try await stores[0].enqueue([
+                Self.row("match-1", "aa", timestamp: 10), Self.row("match-1", "aa", timestamp: 12),
+                Self.row("match-1", "aa", timestamp: 11), bare,
+            ])
+            let rows = try await stores[0].claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 10)
+            #expect(rows.map(\.timestamp).sorted() == [5, 12])
+            let cc = try #require(rows.first { $0.key.target == "cc" })
+            #expect(cc.device == nil && cc.provider == nil && cc.environment == "production")
+        }
+    }
+
+    @Test func aRetryWaitsForItsNextAttempt() async throws {
+        try await TestDatabase.with { stores in
+            let store = stores[0]
+            try await store.enqueue([Self.row("match-1", "aa", timestamp: 10)])
+            var row = try #require(try await store.claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 1).first)
+            row.attempts = 1
+            row.nextAttempt = 40
+            try await store.settle(done: [], later: [row], worker: "a")
+            #expect(try await store.claimDue(worker: "a", now: 39, leaseSeconds: 30, limit: 1).isEmpty)
+            #expect(try await store.claimDue(worker: "a", now: 40, leaseSeconds: 30, limit: 1).map(\.attempts) == [1])
+        }
+    }
+}
+
+/// What needs no server: the configuration is checked before anything connects.
+@Suite("PostgreSQL store configuration")
+struct PostgresConfigurationTests {
+    @Test func aBadURLOrAPasswordInItIsRefusedWithoutEchoingIt() {
+        #expect(throws: PostgresStore.Failure.self) { try PostgresStore(.init(url: "mysql://x@h/db")) }
+        do {
+            _ = try PostgresStore(.init(url: "postgres://user:hunter2@localhost/db"))
+            Issue.record("a password in the URL was taken")
+        } catch {
+            #expect(!error.description.contains("hunter2"))
+            #expect(error.description.contains("secret reference"))
+        }
+    }
+
+    @Test func aSchemaNameIsAnIdentifierOnly() {
+        #expect(throws: PostgresStore.Failure.self) {
+            try PostgresStore(.init(url: "postgres://u@localhost/db", schema: "x; DROP TABLE outbox"))
+        }
+    }
+}

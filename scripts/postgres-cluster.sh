@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for the tests: initdb in a folder of its own, started on a loopback port
+# as an unprivileged user (the `postgres` user Debian's package makes, when run as root), password
+# authentication only, fsync off. Prints the variables the tests read:
+#   LIVERELAY_TEST_POSTGRES_URL=postgres://liverelay@127.0.0.1:PORT/liverelay
+#   LIVERELAY_TEST_POSTGRES_PASSWORD=…
+#   usage: scripts/postgres-cluster.sh start|stop [folder]      (port: LIVERELAY_PG_PORT, default 55432)
+set -euo pipefail
+action=${1:-start}
+dir=${2:-/tmp/liverelay-postgres}
+port=${LIVERELAY_PG_PORT:-55432}
+password=liverelay-test-only
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$bin" ] || { echo "PostgreSQL is missing: apt-get install postgresql" >&2; exit 1; }
+as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+if [ "$action" = stop ]; then
+    [ -d "$dir/data" ] && as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+    exit 0
+fi
+
+if [ ! -f "$dir/data/PG_VERSION" ]; then
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    printf '%s\n' "$password" > "$dir/pwfile"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir/pwfile"
+    as_owner "$bin/initdb" -D "$dir/data" -U liverelay --pwfile="$dir/pwfile" --auth=scram-sha-256 \
+        --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+fi
+if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" \
+        start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+fi
+PGPASSWORD=$password "$bin/psql" -h 127.0.0.1 -p "$port" -U liverelay -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = 'liverelay'" | grep -q 1 ||
+    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U liverelay liverelay
+echo "LIVERELAY_TEST_POSTGRES_URL=postgres://liverelay@127.0.0.1:$port/liverelay"
+echo "LIVERELAY_TEST_POSTGRES_PASSWORD=$password"
