@@ -100,7 +100,7 @@ let package = Package(
             name: "liverelay-bench",
             dependencies: [
                 "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP", "Worker", "Report",
-                "LiveRelayTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "LiveRelayTesting", "PostgresStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Test support: loopback servers and fakes, generated certificates, repository paths, and the worker as

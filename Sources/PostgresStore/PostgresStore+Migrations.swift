@@ -91,8 +91,8 @@ extension PostgresStore {
 }
 
 extension PostgresStore {
-    /// Drops the store's schema with everything in it: for tests, which each make one of their own.
-    public func dropSchemaForTests() async throws(Failure) {
+    /// Drops the store's schema with everything in it: for tests and benchmarks, which each make one of their own.
+    public func dropSchema() async throws(Failure) {
         guard let schema else { throw Failure("no schema of its own to drop") }
         try await run("dropping schema \(schema)") { client in
             try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"), logger: logger)

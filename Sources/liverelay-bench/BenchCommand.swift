@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "LiveRelay's benchmarks. Build in release mode: swift run -c release liverelay-bench <name>.",
         subcommands: [
             ThrottleBench.self, RulesBench.self, RuleLoadBench.self, PipelineBench.self, TickBench.self,
-            FanoutBench.self, MemoryBench.self, TimerBench.self, ReportBench.self, ChannelBench.self,
+            FanoutBench.self, MemoryBench.self, TimerBench.self, ReportBench.self, ChannelBench.self, OutboxBench.self,
         ])
 }
 

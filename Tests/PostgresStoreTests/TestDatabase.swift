@@ -30,11 +30,11 @@ enum TestDatabase {
                 if migrate { try await stores[0].migrate() }
                 try await body(stores)
             } catch {
-                try? await stores[0].dropSchemaForTests()
+                try? await stores[0].dropSchema()
                 group.cancelAll()
                 throw error
             }
-            try await stores[0].dropSchemaForTests()
+            try await stores[0].dropSchema()
             group.cancelAll()
         }
     }
