@@ -126,6 +126,7 @@ public final class SQLiteStore: Sendable {
         }
         registerHistoryMigration(&m)
         registerChannelMigration(&m)
+        registerFeedScheduleMigration(&m)
         return m
     }
 

@@ -216,13 +216,41 @@ public struct LiveRelayWorker: Sendable {
 
     /// `tick`: polls every feed once (each feed's result is in the report, a state-store failure as a feed
     /// error), makes one pass of the timer rules, then delivers what the throttle releases and what the
-    /// outbox holds. A store failure of the delivery round is thrown.
+    /// outbox holds. A feed whose saved schedule says it must wait (a backoff after failures, a server's
+    /// `Retry-After`, a ban, a `max-age`) is not polled until then. A store failure of the delivery round is
+    /// thrown.
     /// - Parameter feeds: the feeds to poll; by default the config's.
     public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(SQLiteStore.Failure) -> TickReport {
         var feeds: [FeedReport] = []
         for feed in polled ?? loaded.feeds {
+            // What the last ticks learnt of the feed (failures in a row, a server's wait) holds across
+            // processes: a feed that must wait is not polled, and its next poll backs off further.
+            let now = rounds.environment.now()
+            // A state file that cannot be read now fails the poll itself, which reports it as the feed's error.
+            let saved = try? await pipeline.store.feedSchedule(feed: feed.id)
+            if let wait = saved?.notBefore, wait > now {
+                feeds.append(FeedReport(feed: feed.id, waitingUntil: wait, reason: saved?.reason))
+                continue
+            }
             let polled = await rounds.poll(feed)
             feeds.append(FeedReport(polled.plan))
+            var schedule = PollSchedule(
+                policy: feed.pollPolicy, consecutiveFailures: saved?.failures ?? 0, notBefore: saved?.notBefore)
+            let decision = schedule.record(polled.outcome, now: now, random: rounds.environment.random())
+            // A healthy feed is polled when cron says; only a wait the schedule imposes is kept.
+            let wait: Int? =
+                decision.reason == .interval ? nil : now + Int(decision.delay.components.seconds)
+            do {
+                try await pipeline.store.saveFeedSchedule(
+                    feed: feed.id,
+                    SavedFeedSchedule(
+                        failures: schedule.consecutiveFailures, notBefore: wait,
+                        reason: wait == nil ? nil : decision.reasonText))
+            } catch {
+                rounds.logger.warning(
+                    "feed schedule not saved: the next tick polls it as if nothing had happened",
+                    metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+            }
         }
         let timers = await rounds.timers(deliver: false)
         return TickReport(feeds: feeds, timers: timers.report, delivery: try await rounds.deliver())

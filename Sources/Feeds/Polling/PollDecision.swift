@@ -31,6 +31,19 @@ public struct PollDecision: Sendable, Hashable, CustomStringConvertible {
         self.cappedFrom = cappedFrom
     }
 
+    /// Why, in words: `backoff after 2 failures`, `Retry-After 120 s`, …
+    public var reasonText: String {
+        let why =
+            switch reason {
+            case .interval: "interval"
+            case .cacheMaxAge(let s): "Cache-Control max-age \(s) s"
+            case .backoff(let n): "backoff after \(n) failure\(n == 1 ? "" : "s")"
+            case .retryAfter(let s): "Retry-After \(s) s"
+            case .banned(let s): "banned for \(s) s"
+            }
+        return why + (cappedFrom.map { ", capped: the server asked for \($0) s" } ?? "")
+    }
+
     /// `next poll in 60 s (backoff after 2 failures)`.
     public var description: String {
         let why =

@@ -47,6 +47,14 @@ public struct PollSchedule: Sendable, Hashable {
         self.policy = policy
     }
 
+    /// A schedule as a previous process left it (`tick` from cron): its failures in a row and the server's
+    /// wait, if one runs.
+    public init(policy: Policy, consecutiveFailures: Int, notBefore: Int?) {
+        self.policy = policy
+        self.consecutiveFailures = max(0, consecutiveFailures)
+        self.notBefore = notBefore
+    }
+
     /// Records a poll's outcome at `now` (UNIX seconds) and decides the delay before the next poll.
     /// `random` is a draw in `0..<1` for the jitter.
     public mutating func record(_ outcome: PollOutcome, now: Int, random: Double) -> PollDecision {

@@ -43,6 +43,16 @@ public struct FeedReport: Sendable, CustomStringConvertible {
     public var notModified = false
     public var changes = 0
     public var queued = 0
+    /// Not polled: its schedule says not before this time (UNIX seconds), for `waitReason`.
+    public var waitingUntil: Int?
+    public var waitReason: String?
+
+    /// A feed not polled because its saved schedule says it must wait.
+    public init(feed: String, waitingUntil: Int, reason: String?) {
+        self.feed = feed
+        self.waitingUntil = waitingUntil
+        waitReason = reason
+    }
 
     /// The report of a poll's plan.
     public init(_ plan: PollPlan) {
@@ -55,6 +65,10 @@ public struct FeedReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         if let error { return "feed \(feed): error (\(error.kind)): \(error.message)" }
+        if let waitingUntil {
+            return "feed \(feed): not polled: waiting until \(ISO8601Time.string(waitingUntil))"
+                + (waitReason.map { " (\($0))" } ?? "")
+        }
         if notModified { return "feed \(feed): not modified" }
         return "feed \(feed): \(changes) changed entities, \(queued) pushes queued"
     }

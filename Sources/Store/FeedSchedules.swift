@@ -1,0 +1,61 @@
+import GRDB
+
+/// What a feed's poll schedule must remember between processes (`tick` runs from cron): the failures in a
+/// row (the backoff grows with them) and the time before which the feed must not be polled, with why (a
+/// backoff, a server's `Retry-After`, a ban, a `max-age`). A healthy feed has no such time: cron decides
+/// when it is polled.
+public struct SavedFeedSchedule: Sendable, Hashable {
+    /// Failures since the last success.
+    public var failures: Int
+    /// Not polled before this (UNIX seconds); `nil`: whenever.
+    public var notBefore: Int?
+    /// Why (`backoff after 2 failures`, `Retry-After 120 s`, …).
+    public var reason: String?
+
+    public init(failures: Int, notBefore: Int?, reason: String?) {
+        self.failures = failures
+        self.notBefore = notBefore
+        self.reason = reason
+    }
+}
+
+extension SQLiteStore {
+    static func registerFeedScheduleMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v13-feed-schedule") { db in
+            try db.alter(table: "feed_state") { t in
+                t.add(column: "failures", .integer).notNull().defaults(to: 0)
+                t.add(column: "not_before", .integer)
+                t.add(column: "not_before_reason", .text)
+            }
+        }
+    }
+
+    /// A feed's saved schedule; `nil` when none was saved (a feed never polled, or never by `tick`).
+    public func feedSchedule(feed: String) async throws(Failure) -> SavedFeedSchedule? {
+        try await run(
+            "reading a feed's schedule",
+            { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT failures, not_before, not_before_reason FROM feed_state WHERE feed = ?",
+                    arguments: [feed]
+                ).map {
+                    SavedFeedSchedule(
+                        failures: $0["failures"], notBefore: $0["not_before"], reason: $0["not_before_reason"])
+                }
+            }, write: false)
+    }
+
+    /// Saves a feed's schedule after a poll.
+    public func saveFeedSchedule(feed: String, _ schedule: SavedFeedSchedule) async throws(Failure) {
+        try await run(
+            "saving a feed's schedule",
+            { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO feed_state (feed, failures, not_before, not_before_reason) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(feed) DO UPDATE SET failures = excluded.failures, not_before = excluded.not_before,
+                        not_before_reason = excluded.not_before_reason
+                        """, arguments: [feed, schedule.failures, schedule.notBefore, schedule.reason])
+            }, write: true)
+    }
+}
