@@ -111,10 +111,30 @@ public struct LiveRelayWorker: Sendable {
             pipeline: pipeline, fetcher: FeedFetcher(transport: feedTransport), deliveries: deliveries,
             defaultProvider: loaded.defaultProviderID, environment: environment)
         let loopClock = endingOnGracefulShutdown(environment.clock)
+        // Each feed's loop starts from what the last process learnt (failures in a row, a server's wait).
+        var savedSchedules: [String: SavedFeedSchedule] = [:]
+        for feed in loaded.feeds { savedSchedules[feed.id] = try? await store.feedSchedule(feed: feed.id) }
         let feedLoops = loaded.feeds.map { feed in
-            PollLoop(
+            let saved = savedSchedules[feed.id]
+            let remembered = Mutex(saved)
+            return PollLoop(
                 name: feed.id, policy: feed.pollPolicy, clock: loopClock, now: environment.now,
                 random: environment.random,
+                schedule: PollSchedule(
+                    policy: feed.pollPolicy, consecutiveFailures: saved?.failures ?? 0, notBefore: saved?.notBefore),
+                firstPollAt: saved?.notBefore,
+                remember: { report, schedule in
+                    let next = SavedFeedSchedule(schedule, after: report.decision, now: report.at)
+                    let previous = remembered.withLock { $0 }
+                    do {
+                        try await store.remember(next, feed: feed.id, previous: previous)
+                        remembered.withLock { $0 = next }
+                    } catch {
+                        // Kept in memory all the same; a restart then polls the feed as if nothing had happened.
+                        environment.logger.warning(
+                            "feed schedule not saved", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+                    }
+                },
                 observe: { report in
                     environment.metrics.polled(report)
                     if let asked = report.decision.cappedFrom {
@@ -237,15 +257,9 @@ public struct LiveRelayWorker: Sendable {
             var schedule = PollSchedule(
                 policy: feed.pollPolicy, consecutiveFailures: saved?.failures ?? 0, notBefore: saved?.notBefore)
             let decision = schedule.record(polled.outcome, now: now, random: rounds.environment.random())
-            // A healthy feed is polled when cron says; only a wait the schedule imposes is kept.
-            let wait: Int? =
-                decision.reason == .interval ? nil : now + Int(decision.delay.components.seconds)
             do {
-                try await pipeline.store.saveFeedSchedule(
-                    feed: feed.id,
-                    SavedFeedSchedule(
-                        failures: schedule.consecutiveFailures, notBefore: wait,
-                        reason: wait == nil ? nil : decision.reasonText))
+                try await pipeline.store.remember(
+                    SavedFeedSchedule(schedule, after: decision, now: now), feed: feed.id, previous: saved)
             } catch {
                 rounds.logger.warning(
                     "feed schedule not saved: the next tick polls it as if nothing had happened",

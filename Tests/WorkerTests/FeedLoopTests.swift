@@ -2,6 +2,7 @@ import Feeds
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
+import Store
 import Testing
 import Worker
 
@@ -113,6 +114,38 @@ import Worker
         let requests = bed.markets.requests
         #expect(requests[0].header("If-None-Match") == nil)
         #expect(requests[1].header("If-None-Match") != nil, "the ETag of the last body is sent back")
+        await bed.stop()
+    }
+}
+
+/// A feed's schedule outlives the worker: a restarted `run` (or another worker on the same state) keeps the
+/// wait a server asked for and the failures in a row.
+@Suite struct FeedScheduleRestartTests {
+    @Test func aRestartedWorkerKeepsTheWaitAServerAskedFor() async throws {
+        let bed = try await FeedTestBed()
+        #expect(await bed.pollAndWait("markets") == .seconds(10))
+        #expect(try await bed.store.feedSchedule(feed: "markets")?.notBefore == nil, "a healthy poll writes no wait")
+        bed.markets.inject(.status(429, retryAfter: "120"))
+        let before = bed.clock.wallTime(from: FeedTestBed.start)()
+        #expect(await bed.pollAndWait("markets") == .seconds(120))
+        let saved = try #require(try await bed.store.feedSchedule(feed: "markets"))
+        #expect(saved.failures == 1)
+        #expect(saved.reason == "Retry-After 120 s")
+        #expect(saved.notBefore == before + 120)
+        // A new worker on the same state file: the markets loop starts by waiting, with its failure counted.
+        let restarted = try await LiveRelayWorker.build(
+            bed.loaded, rules: bed.loaded.loadRules(), store: bed.store,
+            environment: .test(now: { before + 5 }, providers: ["console": RecordingProvider()]))
+        defer { restarted.shutdown() }
+        let loop = try #require(restarted.feedLoops.first { $0.name == "markets" })
+        #expect(loop.firstPollAt == before + 120)
+        #expect(loop.schedule.consecutiveFailures == 1)
+        #expect(restarted.feedLoops.first { $0.name == "scores" }?.firstPollAt == nil)
+        // Healed: the wait and the failures are forgotten.
+        #expect(await bed.pollAndWait("markets") == .seconds(10))
+        #expect(
+            try await bed.store.feedSchedule(feed: "markets")
+                == SavedFeedSchedule(failures: 0, notBefore: nil, reason: nil))
         await bed.stop()
     }
 }

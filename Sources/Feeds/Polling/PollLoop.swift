@@ -31,6 +31,10 @@ public final class PollLoop: Sendable {
     private let random: @Sendable () -> Double
     private let poll: @Sendable () async -> PollOutcome
     private let observe: @Sendable (Report) -> Void
+    /// Keeps the schedule after each poll (the worker saves it, so a restart goes on from it).
+    private let remember: (@Sendable (Report, PollSchedule) async -> Void)?
+    /// No poll before this (UNIX seconds): a wait a previous process was told to keep.
+    public let firstPollAt: Int?
     // The schedule and the counters change only in `pollOnce`; the lock lets health and metrics read them.
     private let state: Mutex<(schedule: PollSchedule, counters: PollCounters)>
 
@@ -40,21 +44,27 @@ public final class PollLoop: Sendable {
     ///   - clock: what the loop sleeps on; tests pass a manual clock.
     ///   - now: the wall time in UNIX seconds (for `Retry-After` dates and the counters).
     ///   - random: draws in `0..<1` for the jitter.
+    ///   - schedule: the schedule as a previous process left it (its failures in a row); a new one when `nil`.
+    ///   - firstPollAt: no poll before this UNIX time (a wait the previous process was told to keep).
+    ///   - remember: called after every poll with the schedule, to keep it across processes.
     ///   - observe: called after every poll.
     ///   - poll: polls the source once.
     public init(
         name: String, policy: PollSchedule.Policy, clock: any Clock<Duration>, now: @escaping @Sendable () -> Int,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, schedule: PollSchedule? = nil,
+        firstPollAt: Int? = nil, remember: (@Sendable (Report, PollSchedule) async -> Void)? = nil,
         observe: @escaping @Sendable (Report) -> Void = { _ in },
         poll: @escaping @Sendable () async -> PollOutcome
     ) {
+        self.remember = remember
+        self.firstPollAt = firstPollAt
         self.name = name
         self.clock = clock
         self.now = now
         self.random = random
         self.observe = observe
         self.poll = poll
-        state = Mutex((PollSchedule(policy: policy), PollCounters()))
+        state = Mutex((schedule ?? PollSchedule(policy: policy), PollCounters()))
     }
 
     /// The counters so far.
@@ -69,11 +79,12 @@ public final class PollLoop: Sendable {
         let outcome = await poll()
         let at = now()
         let draw = random()
-        let decision = state.withLock { state in
+        let (decision, schedule) = state.withLock { state in
             state.counters.record(outcome, now: at)
-            return state.schedule.record(outcome, now: at, random: draw)
+            return (state.schedule.record(outcome, now: at, random: draw), state.schedule)
         }
         let report = Report(name: name, at: at, outcome: outcome, decision: decision)
+        await remember?(report, schedule)
         observe(report)
         return report
     }
@@ -81,6 +92,13 @@ public final class PollLoop: Sendable {
     /// Polls until the task is cancelled or a sleep on the clock throws (the worker's clock throws when a
     /// graceful shutdown begins, so a poll under way finishes and the next one is not started).
     public func run() async {
+        if let firstPollAt, case let wait = firstPollAt - now(), wait > 0 {
+            do {
+                try await clock.sleep(for: .seconds(wait))
+            } catch {
+                return
+            }
+        }
         while !Task.isCancelled {
             let report = await pollOnce()
             do {
