@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "liverelay",
             dependencies: [
-                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store", "Feeds", "Report",
+                "Worker", "LiveRelayCore", "Rules", "Delivery", "Store", "Feeds", "Report", "PostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -47,6 +47,8 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     let schema: String?
+    /// One connection's settings, to check the database answers before the pool starts retrying.
+    let probe: PostgresConnection.Configuration
     /// `host:port/database`, for messages.
     public let location: String
 
@@ -68,10 +70,16 @@ public final class PostgresStore: Sendable {
         let wantsTLS =
             configuration.tls || url.queryItems?.contains { $0.name == "sslmode" && $0.value == "require" } == true
         var tls = PostgresClient.Configuration.TLS.disable
+        var probeTLS = PostgresConnection.Configuration.TLS.disable
         if wantsTLS {
             var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
             if let caFile = configuration.caFile { tlsConfiguration.trustRoots = .file(caFile) }
             tls = .require(tlsConfiguration)
+            do {
+                probeTLS = .require(try NIOSSLContext(configuration: tlsConfiguration))
+            } catch {
+                throw Failure("cannot set up TLS: \(error)")
+            }
         }
         var pool = PostgresClient.Configuration(
             host: host, port: port, username: user, password: configuration.password?.value,
@@ -84,13 +92,36 @@ public final class PostgresStore: Sendable {
             pool.options.additionalStartupParameters = [("search_path", schema)]
         }
         self.schema = configuration.schema
-        client = PostgresClient(configuration: pool, backgroundLogger: logger)
+        var probe = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: configuration.password?.value,
+            database: database.isEmpty ? user : database, tls: probeTLS)
+        probe.options.connectTimeout = .seconds(10)
+        if let schema = configuration.schema { probe.options.additionalStartupParameters = [("search_path", schema)] }
+        self.probe = probe
+        // The pool's own chatter (a lease asked before run() began, each failed connection) stays out of
+        // the logs; what fails reaches the caller as a Failure.
+        var background = logger
+        background.logLevel = .error
+        client = PostgresClient(configuration: pool, backgroundLogger: background)
         self.logger = logger
         location = "\(host):\(port)/\(database.isEmpty ? user : database)"
     }
 
     /// Keeps the connection pool running until the task is cancelled.
     public func run() async { await client.run() }
+
+    /// Connects once and says at once what went wrong (a wrong password, an unknown database, no server):
+    /// the pool retries failed connections for a minute before it gives up.
+    public func check() async throws(Failure) {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: probe, id: 0,
+                logger: Logger(label: "liverelay.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+            try await connection.close()
+        } catch {
+            throw Failure("cannot connect to \(location): \(Self.describe(error))")
+        }
+    }
 
     /// Runs `body` in one transaction; a PostgreSQL error becomes a ``Failure`` saying what was being done.
     func transaction<T: Sendable>(_ what: String, _ body: (PostgresConnection) async throws -> T)
@@ -122,6 +153,11 @@ public final class PostgresStore: Sendable {
             if let message = error.serverInfo?[.message] { return message }
             return "\(error.code)"
         }
-        return "\(error)"
+        let text = "\(error)"
+        if text.contains("connectionCreationCircuitBreakerTripped") {
+            return "cannot connect: every connection was refused or failed (check the host, port, user, password "
+                + "and TLS)"
+        }
+        return text
     }
 }

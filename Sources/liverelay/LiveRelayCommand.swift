@@ -17,7 +17,7 @@ struct LiveRelayCommand: AsyncParsableCommand {
             """,
         subcommands: [
             CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self,
-            FactsCommand.self, SendCommand.self, ChannelsCommand.self,
+            FactsCommand.self, SendCommand.self, ChannelsCommand.self, MigrateCommand.self,
         ])
 
     /// Signal dispositions come first, before anything can take time: a closed pipe is an error, not the end

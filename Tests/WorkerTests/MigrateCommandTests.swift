@@ -1,0 +1,51 @@
+import Foundation
+import LiveRelayTesting
+import Testing
+
+/// `liverelay migrate` as an operator runs it: the SQLite state file, and a PostgreSQL database (the
+/// throwaway cluster CI starts; skipped, saying why, without one).
+@Suite struct MigrateCommandTests {
+    let liverelay = Repository.executable("liverelay")
+
+    @Test func theStateFileIsCreatedOrBroughtUpToDate() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("liverelay.json")
+        try #"{"state": "state.sqlite", "provider": {"type": "console"}}"#.write(
+            to: config, atomically: true, encoding: .utf8)
+        let first = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("state.sqlite: created, "))
+        #expect(first.standardOutput.contains("up to date (last: v13-feed-schedule)"))
+        let again = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
+        #expect(!again.standardOutput.contains("created"))
+        let nothing = try await CommandRun.run(liverelay, ["migrate"])
+        #expect(nothing.status != 0)
+        #expect(nothing.standardError.contains("give --config, --postgres-url, or both"))
+    }
+
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
+            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export its variables (CI does)"
+        ))
+    func aPostgreSQLDatabaseIsMigratedOnceAndAWrongPasswordIsSaidPlainly() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
+        let schema = "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let arguments = [
+            "migrate", "--postgres-url", url, "--password-env", "LIVERELAY_TEST_POSTGRES_PASSWORD", "--schema",
+            String(schema),
+        ]
+        let first = try await CommandRun.run(liverelay, arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("2 schema steps applied now (v1-feed-leases, v1-outbox), 2 in all"))
+        let again = try await CommandRun.run(liverelay, arguments)
+        #expect(again.standardOutput.contains("0 schema steps applied now, 2 in all, up to date"))
+        let wrong = try await CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["LIVERELAY_TEST_POSTGRES_PASSWORD=not-the-password-9f3", liverelay.path] + arguments)
+        #expect(wrong.status == 1)
+        #expect(wrong.standardError.contains("password authentication failed"))
+        #expect(!(wrong.standardError + wrong.standardOutput).contains("not-the-password-9f3"))
+    }
+}
