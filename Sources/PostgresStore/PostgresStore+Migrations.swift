@@ -42,6 +42,7 @@ extension PostgresStore {
                 "CREATE INDEX outbox_due ON outbox (next_attempt, seq)",
             ]
         ),
+        ("v2-outbox-channel-policy", ["ALTER TABLE outbox ADD COLUMN channel_policy integer"]),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

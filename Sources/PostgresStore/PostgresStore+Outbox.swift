@@ -22,16 +22,18 @@ extension PostgresStore {
     public func enqueue(_ entries: [OutboxEntry]) async throws(Failure) {
         guard !entries.isEmpty else { return }
         // Within one batch the newest push per target wins, as consecutive writes would decide.
+        // One row per target (PostgreSQL refuses to update a row twice in one statement).
         var newest: [OutboxKey: OutboxEntry] = [:]
         for e in entries where (newest[e.key]?.timestamp ?? Int.min) < e.timestamp { newest[e.key] = e }
-        let rows = entries.filter { newest[$0.key]?.timestamp == $0.timestamp && newest[$0.key]?.push == $0.push }
+        var seen = Set<OutboxKey>()
+        let rows = entries.filter { e in newest[e.key] == e && seen.insert(e.key).inserted }
         try await run("writing \(rows.count) outbox rows") { client in
             try await client.query(
                 """
                 INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
-                  next_attempt, address_device, address_user, address_activity, provider, channel)
+                  next_attempt, address_device, address_user, address_activity, provider, channel, channel_policy)
                 SELECT a, t, k, NULLIF(d, ''), NULLIF(e, ''), p, ts, n, na, NULLIF(ad, ''), NULLIF(au, ''),
-                  NULLIF(aa, ''), NULLIF(pr, ''), NULLIF(ch, '')
+                  NULLIF(aa, ''), NULLIF(pr, ''), NULLIF(ch, ''), NULLIF(cp, -1)
                 FROM unnest(\(rows.map(\.key.activity.rawValue))::text[], \(rows.map(\.key.target))::text[],
                   \(rows.map(\.kind))::text[], \(rows.map { $0.device ?? "" })::text[],
                   \(rows.map { $0.environment ?? "" })::text[],
@@ -39,13 +41,14 @@ extension PostgresStore {
                   \(rows.map(\.attempts))::integer[], \(rows.map(\.nextAttempt))::bigint[],
                   \(rows.map { $0.address.device ?? "" })::text[], \(rows.map { $0.address.user ?? "" })::text[],
                   \(rows.map { $0.address.activity ?? "" })::text[], \(rows.map { $0.provider ?? "" })::text[],
-                  \(rows.map { $0.channel ?? "" })::text[]) AS r(a, t, k, d, e, p, ts, n, na, ad, au, aa, pr, ch)
+                  \(rows.map { $0.channel ?? "" })::text[], \(rows.map { $0.channelPolicy ?? -1 })::integer[])
+                  AS r(a, t, k, d, e, p, ts, n, na, ad, au, aa, pr, ch, cp)
                 ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                   environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
                   attempts = excluded.attempts, next_attempt = excluded.next_attempt,
                   seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = excluded.address_device,
                   address_user = excluded.address_user, address_activity = excluded.address_activity,
-                  provider = excluded.provider, channel = excluded.channel
+                  provider = excluded.provider, channel = excluded.channel, channel_policy = excluded.channel_policy
                 WHERE excluded."timestamp" > outbox."timestamp"
                 """, logger: logger)
         }
@@ -65,7 +68,8 @@ extension PostgresStore {
                       ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
                 WHERE o.activity = due.activity AND o.target = due.target
                 RETURNING o.activity, o.target, o.kind, o.device, o.environment, o.push, o."timestamp", o.attempts,
-                  o.next_attempt, o.address_device, o.address_user, o.address_activity, o.provider, o.channel, o.seq
+                  o.next_attempt, o.address_device, o.address_user, o.address_activity, o.provider, o.channel,
+                  o.channel_policy, o.seq
                 """, logger: logger)
             var claimed: [(seq: Int, entry: OutboxEntry)] = []
             for try await row in rows {
@@ -137,7 +141,8 @@ extension PostgresStore {
             address: ProviderAddress(
                 device: try r["address_device"].decode(String?.self), user: try r["address_user"].decode(String?.self),
                 activity: try r["address_activity"].decode(String?.self)),
-            provider: try r["provider"].decode(String?.self), channel: try r["channel"].decode(String?.self))
+            provider: try r["provider"].decode(String?.self), channel: try r["channel"].decode(String?.self),
+            channelPolicy: try r["channel_policy"].decode(Int?.self))
         return (try r["seq"].decode(Int.self), entry)
     }
 }

@@ -20,6 +20,7 @@ public struct SavedFeedSchedule: Sendable, Hashable {
 }
 
 extension SQLiteStore {
+    /// Also the step after it: the outbox's channel policy (steps are registered in the order they came).
     static func registerFeedScheduleMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v13-feed-schedule") { db in
             try db.alter(table: "feed_state") { t in
@@ -27,6 +28,10 @@ extension SQLiteStore {
                 t.add(column: "not_before", .integer)
                 t.add(column: "not_before_reason", .text)
             }
+        }
+        migrator.registerMigration("v14-outbox-channel-policy") { db in
+            // A broadcast row carries its channel's storage policy: apns-expiration must follow it.
+            try db.alter(table: "outbox") { t in t.add(column: "channel_policy", .integer) }
         }
     }
 

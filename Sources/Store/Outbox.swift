@@ -45,13 +45,16 @@ public struct OutboxEntry: Sendable, Hashable {
     public var provider: String?
     /// The broadcast channel: a `channel` row's, or the one a push-to-start row's activity subscribes to.
     public var channel: String?
+    /// A `channel` row's channel's storage policy (its broadcasts' `apns-expiration` follows it).
+    public var channelPolicy: Int?
 
     public init(
         key: OutboxKey, kind: String, device: String?, environment: String?, push: Data, timestamp: Int,
         attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress(), provider: String? = nil,
-        channel: String? = nil
+        channel: String? = nil, channelPolicy: Int? = nil
     ) {
         self.channel = channel
+        self.channelPolicy = channelPolicy
         self.provider = provider
         self.key = key
         self.kind = kind
@@ -153,20 +156,21 @@ extension SQLiteStore {
                     try db.execute(
                         sql: """
                             INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
-                              address_device, address_user, address_activity, provider, channel)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              address_device, address_user, address_activity, provider, channel, channel_policy)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
                             environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
                             attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
                             address_device = excluded.address_device, address_user = excluded.address_user,
                             address_activity = excluded.address_activity, provider = excluded.provider,
-                            channel = excluded.channel
+                            channel = excluded.channel, channel_policy = excluded.channel_policy
                             WHERE excluded.timestamp > outbox.timestamp
                             """,
                         arguments: [
                             e.key.activity.rawValue, e.key.target, e.kind, e.device, e.environment,
                             String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
                             e.address.device, e.address.user, e.address.activity, e.provider, e.channel,
+                            e.channelPolicy,
                         ])
                 }
             }, write: true)
@@ -211,7 +215,7 @@ extension SQLiteStore {
             timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
             address: ProviderAddress(
                 device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
-            provider: row["provider"], channel: row["channel"])
+            provider: row["provider"], channel: row["channel"], channelPolicy: row["channel_policy"])
     }
 
     /// Removes rows after their final receipts, unless a newer push has replaced one meanwhile.

@@ -24,9 +24,10 @@ struct PostgresStoreTests {
                 for try await ids in group { all += ids }
                 return all
             }
-            #expect(applied.sorted() == ["v1-feed-leases", "v1-outbox"])
+            #expect(applied.sorted() == ["v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy"])
             #expect(try await stores[1].migrate().isEmpty)
-            #expect(try await stores[2].appliedMigrations() == ["v1-feed-leases", "v1-outbox"])
+            #expect(
+                try await stores[2].appliedMigrations() == ["v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy"])
         }
     }
 
@@ -116,14 +117,21 @@ struct PostgresStoreTests {
             var bare = Self.row("match-2", "cc", timestamp: 5)
             bare.device = nil
             bare.provider = nil
+            var broadcast = Self.row("match-3", "@channel:Y2g=", timestamp: 7)
+            broadcast.channel = "Y2g="
+            broadcast.channelPolicy = 0
+            // The same row twice in one batch (one device's token registered twice) is written once.
             try await stores[0].enqueue([
                 Self.row("match-1", "aa", timestamp: 10), Self.row("match-1", "aa", timestamp: 12),
-                Self.row("match-1", "aa", timestamp: 11), bare,
+                Self.row("match-1", "aa", timestamp: 11), bare, broadcast, broadcast,
             ])
             let rows = try await stores[0].claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 10)
-            #expect(rows.map(\.timestamp).sorted() == [5, 12])
+            #expect(rows.map(\.timestamp).sorted() == [5, 7, 12])
             let cc = try #require(rows.first { $0.key.target == "cc" })
             #expect(cc.device == nil && cc.provider == nil && cc.environment == "production")
+            #expect(cc.channelPolicy == nil)
+            let channel = try #require(rows.first { $0.channel != nil })
+            #expect(channel.channel == "Y2g=" && channel.channelPolicy == 0)
         }
     }
 

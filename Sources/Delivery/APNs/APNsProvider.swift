@@ -154,7 +154,7 @@ public final class APNsProvider: SingleTargetProvider {
 
     /// Checks, encodes and sends one push, and classifies APNs' answer.
     public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-        if target.kind == .channel { return await broadcast(push, to: target.channel) }
+        if target.kind == .channel { return await broadcast(push, to: target.channel, policy: target.channelPolicy) }
         guard let token = target.token, !token.isEmpty else {
             return .rejected(reason: "no \(target.kind.rawValue) token to send to")
         }
@@ -178,7 +178,7 @@ public final class APNsProvider: SingleTargetProvider {
     }
 
     /// One broadcast of an update or end to every activity subscribed to `channel`.
-    private func broadcast(_ push: LiveActivityPush, to channel: String?) async -> DeliveryOutcome {
+    private func broadcast(_ push: LiveActivityPush, to channel: String?, policy: Int?) async -> DeliveryOutcome {
         guard let broadcast = configuration.broadcast else {
             return .rejected(reason: "a broadcast, but the APNs provider has no channels configured")
         }
@@ -189,16 +189,19 @@ public final class APNsProvider: SingleTargetProvider {
         } catch {
             return .rejected(reason: error.description)
         }
-        let request = encoder.broadcastRequest(
-            for: push, channel: channel, storesMessages: broadcast.storagePolicy == .mostRecent, body: body)
+        // The channel's own policy (fixed at its creation), else the one channels are made with now.
+        let stores = (policy ?? broadcast.storagePolicy.rawValue) == APNsChannelClient.StoragePolicy.mostRecent.rawValue
+        let request = encoder.broadcastRequest(for: push, channel: channel, storesMessages: stores, body: body)
         return await send(request, to: broadcast.url) { response in
             let reason = Self.reason(response)
-            // A channel made under another storage policy refuses this expiration: that channel's problem only.
+            // The channel's policy is not the one recorded for it: that channel's problem only.
             if reason == .badExpirationDate {
                 return .rejected(
-                    reason: "APNs answered \(reason): the channel's storage policy is not "
-                        + "\(broadcast.storagePolicy.rawValue) (was channels.storage-policy changed while it was open?)"
-                )
+                    reason: "APNs answered \(reason): the channel's storage policy is not \(stores ? 1 : 0)")
+            }
+            // A channel id APNs cannot read: that channel is unusable, not the provider.
+            if reason == .badChannelId || reason == .missingChannelId {
+                return .dropToken(reason: "APNs answered \(reason) for the channel")
             }
             // Broadcast turned off for the app: no channel of it works any more, but its tokens do. The channel
             // is given up like a gone one (the activity goes on by tokens, loudly), the provider not stopped.

@@ -45,7 +45,8 @@ public struct ConsoleProvider: SingleTargetProvider {
             write(
                 ConsoleProvider.render(
                     encoder.broadcastRequest(
-                        for: push, channel: channel, storesMessages: channels.storagePolicy == .mostRecent, body: body))
+                        for: push, channel: channel,
+                        storesMessages: (target.channelPolicy ?? channels.storagePolicy.rawValue) == 1, body: body))
             )
             return .delivered
         }

@@ -24,13 +24,17 @@ public struct PushTarget: Sendable, Hashable {
     /// The broadcast channel: the one a `channel` target's broadcast goes to, or the one the activity a
     /// push-to-start target starts subscribes to (`input-push-channel`); `nil` otherwise.
     public var channel: String?
+    /// A broadcast's channel's storage policy (0: no message stored, 1: the most recent), fixed when the
+    /// channel was made: `apns-expiration` must follow it; `nil`: the provider's current setting.
+    public var channelPolicy: Int?
 
     /// Creates a target.
     public init(
         kind: TokenKind, token: String?, environment: PushEnvironment? = nil, device: String? = nil,
-        address: ProviderAddress = ProviderAddress(), channel: String? = nil
+        address: ProviderAddress = ProviderAddress(), channel: String? = nil, channelPolicy: Int? = nil
     ) {
         self.channel = channel
+        self.channelPolicy = channelPolicy
         self.kind = kind
         self.token = token
         self.environment = environment
@@ -42,7 +46,7 @@ public struct PushTarget: Sendable, Hashable {
     public static func kind(for event: PushEvent) -> TokenKind { event == .start ? .pushToStart : .activity }
 
     /// A broadcast to an activity's channel.
-    public static func broadcast(_ channel: String) -> PushTarget {
-        PushTarget(kind: .channel, token: nil, channel: channel)
+    public static func broadcast(_ channel: String, policy: Int? = nil) -> PushTarget {
+        PushTarget(kind: .channel, token: nil, channel: channel, channelPolicy: policy)
     }
 }

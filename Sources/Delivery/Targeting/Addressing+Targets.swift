@@ -30,11 +30,11 @@ extension Addressing {
     ///
     /// With a `channel` (APNs tokens only) and a `mode` other than `token`: a start goes to the push-to-start
     /// tokens, those of channel subscribers (every one in `channel` mode) asking for the channel; an update
-    /// or end is one broadcast to the channel, plus (in `both` mode) a push to each update token of a device
-    /// that is not a channel subscriber.
+    /// or end is one broadcast to the channel, plus (in `both` mode) a push to each update token registered
+    /// for the activity (activities started on the channel have none).
     public func targets(
         for push: LiveActivityPush, rows: RegistryRows, deliversWithoutTargets: Bool = false, channel: String? = nil,
-        mode: ActivityMode = .token
+        channelPolicy: Int? = nil, mode: ActivityMode = .token
     ) -> [PushTarget] {
         let kind = PushTarget.kind(for: push.event)
         let activityID = rows.activityAddress ?? push.activity.rawValue
@@ -43,9 +43,11 @@ extension Addressing {
         case .apnsTokens:
             let channel = mode == .token ? nil : channel
             if let channel, kind == .activity {
-                targets = [.broadcast(channel)]
+                targets = [.broadcast(channel, policy: channelPolicy)]
+                // An activity started on the channel has no update token: every token belongs to one that
+                // runs by tokens (started before its device subscribed by channel, or not on iOS 18).
                 if mode == .both {
-                    for token in rows.tokens where !token.channelSubscriber {
+                    for token in rows.tokens {
                         targets.append(
                             PushTarget(
                                 kind: kind, token: token.token, environment: token.environment, device: token.device))

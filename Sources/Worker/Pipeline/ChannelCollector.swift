@@ -8,8 +8,11 @@ public import Store
 /// - no row names it: a run created it and stopped before saving it (a crash), or someone else made it (so
 ///   only one deployment may collect an app's channels in one environment);
 /// - its deletion is due (its activity has left the lock screen) and the last try failed;
-/// - its activity has ended without its end reaching the channel, or is unknown, and nothing waits in the
-///   outbox for it.
+/// - its activity has ended without its end reaching the channel, or is unknown, and nothing waits for it
+///   (in the outbox, or held by the throttle).
+///
+/// Run it while workers run: it reads APNs' list before the state file, so a channel a worker creates and
+/// saves meanwhile is known; only one created in the instant between its creation and its row is at risk.
 ///
 /// A known channel APNs no longer lists is reported too (`missing`): it is forgotten, not deleted.
 public enum ChannelCollector {
@@ -32,7 +35,7 @@ public enum ChannelCollector {
 
     /// The stale channels among `listed` (APNs' list) and `known` (the state file's rows for this
     /// provider), in APNs' order then the known order. `phases` holds the known activities' phases,
-    /// `waiting` the activities with outbox rows.
+    /// `waiting` the activities with something still to send (outbox rows, a push the throttle holds).
     public static func stale(
         listed: [String], known: [ActivityChannel], phases: [ActivityKey: ActivityPhase], waiting: Set<ActivityKey>,
         now: Int

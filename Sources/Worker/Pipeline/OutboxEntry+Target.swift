@@ -9,7 +9,8 @@ extension OutboxEntry {
         self.init(
             key: OutboxKey(activity: push.activity, target: target.outboxTarget), kind: target.kind.rawValue,
             device: target.device, environment: target.environment?.rawValue, push: json, timestamp: push.timestamp,
-            nextAttempt: nextAttempt, address: target.address, provider: provider, channel: target.channel)
+            nextAttempt: nextAttempt, address: target.address, provider: provider, channel: target.channel,
+            channelPolicy: target.channelPolicy)
     }
 
     /// The target the row was written for.
@@ -19,7 +20,7 @@ extension OutboxEntry {
         return PushTarget(
             kind: kind, token: isToken ? key.target : nil,
             environment: environment.map(PushEnvironment.init(rawValue:)),
-            device: device, address: address, channel: channel)
+            device: device, address: address, channel: channel, channelPolicy: channelPolicy)
     }
 }
 

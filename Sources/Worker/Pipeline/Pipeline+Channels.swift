@@ -2,6 +2,7 @@ import Delivery
 import LiveRelayCore
 import Logging
 public import Store
+import Throttling
 
 extension Pipeline {
     /// The channel `push` goes by in `mode`: its activity's channel; for a start without one, a channel
@@ -16,9 +17,14 @@ extension Pipeline {
         let existing = try await store.channel(for: push.activity)
         if let existing, existing.deleteAt == nil { return existing }
         guard push.event == .start else { return nil }
-        if let existing {
-            // The activity starts again after an end whose channel waits for deletion: that one goes now.
-            try await deleteChannel(existing, with: channels)
+        if var existing {
+            // The activity starts again after an end whose channel waits for deletion: that one goes now; if
+            // APNs cannot delete it now, it serves the new start (it still exists, and is not forgotten).
+            guard try await deleteChannel(existing, with: channels) else {
+                existing.deleteAt = nil
+                try await store.saveChannel(existing)
+                return existing
+            }
         }
         let id: String
         do throws(ChannelFailure) {
@@ -70,8 +76,10 @@ extension Pipeline {
                 let count = delivery.receipts.filter { $0.delivered && $0.target.channel != nil }.count
                 if count > 0 { started[delivery.push.activity, default: 0] += count }
             }
-            // A broadcast that will be tried again is not done with its channel yet.
-            if delivery.receipts.contains(where: { $0.target.kind == .channel && !$0.outcome.isRetry }) {
+            // A broadcast that will be tried again is not done with its channel yet; one given up is.
+            if delivery.receipts.contains(where: {
+                $0.target.kind == .channel && (!$0.outcome.isRetry || delivery.lost > 0)
+            }) {
                 broadcast.insert(delivery.push.activity)
             }
         }
@@ -146,12 +154,11 @@ extension Pipeline {
     /// `dryRun`, deletes them at APNs and forgets them.
     public func collectChannels(dryRun: Bool, now: Int) async throws(SQLiteStore.Failure) -> [ChannelSweep] {
         var sweeps: [ChannelSweep] = []
-        let known = try await store.channels()
         for (provider, sender) in senders.sorted(by: { $0.key < $1.key }) {
             guard let channels = sender.provider.channels else { continue }
-            let mine = known.filter { $0.provider == provider }
-            var sweep = ChannelSweep(
-                provider: provider, listed: 0, known: mine.count, stale: [], failures: [:], error: nil)
+            var sweep = ChannelSweep(provider: provider, listed: 0, known: 0, stale: [], failures: [:], error: nil)
+            // APNs' list first, the state file after: a channel a running worker creates and saves meanwhile
+            // is known by then (only one created and not yet saved at that instant is not).
             let listed: [String]
             do throws(ChannelFailure) {
                 listed = try await channels.list()
@@ -160,10 +167,16 @@ extension Pipeline {
                 sweeps.append(sweep)
                 continue
             }
+            let mine = try await store.channels().filter { $0.provider == provider }
+            sweep.known = mine.count
             sweep.listed = listed.count
             let keys = Set(mine.map(\.activity))
             let phases = try await store.activities(keys).mapValues(\.phase)
-            let waiting = Set(try await store.waitingOutbox(activities: keys).map(\.key.activity))
+            // Something still to go for the activity: a row in the outbox, or a push the throttle holds (an end
+            // waiting for its budget).
+            try await queue.load(keys)
+            let held = await queue.states.filter { keys.contains($0.key) && $0.value.pending != nil }.keys
+            let waiting = Set(try await store.waitingOutbox(activities: keys).map(\.key.activity)).union(held)
             sweep.stale = ChannelCollector.stale(
                 listed: listed, known: mine, phases: phases, waiting: waiting, now: now)
             if !dryRun {

@@ -209,7 +209,7 @@ public struct Pipeline: Sendable {
             let rows = try await store.registryRows(traits.addressing.query(for: push))
             let targets = traits.addressing.targets(
                 for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel?.id,
-                mode: mode)
+                channelPolicy: channel?.storagePolicy, mode: mode)
             if targets.isEmpty {
                 logger.info(
                     "no registered token for push",

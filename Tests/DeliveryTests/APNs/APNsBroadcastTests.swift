@@ -68,6 +68,9 @@ struct APNsBroadcastTests {
             }
             #expect(reason.contains("BadExpirationDate"))
             #expect(bed.fake.rejections.map(\.reason) == ["BadExpirationDate"])
+            // With the channel's own policy recorded (as the worker does), the expiration follows it.
+            #expect(await bed.provider.deliver(Bed.update(2), to: .broadcast(channel, policy: 0)) == .delivered)
+            #expect(bed.fake.broadcasts.last?.headers["apns-expiration"] == "0")
         }
     }
 

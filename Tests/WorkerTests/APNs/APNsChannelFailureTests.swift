@@ -5,6 +5,7 @@ import LiveRelayTesting
 import Logging
 import Store
 import Testing
+import Throttling
 import Worker
 
 /// What the worker does when a channel cannot be had or is lost: it says so and goes on by tokens; and the
@@ -104,6 +105,45 @@ struct APNsChannelFailureTests {
                     #expect(fake.deletedChannels == [orphan])
                     #expect(fake.channels.keys.sorted() == [live], "the match's channel waits for its dismissal")
                 })
+        }
+    }
+
+    @Test func theCollectorSparesTheChannelOfAnEndTheThrottleStillHolds() async throws {
+        try await Setup.withFakeAPNs(channels: ["storage-policy": 0], extra: Replay.modes("channel")) { setup, fake in
+            let loaded = try ConfigLoader.load(path: setup.configPath)
+            let store = try SQLiteStore(path: setup.directory.appendingPathComponent("collector.sqlite").path)
+            let worker = try await LiveRelayWorker.build(
+                loaded, rules: loaded.loadRules(), store: store,
+                environment: .test(now: { Int(Date().timeIntervalSince1970) }))
+            defer { worker.shutdown() }
+            let channels = try #require(worker.sender(for: "apns")?.provider.channels)
+            let id = try await channels.create()
+            try await store.saveChannel(
+                ActivityChannel(activity: "match-9", provider: "apns", id: id, storagePolicy: 0, createdAt: 0))
+            // The match has ended (its end decided), but the end waits in the throttle for its budget.
+            try await store.save([
+                ActivityRecord(
+                    key: "match-9", attributesType: "MatchAttributes", phase: .ended, state: [:], lastTimestamp: 10)
+            ])
+            var state = ActivityThrottleState(attributesType: "MatchAttributes")
+            state.pending = PendingPush(
+                push: LiveActivityPush(
+                    activity: "match-9", attributesType: "MatchAttributes", event: .end, timestamp: 10,
+                    contentState: [:], priority: .high),
+                policy: .high, whenBudgetSpent: .hold, enqueuedAt: 10)
+            try await store.saveThrottleStates([("match-9", try state.canonicalJSON(), true)])
+            let held = try await worker.pipeline.collectChannels(dryRun: true, now: 20)
+            #expect(held.first?.stale.isEmpty == true, "the end still has to go to the channel")
+            // Once nothing waits, the channel of the ended activity is stale.
+            state.pending = nil
+            try await store.saveThrottleStates([("match-9", try state.canonicalJSON(), false)])
+            let after = try await LiveRelayWorker.build(
+                loaded, rules: loaded.loadRules(), store: store,
+                environment: .test(now: { Int(Date().timeIntervalSince1970) }))
+            defer { after.shutdown() }
+            let swept = try await after.pipeline.collectChannels(dryRun: false, now: 20)
+            #expect(swept.first?.stale.map(\.reason) == [.ended])
+            #expect(fake.deletedChannels == [id])
         }
     }
 
