@@ -162,6 +162,17 @@ extension SQLiteStore {
             }, write: true)
     }
 
+    /// Forgets many channels in one transaction (the collector's sweep).
+    public func removeChannels(_ ids: [String]) async throws(Failure) {
+        guard !ids.isEmpty else { return }
+        try await run(
+            "removing channels",
+            { db in
+                let statement = try db.makeStatement(sql: "DELETE FROM activity_channel WHERE channel = ?")
+                for id in ids { try statement.execute(arguments: [id]) }
+            }, write: true)
+    }
+
     /// Registers (or unregisters) a device as a channel subscriber: its app subscribes its activities by
     /// channel (`pushType: .channel`, iOS 18).
     public func setChannelSubscriber(device: String, _ subscriber: Bool, now: Int) async throws(Failure) {

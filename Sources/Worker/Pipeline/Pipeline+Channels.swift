@@ -180,17 +180,14 @@ extension Pipeline {
             sweep.stale = ChannelCollector.stale(
                 listed: listed, known: mine, phases: phases, waiting: waiting, now: now)
             if !dryRun {
-                for stale in sweep.stale {
-                    if stale.reason != .missing {
-                        do throws(ChannelFailure) {
-                            try await channels.delete(stale.id)
-                        } catch {
-                            sweep.failures[stale.id] = error.description
-                            continue
-                        }
-                        metrics.channelDeleted(provider: provider)
-                    }
-                    try await store.removeChannel(stale.id)
+                // The deletes go to APNs 16 at a time; those APNs confirmed are then forgotten in one write.
+                let refused = await Self.deleteAll(
+                    sweep.stale.filter { $0.reason != .missing }.map(\.id), with: channels)
+                sweep.failures = refused
+                let removed = sweep.stale.filter { refused[$0.id] == nil }
+                try await store.removeChannels(removed.map(\.id))
+                for stale in removed {
+                    if stale.reason != .missing { metrics.channelDeleted(provider: provider) }
                     logger.info(
                         "stale channel removed",
                         metadata: [
@@ -203,5 +200,32 @@ extension Pipeline {
         }
         if !dryRun { metrics.channelsOpen(try await store.channelCount()) }
         return sweeps
+    }
+
+    /// Deletes `ids` at APNs, `width` at a time; the ids APNs did not delete, with why.
+    static func deleteAll(_ ids: [String], with channels: BroadcastChannels, width: Int = 16) async -> [String: String]
+    {
+        await withTaskGroup(of: (String, String?).self) { group in
+            var refused: [String: String] = [:]
+            var next = 0
+            func add() {
+                let id = ids[next]
+                next += 1
+                group.addTask {
+                    do throws(ChannelFailure) {
+                        try await channels.delete(id)
+                        return (id, nil)
+                    } catch {
+                        return (id, error.description)
+                    }
+                }
+            }
+            while next < min(width, ids.count) { add() }
+            for await (id, failure) in group {
+                if let failure { refused[id] = failure }
+                if next < ids.count { add() }
+            }
+            return refused
+        }
     }
 }
