@@ -150,7 +150,7 @@ struct APNsBroadcastTests {
             #expect(await bed.provider.deliver(start, to: plain) == .delivered)
             let bodies = bed.fake.accepted.map(\.body)
             #expect(
-                bodies[0].contains("\"input-push-channel\":\"\(channel.replacingOccurrences(of: "/", with: "\\/"))\""))
+                bodies[0].contains("\"input-push-channel\":\"\(channel)\""))
             #expect(!bodies[0].contains("input-push-token"))
             #expect(bodies[1].contains("\"input-push-token\":1") && !bodies[1].contains("input-push-channel"))
         }

@@ -47,7 +47,7 @@ struct ChannelKillTests {
             #expect(starts.count == devices)
             #expect(
                 starts.allSatisfy {
-                    $0.body.contains(#""input-push-channel":"\#(live.replacingOccurrences(of: "/", with: "\\/"))""#)
+                    $0.body.contains(#""input-push-channel":"\#(live)""#)
                 })
             // The collector deletes the lost one and keeps the live one.
             let gc = try await bed.liverelay(["channels", "--config", bed.setup.configPath, "--gc"])
