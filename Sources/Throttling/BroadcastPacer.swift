@@ -17,15 +17,9 @@ public struct BroadcastPacer: Sendable, Hashable {
     /// Checks and, when allowed, records one broadcast. A `limit` of 0 or less paces nothing.
     public mutating func admit(channel: String, limit: Int, window: Int, now: Int) -> Verdict {
         guard limit > 0, window > 0 else { return .allow }
-        var w = sends[channel] ?? SendWindow()
-        w.expire(now: now, period: window)
-        guard w.remaining(size: limit) > 0 else {
-            sends[channel] = w
-            return .deferUntil(w.nextRefill(size: limit, period: window) ?? now)
-        }
-        w.record(now)
-        sends[channel] = w
-        return .allow
+        return sends[channel, default: SendWindow()].admit(now: now, size: limit, period: window).map(
+            Verdict.deferUntil)
+            ?? .allow
     }
 
     /// Forgets a channel (deleted).

@@ -20,15 +20,8 @@ public struct PushToStartPacer: Sendable, Hashable, Codable {
 
     /// Checks and, when allowed, records one start.
     public mutating func admit(token: String, attributesType: String, now: Int) -> Verdict {
-        let key = attributesType + " " + token
-        var w = sends[key] ?? SendWindow()
-        w.expire(now: now, period: window)
-        guard w.remaining(size: limit) > 0 else {
-            sends[key] = w
-            return .deferUntil(w.nextRefill(size: limit, period: window) ?? now)
-        }
-        w.record(now)
-        sends[key] = w
-        return .allow
+        let wait = sends[attributesType + " " + token, default: SendWindow()].admit(
+            now: now, size: limit, period: window)
+        return wait.map(Verdict.deferUntil) ?? .allow
     }
 }

@@ -45,18 +45,7 @@ public struct PollDecision: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `next poll in 60 s (backoff after 2 failures)`.
-    public var description: String {
-        let why =
-            switch reason {
-            case .interval: "interval"
-            case .cacheMaxAge(let s): "Cache-Control max-age \(s) s"
-            case .backoff(let n): "backoff after \(n) failure\(n == 1 ? "" : "s")"
-            case .retryAfter(let s): "Retry-After \(s) s"
-            case .banned(let s): "banned for \(s) s"
-            }
-        let cut = cappedFrom.map { ", capped: the server asked for \($0) s" } ?? ""
-        return "next poll in \(PollDecision.seconds(delay)) s (\(why)\(cut))"
-    }
+    public var description: String { "next poll in \(PollDecision.seconds(delay)) s (\(reasonText))" }
 
     /// A duration in seconds, with milliseconds when it has them.
     static func seconds(_ d: Duration) -> String {

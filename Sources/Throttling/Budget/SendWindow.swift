@@ -27,4 +27,13 @@ public struct SendWindow: Sendable, Hashable, Codable {
 
     /// Spends one token.
     public mutating func record(_ now: Int) { sends.append(now) }
+
+    /// Paces one send at `now`, at most `size` in any `period` seconds: `nil` when it may go now (and is
+    /// recorded), else the time from which it may (nothing recorded).
+    public mutating func admit(now: Int, size: Int, period: Int) -> Int? {
+        expire(now: now, period: period)
+        guard remaining(size: size) > 0 else { return nextRefill(size: size, period: period) ?? now }
+        record(now)
+        return nil
+    }
 }

@@ -104,6 +104,7 @@ extension Pipeline {
     /// could not delete now stays for the next round. Returns the ids deleted.
     @discardableResult
     public func deleteDueChannels(now: Int) async throws(SQLiteStore.Failure) -> [String] {
+        guard senders.values.contains(where: { $0.provider.channels != nil }) else { return [] }
         var deleted: [String] = []
         for channel in try await store.channelsDue(now: now) {
             guard let channels = senders[channel.provider]?.provider.channels else { continue }

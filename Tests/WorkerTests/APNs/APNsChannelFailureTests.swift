@@ -58,18 +58,9 @@ struct APNsChannelFailureTests {
             let logs = CapturingLogHandler.Store()
             let store = try await Self.replay(
                 mode: "both", logs: logs, fake: fake, setup: setup,
-                registering: { store in
-                    try await Setup.registerDevice(store)
-                    try await store.setChannelSubscriber(device: "iphone-a", true, now: 0)
-                    try await store.subscribe(device: "iphone-b", to: Setup.match)
-                    try await store.registerPushToStartToken(
-                        device: "iphone-b", attributesType: "MatchAttributes", token: Replay.secondStartToken,
-                        environment: .sandbox, now: 0)
-                },
+                registering: Replay.registerTwoDevices,
                 started: { store in
-                    try await store.registerActivityToken(
-                        activity: "match-760499", device: "iphone-b", token: Replay.secondActivityToken,
-                        environment: .sandbox, now: 0)
+                    try await Replay.registerSecondActivityToken(store)
                     // Someone deletes the match's channel (another tool, the operator) once it has started.
                     for id in fake.channels.keys { fake.removeChannel(id) }
                 })

@@ -22,6 +22,22 @@ struct APNsChannelReplayTests {
         ["activity-modes": [["attributes-type": "MatchAttributes", "mode": .string(mode)]]]
     }
 
+    /// Two devices follow the match: iphone-a subscribes by channel (iOS 18), iphone-b goes by tokens.
+    static func registerTwoDevices(_ store: SQLiteStore) async throws {
+        try await Setup.registerDevice(store)
+        try await store.setChannelSubscriber(device: "iphone-a", true, now: 0)
+        try await store.subscribe(device: "iphone-b", to: Setup.match)
+        try await store.registerPushToStartToken(
+            device: "iphone-b", attributesType: "MatchAttributes", token: secondStartToken, environment: .sandbox,
+            now: 0)
+    }
+
+    /// Once started, only the device that is not a channel subscriber reports an update token.
+    static func registerSecondActivityToken(_ store: SQLiteStore) async throws {
+        try await store.registerActivityToken(
+            activity: "match-760499", device: "iphone-b", token: secondActivityToken, environment: .sandbox, now: 0)
+    }
+
     /// The recorded pushes in a stable order (pushes of one moment go out at once): by timestamp, the
     /// broadcast first, then by token.
     static func ordered(_ pushes: [FakeAPNsPush]) throws -> [FakeAPNsPush] {
@@ -74,20 +90,7 @@ struct APNsChannelReplayTests {
     @Test func bothModeBroadcastsToSubscribersAndPushesTheRestByToken() async throws {
         try await Setup.withFakeAPNs(channels: ["storage-policy": 0], extra: Self.modes("both")) { setup, fake in
             let store = try await setup.replay(
-                registering: { store in
-                    try await Setup.registerDevice(store)
-                    try await store.setChannelSubscriber(device: "iphone-a", true, now: 0)
-                    try await store.subscribe(device: "iphone-b", to: Setup.match)
-                    try await store.registerPushToStartToken(
-                        device: "iphone-b", attributesType: "MatchAttributes", token: Self.secondStartToken,
-                        environment: .sandbox, now: 0)
-                },
-                started: { store in
-                    // Only the device that is not a channel subscriber reports an update token.
-                    try await store.registerActivityToken(
-                        activity: "match-760499", device: "iphone-b", token: Self.secondActivityToken,
-                        environment: .sandbox, now: 0)
-                },
+                registering: Self.registerTwoDevices, started: Self.registerSecondActivityToken,
                 finished: { worker in _ = try await worker.pipeline.deleteDueChannels(now: Self.dismissal) })
             #expect(fake.rejections.isEmpty, "\(fake.rejections)")
             let recorded = try Self.ordered(fake.accepted)

@@ -1,0 +1,56 @@
+import Delivery
+import HTTP
+import Synchronization
+
+/// The libcurl transports a worker opens (one for feeds, one per provider), to stop them together.
+final class TransportPool: Sendable {
+    private let http: HTTPConfig
+    private let directory: String
+    private let opened = Mutex<[CurlTransport]>([])
+
+    init(http: HTTPConfig, directory: String) {
+        self.http = http
+        self.directory = directory
+    }
+
+    /// A provider's transport: its connections and streams, one connection per host per thread, the
+    /// config's CA file and write coalescing.
+    func open(_ shape: ProviderContext.TransportShape) throws(HTTPError) -> CurlTransport {
+        var configuration = CurlTransport.Configuration()
+        configuration.caFile = http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        configuration.threads = shape.connections
+        configuration.maxConnectionsPerHost = 1
+        configuration.maxConcurrentStreams = shape.streams
+        configuration.coalesceWrites = http.coalesceWrites
+        return try keep(CurlTransport(configuration: configuration))
+    }
+
+    /// The feeds' transport: the config's CA file; never coalescing writes.
+    func openForFeeds() throws(HTTPError) -> CurlTransport {
+        try keep(
+            CurlTransport(
+                configuration: CurlTransport.Configuration(
+                    caFile: http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 })))
+    }
+
+    private func keep(_ transport: CurlTransport) -> CurlTransport {
+        opened.withLock { $0.append(transport) }
+        return transport
+    }
+
+    /// Stops every transport opened.
+    func shutdown() {
+        for transport in opened.withLock({ $0 }) { transport.shutdown() }
+    }
+}
+
+/// The last failure of something that runs again and again, for the next report.
+final class LastFailure: Sendable {
+    private let text = Mutex<String?>(nil)
+
+    /// Notes a failure, or `nil` for a success.
+    func note(_ failure: String?) { text.withLock { $0 = failure } }
+
+    /// The last failure, if the last run failed.
+    var last: String? { text.withLock { $0 } }
+}
