@@ -189,8 +189,7 @@ extension SQLiteStore {
     }
 
     /// Every row waiting for these activities, due or not.
-    public func waitingOutbox(activities: some Collection<ActivityKey>) async throws(Failure) -> [OutboxEntry] {
-        let keys = Array(activities)
+    public func waitingOutbox(activities keys: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {
         return try await run(
             "reading the outbox",
             { db in

@@ -5,9 +5,7 @@ public import LiveRelayCore
 /// The activity records: what the ledger keeps of each Live Activity, and what rules read as `activity`.
 extension SQLiteStore {
     /// The records of the given activities (absent ones are left out).
-    public func activities(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: ActivityRecord]
-    {
-        let keys = Array(keys)
+    public func activities(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: ActivityRecord] {
         let path = self.path
         return try await run(
             "reading activities",

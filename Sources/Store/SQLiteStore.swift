@@ -4,7 +4,7 @@ public import LiveRelayCore
 
 /// LiveRelay's state in one SQLite file (WAL): the last facts of every feed, HTTP validators, and every
 /// activity's last full content-state. A cron tick reads what the previous tick wrote.
-public final class SQLiteStore: Sendable {
+public final class SQLiteStore: StateStore {
     private let pool: DatabasePool
     /// The database file.
     public let path: String
@@ -13,16 +13,10 @@ public final class SQLiteStore: Sendable {
     private let identity: FileIdentity?
 
     /// A store that could not be opened or written.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var path: String
-        public var message: String
-        public var description: String { "state store \(path): \(message)" }
+    public typealias Failure = StoreFailure
 
-        public init(path: String, message: String) {
-            self.path = path
-            self.message = message
-        }
-    }
+    /// The state file.
+    public var location: String { path }
 
     /// Opens (creating if needed) the database and brings its schema up to date.
     /// - Parameter busyTimeout: how long a write waits for another connection's lock before it fails with
@@ -147,8 +141,7 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The saved throttle states of these activities (those that have one).
-    public func throttleStates(_ keys: some Collection<ActivityKey>) async throws(Failure) -> [ActivityKey: Data] {
-        let keys = Array(keys)
+    public func throttleStates(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: Data] {
         return try await run(
             "reading throttle states",
             { db in

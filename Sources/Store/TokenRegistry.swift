@@ -70,16 +70,6 @@ extension SQLiteStore {
         }
     }
 
-    /// What became of an update token reported for an activity.
-    public enum ActivityTokenRegistration: Sendable, Hashable {
-        /// Stored: the activity's next pushes go to it.
-        case stored
-        /// Refused: the provider dropped this token before.
-        case dropped
-        /// Refused: the activity has ended; nothing more is sent for it.
-        case ended
-    }
-
     /// Stores (or rotates) the update token a device reported for an activity; stores nothing for a token
     /// dropped before or an activity that has ended (a token arriving after the end would get nothing).
     @discardableResult

@@ -42,7 +42,7 @@ public struct LiveRelayWorker: Sendable {
     /// Builds the worker: providers (secrets read, transports opened), the throttle's saved state, routes,
     /// loops, health and the API. Problems are diagnostics naming the config (never a secret).
     public static func build(
-        _ loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, environment: WorkerEnvironment
+        _ loaded: LoadedConfig, rules: RuleSet, store: any StateStore, environment: WorkerEnvironment
     ) async throws(Diagnostics) -> LiveRelayWorker {
         func problem(_ message: String) -> Diagnostics {
             Diagnostics([Diagnostic(file: loaded.path, location: nil, message: message)])
@@ -240,7 +240,7 @@ public struct LiveRelayWorker: Sendable {
     /// `Retry-After`, a ban, a `max-age`) is not polled until then. A store failure of the delivery round is
     /// thrown.
     /// - Parameter feeds: the feeds to poll; by default the config's.
-    public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(SQLiteStore.Failure) -> TickReport {
+    public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(StoreFailure) -> TickReport {
         var feeds: [FeedReport] = []
         for feed in polled ?? loaded.feeds {
             // What the last ticks learnt of the feed (failures in a row, a server's wait) holds across
@@ -351,7 +351,7 @@ extension LiveRelayWorker {
         }
 
         /// Releases what the throttle allows into the outbox, delivers what is due, and counts the round.
-        func deliver() async throws(SQLiteStore.Failure) -> DeliveryReport {
+        func deliver() async throws(StoreFailure) -> DeliveryReport {
             let now = environment.now()
             let decisions = try await pipeline.release(now: now)
             let sent = try await pipeline.deliverDue(now: now)

@@ -75,7 +75,7 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error.status, error.body ?? error.status.reasonPhrase.lowercased())
         } catch let error as any HTTPResponseError {
             throw error
-        } catch let failure as SQLiteStore.Failure {
+        } catch let failure as StoreFailure {
             logger.error(
                 "API request failed: the state store",
                 metadata: ["error": "\(failure)", "path": "\(request.uri.path.prefix(200))"])

@@ -22,7 +22,7 @@ public import Store
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
-    public let store: SQLiteStore
+    public let store: any StateStore
     public let queue: PushQueue
     public let feeds: Set<String>
     public let bearerToken: Secret?
@@ -32,7 +32,7 @@ public struct TokenAPI: Sendable {
     let now: @Sendable () -> Int
 
     public init(
-        store: SQLiteStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
+        store: any StateStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
         reportWindow: Int = 0, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.reportWindow = reportWindow

@@ -15,11 +15,11 @@ extension SavedFeedSchedule {
     static let healthy = SavedFeedSchedule(failures: 0, notBefore: nil, reason: nil)
 }
 
-extension SQLiteStore {
+extension StateStore {
     /// Saves a feed's schedule when it differs from what was saved before (`previous`; `nil`: nothing),
     /// so a healthy feed's polls cost no write.
     func remember(_ schedule: SavedFeedSchedule, feed: String, previous: SavedFeedSchedule?)
-        async throws(SQLiteStore.Failure)
+        async throws(StoreFailure)
     {
         guard schedule != (previous ?? .healthy) else { return }
         try await saveFeedSchedule(feed: feed, schedule)

@@ -11,7 +11,7 @@ extension Pipeline {
     /// started already, and a second start to one device in the round, are taken out of `due` and the
     /// outbox. A start that gets through marks its device when its receipt is written (one write with the
     /// row's end), so only a start in flight at a crash can go twice, and none is lost.
-    func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(SQLiteStore.Failure) {
+    func admitStarts(_ due: inout [OutboxEntry], now: Int) async throws(StoreFailure) {
         let starts = due.compactMap { row in row.deviceStart.map { (row, $0) } }
         guard !starts.isEmpty else { return }
         let states = try await store.deviceStates(Array(Set(starts.map(\.1))))

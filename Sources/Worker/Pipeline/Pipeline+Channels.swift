@@ -11,7 +11,7 @@ extension Pipeline {
     /// `token`, the provider has no channels, or the channel could not be created (logged and counted as a
     /// fallback: the start and the rest of the activity go by tokens).
     func channel(for push: LiveActivityPush, provider: String, mode: ActivityMode, now: Int)
-        async throws(SQLiteStore.Failure) -> ActivityChannel?
+        async throws(StoreFailure) -> ActivityChannel?
     {
         guard mode != .token, let channels = senders[provider]?.provider.channels else { return nil }
         let existing = try await store.channel(for: push.activity)
@@ -68,7 +68,7 @@ extension Pipeline {
     /// schedules the deletion of the channel of an activity whose end went to it (a final receipt: delivered,
     /// or given up), once the activity has left the lock screen (its dismissal date, else the provider's
     /// `delete-after` past the end).
-    func recordChannelDeliveries(_ deliveries: inout [PushDelivery], now: Int) async throws(SQLiteStore.Failure) {
+    func recordChannelDeliveries(_ deliveries: inout [PushDelivery], now: Int) async throws(StoreFailure) {
         var started: [ActivityKey: Int] = [:]
         var broadcast = Set<ActivityKey>()
         for delivery in deliveries {
@@ -103,7 +103,7 @@ extension Pipeline {
     /// Deletes the channels whose time has come. A channel APNs no longer has counts as deleted; one APNs
     /// could not delete now stays for the next round. Returns the ids deleted.
     @discardableResult
-    public func deleteDueChannels(now: Int) async throws(SQLiteStore.Failure) -> [String] {
+    public func deleteDueChannels(now: Int) async throws(StoreFailure) -> [String] {
         guard senders.values.contains(where: { $0.provider.channels != nil }) else { return [] }
         var deleted: [String] = []
         for channel in try await store.channelsDue(now: now) {
@@ -117,7 +117,7 @@ extension Pipeline {
     /// Deletes one channel at APNs and forgets it; `false` (logged) when APNs could not delete it now.
     @discardableResult
     private func deleteChannel(_ channel: ActivityChannel, with channels: BroadcastChannels)
-        async throws(SQLiteStore.Failure) -> Bool
+        async throws(StoreFailure) -> Bool
     {
         do throws(ChannelFailure) {
             try await channels.delete(channel.id)
@@ -153,7 +153,7 @@ extension Pipeline {
 
     /// Finds the stale channels of every provider with channels (``ChannelCollector``) and, unless
     /// `dryRun`, deletes them at APNs and forgets them.
-    public func collectChannels(dryRun: Bool, now: Int) async throws(SQLiteStore.Failure) -> [ChannelSweep] {
+    public func collectChannels(dryRun: Bool, now: Int) async throws(StoreFailure) -> [ChannelSweep] {
         var sweeps: [ChannelSweep] = []
         for (provider, sender) in senders.sorted(by: { $0.key < $1.key }) {
             guard let channels = sender.provider.channels else { continue }

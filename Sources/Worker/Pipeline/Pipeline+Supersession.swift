@@ -6,7 +6,7 @@ import Throttling
 extension Pipeline {
     /// What the released pushes supersede among the rows still waiting for their activities.
     func superseded(by released: [ActivityKey: LiveActivityPush])
-        async throws(SQLiteStore.Failure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])
+        async throws(StoreFailure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])
     {
         guard !released.isEmpty else { return ([], []) }
         var rewrites: [OutboxRewrite] = []

@@ -6,7 +6,7 @@ public import Throttling
 extension Pipeline {
     /// The `activity` each of these activities (key → attributes type) shows rules now, and the records
     /// found (an activity with none shows phase `none`).
-    func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(SQLiteStore.Failure) -> (
+    func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure) -> (
         views: [ActivityKey: JSONValue], records: [ActivityKey: ActivityRecord]
     ) {
         guard !keys.isEmpty else { return ([:], [:]) }
@@ -24,7 +24,7 @@ extension Pipeline {
     /// for long (a poll's commit goes in between). `run` makes a pass every `timer-interval` seconds, `tick`
     /// one per tick, `replay` one at each time a timer comes due on its simulated clock.
     /// `skipAhead: false` looks at every due time of every rule (the reference the skipping is tested against).
-    public func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(SQLiteStore.Failure)
+    public func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(StoreFailure)
         -> TimerPass
     {
         var pass = TimerPass(now: now)
@@ -46,7 +46,7 @@ extension Pipeline {
 
     /// One batch of a timer pass: at most `limit` live activities whose timer rules may be due, in one
     /// transaction.
-    private func timerBatch(now: Int, limit: Int, skipAhead: Bool) async throws(SQLiteStore.Failure) -> TimerPass {
+    private func timerBatch(now: Int, limit: Int, skipAhead: Bool) async throws(StoreFailure) -> TimerPass {
         let engine = rules.engine
         var pass = TimerPass(now: now)
         // Only the activities whose stored due time has come (all of them after the timer rules changed).

@@ -14,7 +14,7 @@ public import Throttling
 /// outbox to the providers' senders (``deliverDue(now:)``). Every decision is made in a pure module; this
 /// only wires them to SQLite. `queue` is the `Throttle` with its state kept in SQLite.
 public struct Pipeline: Sendable {
-    public let store: SQLiteStore
+    public let store: any StateStore
     /// The rules and routes in force; replaced atomically by a reload.
     public let rules: RuleBook
     public let ledger: ActivityLedger
@@ -38,7 +38,7 @@ public struct Pipeline: Sendable {
     let history: HistoryRecorder?
 
     public init(
-        store: SQLiteStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
+        store: any StateStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
         metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         restartAfter: Int? = nil, contracts: [String: ContentContract] = [:], history: HistoryRecorder? = nil
     ) {
@@ -58,7 +58,7 @@ public struct Pipeline: Sendable {
     /// Polls a feed once: a conditional GET with the validators saved by the last poll, then `plan`. A feed
     /// problem of any kind is in the result, never thrown: it emits no change and keeps the previous facts.
     /// A state-store failure is thrown.
-    public func poll(_ feed: FeedRuntime, fetcher: FeedFetcher, now: Int) async throws(SQLiteStore.Failure)
+    public func poll(_ feed: FeedRuntime, fetcher: FeedFetcher, now: Int) async throws(StoreFailure)
         -> FeedPollResult
     {
         let saved = try await store.validators(feed: feed.id)
@@ -92,7 +92,7 @@ public struct Pipeline: Sendable {
     /// A body that cannot be normalised is a feed error: nothing changes and nothing is saved.
     public func plan(
         feed: FeedRuntime, body: Data, validators: (etag: String?, lastModified: String?) = (nil, nil), now: Int
-    ) async throws(SQLiteStore.Failure) -> PollPlan {
+    ) async throws(StoreFailure) -> PollPlan {
         var plan = PollPlan(feed: feed.id, now: now)
         let current: [String: Facts]
         do {
@@ -144,7 +144,7 @@ public struct Pipeline: Sendable {
     func decide(
         _ looks: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)],
         records: inout [ActivityKey: ActivityRecord], now: Int
-    ) async throws(SQLiteStore.Failure) -> [ChangeStep] {
+    ) async throws(StoreFailure) -> [ChangeStep] {
         var steps: [ChangeStep] = []
         var pushes: [(step: Int, pending: PendingPush)] = []
         for (change, evaluation, feed) in looks {
@@ -181,7 +181,7 @@ public struct Pipeline: Sendable {
     /// state never goes out after a newer one, a start not yet delivered carries the newest state, an ended
     /// activity is never started). Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two
     /// loses nothing. Releases and delivery rounds never overlap, so no row is rewritten while it is in flight.
-    public func release(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
+    public func release(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
         await gate.enter()
         do {
             let result = try await releaseRound(now: now)
@@ -193,7 +193,7 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func releaseRound(now: Int) async throws(SQLiteStore.Failure) -> [ThrottleDecision] {
+    private func releaseRound(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
         let routes = rules.routes
         let decisions = await queue.release(now: now) { routes.provider(for: $0) }
         var entries: [OutboxEntry] = []
@@ -254,7 +254,7 @@ public struct Pipeline: Sendable {
     /// configuration error recorded); a temporary failure puts it off as ``RetryPolicy/outbox`` says. Rounds
     /// never overlap, so one target never has two states in flight. A start delivered to a device makes its
     /// activity active. The broadcast channels whose activity has left the lock screen are deleted.
-    public func deliverDue(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
+    public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         await gate.enter()
         do {
             let result = try await deliverRound(now: now)
@@ -266,7 +266,7 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func deliverRound(now: Int) async throws(SQLiteStore.Failure) -> [PushDelivery] {
+    private func deliverRound(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         var due = try await store.dueOutbox(now: now)
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
@@ -295,7 +295,7 @@ public struct Pipeline: Sendable {
         // during one write share the next), so a crash resends at most what was in flight.
         let settlement = OutboxSettlement(rows: batch.rows, now: now, jitter: random)
         let journal = ReceiptJournal()
-        async let failure = journal.write { indices, receipts async throws(SQLiteStore.Failure) in
+        async let failure = journal.write { indices, receipts async throws(StoreFailure) in
             var (indices, receipts) = (indices, receipts)
             if Task.isCancelled {
                 // The stop cut the round: a request it cut short is no answer, and its row stays as it was.
@@ -304,8 +304,8 @@ public struct Pipeline: Sendable {
             }
             let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
             // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
-            let written = await Task { () -> SQLiteStore.Failure? in
-                do throws(SQLiteStore.Failure) {
+            let written = await Task { () -> StoreFailure? in
+                do throws(StoreFailure) {
                     try await store.settleOutbox(
                         done: done, later: later, started: started, sent: sent, now: now)
                 } catch {

@@ -14,15 +14,15 @@ public actor PushQueue {
     private var pacer: PushToStartPacer
     /// Broadcast pacing per channel (in memory too).
     private var broadcasts = BroadcastPacer()
-    private let store: SQLiteStore
+    private let store: any StateStore
     private var dirty = Set<ActivityKey>()
     private let loading = AsyncGate()
 
     /// Loads the saved throttle states that have a pending push; the others are read when a push or a
     /// frequent-updates report touches their activity, so a worker over many idle activities stays small.
     public init(
-        store: SQLiteStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer()
-    ) async throws(SQLiteStore.Failure) {
+        store: any StateStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer()
+    ) async throws(StoreFailure) {
         pacer = pushToStart
         self.store = store
         self.configuration = configuration
@@ -30,14 +30,14 @@ public actor PushQueue {
         throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
     }
 
-    private static func decode(_ rows: [ActivityKey: Data], store: SQLiteStore) throws(SQLiteStore.Failure)
+    private static func decode(_ rows: [ActivityKey: Data], store: any StateStore) throws(StoreFailure)
         -> [ActivityKey: ActivityThrottleState]
     {
         let decoder = JSONDecoder()
         var states: [ActivityKey: ActivityThrottleState] = [:]
         for (key, json) in rows {
             guard let state = try? decoder.decode(ActivityThrottleState.self, from: json) else {
-                throw SQLiteStore.Failure(path: store.path, message: "throttle state of \(key) is corrupt")
+                throw StoreFailure(path: store.location, message: "throttle state of \(key) is corrupt")
             }
             states[key] = state
         }
@@ -46,7 +46,7 @@ public actor PushQueue {
 
     /// Reads the saved states of the activities the throttle does not hold yet. Loads go one at a time, and
     /// every path that makes a state loads first, so a state is never made while its saved row is on the way.
-    public func load(_ keys: some Collection<ActivityKey>) async throws(SQLiteStore.Failure) {
+    public func load(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) {
         guard keys.contains(where: { !throttle.knows($0) }) else { return }
         await loading.enter()
         do {
@@ -62,7 +62,7 @@ public actor PushQueue {
     }
 
     /// Hands pushes to the throttle; a push for an activity with one pending merges into it.
-    public func submit(_ pushes: [PendingPush], now: Int) async throws(SQLiteStore.Failure) -> [SubmitOutcome] {
+    public func submit(_ pushes: [PendingPush], now: Int) async throws(StoreFailure) -> [SubmitOutcome] {
         try await load(pushes.map(\.push.activity))
         return pushes.map { p in
             dirty.insert(p.push.activity)
@@ -103,7 +103,7 @@ public actor PushQueue {
     public func forgetChannel(_ channel: String) { broadcasts.forget(channel) }
 
     /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).
-    public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) async throws(SQLiteStore.Failure) {
+    public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) async throws(StoreFailure) {
         try await load([activity])
         throttle.setFrequentUpdates(
             on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
@@ -121,7 +121,7 @@ public actor PushQueue {
     public var states: [ActivityKey: ActivityThrottleState] { throttle.states }
 
     /// One activity's throttle state: held in memory, else saved.
-    public func state(for key: ActivityKey) async throws(SQLiteStore.Failure) -> ActivityThrottleState? {
+    public func state(for key: ActivityKey) async throws(StoreFailure) -> ActivityThrottleState? {
         try await load([key])
         return throttle.state(for: key)
     }
@@ -163,7 +163,7 @@ public actor PushQueue {
 extension PushQueue {
     /// The `budget` member of `activity` for these activities (key → attributes type), their saved states
     /// read first.
-    func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(SQLiteStore.Failure)
+    func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure)
         -> [ActivityKey: JSONValue]
     {
         try await load(keys.keys)

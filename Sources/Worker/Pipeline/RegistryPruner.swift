@@ -5,7 +5,7 @@ import Store
 
 /// Keeps the registry free of tokens a provider declared dead: the `Sender` calls it on `dropToken`.
 struct RegistryPruner: TokenPruning {
-    var store: SQLiteStore
+    var store: any StateStore
     /// The provider registry whose addresses the targets carry (its addressing's); its address is what gets
     /// dropped (FCM's `UNREGISTERED` is about the registration token, not the APNs token beside it).
     var registry: String?

@@ -3,9 +3,9 @@ public import Store
 
 /// Keeps provider tokens in the state file (see ``ProviderTokenCache``).
 public struct StoreTokenCache: ProviderTokenCache {
-    public let store: SQLiteStore
+    public let store: any StateStore
 
-    public init(store: SQLiteStore) { self.store = store }
+    public init(store: any StateStore) { self.store = store }
 
     public func load(key: String) -> (token: String, issuedAt: Int)? { store.providerToken(key: key) }
 

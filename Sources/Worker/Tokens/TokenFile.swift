@@ -96,7 +96,7 @@ public struct TokenFile: Sendable, Decodable {
     /// Stores everything in the registry; tokens default to `environment`. Returns the tokens refused
     /// because they were dropped before (or, for update tokens, because their activity has ended).
     @discardableResult
-    public func apply(to store: SQLiteStore, environment: PushEnvironment, now: Int) async throws(SQLiteStore.Failure)
+    public func apply(to store: any StateStore, environment: PushEnvironment, now: Int) async throws(StoreFailure)
         -> Int
     {
         var refused = 0

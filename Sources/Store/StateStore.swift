@@ -1,0 +1,243 @@
+public import Foundation
+public import LiveRelayCore
+
+/// A store that could not be read or written: where (a state file's path, or `PostgreSQL host:port/db`) and
+/// what was being done, never a password.
+public struct StoreFailure: Error, Sendable, CustomStringConvertible {
+    /// The state file, or the database.
+    public var path: String
+    public var message: String
+    public var description: String { "state store \(path): \(message)" }
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+}
+
+/// Everything the worker keeps: feeds' facts and schedules, activity records, throttle states, the outbox,
+/// the token and address registries, channels, history and timers. Two stores implement it with the same
+/// semantics (one suite runs against both): ``SQLiteStore`` (one file, the default, for one worker) and
+/// the PostgreSQL store (several workers on one database).
+///
+/// Writes that belong together are one method and one transaction (a poll's ``commit(_:)``, a release's
+/// ``commitRelease(throttleStates:outbox:rewrites:drops:history:)``, a round's
+/// ``settleOutbox(done:later:started:sent:now:)``), so a crash between two never leaves half of one.
+public protocol StateStore: AnyObject, Sendable {
+    /// Where it is, for messages: a file path, or `PostgreSQL host:port/db`.
+    var location: String { get }
+
+    // MARK: Feeds
+
+    /// The last facts seen for every entity of a feed.
+    func facts(feed: String) async throws(StoreFailure) -> [String: Facts]
+    /// The last facts of these entities (those the feeds still have).
+    func facts(of entities: Set<EntityKey>) async throws(StoreFailure) -> [EntityKey: Facts]
+    /// The HTTP validators saved for a feed's last successful poll.
+    func validators(feed: String) async throws(StoreFailure) -> (etag: String?, lastModified: String?)
+    /// Saves one poll's outcome in one transaction (facts, validators, activities, throttle states, history).
+    func commit(_ commit: FeedCommit) async throws(StoreFailure)
+    /// A feed's saved schedule (failures, not-before and why); `nil` when none was saved.
+    func feedSchedule(feed: String) async throws(StoreFailure) -> SavedFeedSchedule?
+    /// Saves a feed's schedule after a poll.
+    func saveFeedSchedule(feed: String, _ schedule: SavedFeedSchedule) async throws(StoreFailure)
+
+    // MARK: Activities
+
+    /// The records of the given activities (absent ones are left out).
+    func activities(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: ActivityRecord]
+    /// Every activity record, by key.
+    func allActivities() async throws(StoreFailure) -> [ActivityRecord]
+    /// Saves records whole, except `sent_at` (only receipts set it); their timer rules are looked at again.
+    func save(_ records: [ActivityRecord]) async throws(StoreFailure)
+    /// Makes pending activities active (their start was delivered).
+    func markActive(_ keys: [ActivityKey]) async throws(StoreFailure)
+    /// What is known of these starts: when each was started, and when the device reported a token.
+    func deviceStates(_ starts: [DeviceStart]) async throws(StoreFailure) -> [DeviceStart: ActivityDevice]
+    /// Every device an activity was started on or reported a token from, by device.
+    func activityDevices(_ activity: ActivityKey) async throws(StoreFailure) -> [ActivityDevice]
+    /// An activity's history from `from` on, the newest `limit` rows when there are more.
+    func history(activity: String, from: Int, limit: Int) async throws(StoreFailure) -> (
+        rows: [HistoryRow], truncated: Bool
+    )
+
+    // MARK: Timers
+
+    /// Live activities whose timer rules may be due at `now` (every live one when `now` is nil).
+    func timerSubjects(attributesTypes: Set<String>, now: Int?, rules: String, limit: Int?)
+        async throws(StoreFailure) -> [TimerSubject]
+    /// The earliest due time of a live activity's timer rules (`0`: one is not looked at yet).
+    func nextTimerDue() async throws(StoreFailure) -> Int?
+    /// Saves what a timer pass changed in one transaction.
+    func saveTimerPass(
+        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)],
+        due: [(key: ActivityKey, at: Int?)], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)],
+        history: HistoryWrite?
+    ) async throws(StoreFailure)
+
+    // MARK: Throttle
+
+    /// Saved throttle states (JSON): every one, or only those with a pending push.
+    func throttleStates(pendingOnly: Bool) async throws(StoreFailure) -> [ActivityKey: Data]
+    /// The saved throttle states of these activities.
+    func throttleStates(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: Data]
+    /// Saves throttle states, noting which have a pending push.
+    func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)]) async throws(StoreFailure)
+
+    // MARK: Outbox
+
+    /// Saves released pushes with the throttle states that released them, in one transaction (see
+    /// ``SQLiteStore/commitRelease(throttleStates:outbox:rewrites:drops:history:)``).
+    func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
+    ) async throws(StoreFailure)
+    /// Rows due now for this worker to send, in release order. On a shared store they are claimed: no other
+    /// worker gets them until they are settled or the claim expires.
+    func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry]
+    /// Every row waiting for these activities, due or not.
+    func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry]
+    /// Removes rows after their final receipts, unless a newer push replaced one meanwhile.
+    func completeOutbox(_ rows: [OutboxEntry]) async throws(StoreFailure)
+    /// Records final and temporary receipts, starts and last-sent times in one transaction.
+    func settleOutbox(
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>, now: Int)
+        async throws(StoreFailure)
+    /// How many rows wait, and when the earliest is due.
+    func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?)
+
+    // MARK: Token registry
+
+    /// Stores (or rotates) a push-to-start token; `false` when it was dropped before.
+    func registerPushToStartToken(
+        device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(StoreFailure) -> Bool
+    /// Stores (or rotates) an activity's update token from a device.
+    func registerActivityToken(
+        activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(StoreFailure) -> ActivityTokenRegistration
+    func removePushToStartToken(device: String, attributesType: String) async throws(StoreFailure)
+    func removeActivityToken(activity: ActivityKey, device: String) async throws(StoreFailure)
+    /// Imports many activity tokens in one transaction; dropped tokens are skipped.
+    func importActivityTokens(
+        _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
+    ) async throws(StoreFailure) -> Int
+    func subscribe(device: String, to entity: EntityKey) async throws(StoreFailure)
+    func unsubscribe(device: String, from entity: EntityKey) async throws(StoreFailure)
+    func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
+        async throws(StoreFailure) -> [RegisteredToken]
+    func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(StoreFailure)
+        -> [RegisteredToken]
+    /// Removes a token wherever it is registered and remembers it, so it is never stored again.
+    func dropToken(_ token: String, reason: String, now: Int) async throws(StoreFailure)
+    func isDropped(_ token: String) async throws(StoreFailure) -> Bool
+    /// Answers a provider's registry query in one read.
+    func registryRows(_ query: RegistryQuery) async throws(StoreFailure) -> RegistryRows
+
+    // MARK: Provider addresses
+
+    func registerAddress(_ record: RegisteredAddress, now: Int) async throws(StoreFailure) -> Bool
+    func removeAddress(device: String, provider: String) async throws(StoreFailure)
+    func addresses(provider: String, devices: [String]) async throws(StoreFailure) -> [String: RegisteredAddress]
+    func addresses(provider: String) async throws(StoreFailure) -> [RegisteredAddress]
+    func subscribedDevices(entity: EntityKey) async throws(StoreFailure) -> [String]
+    func registerActivityAddress(activity: ActivityKey, provider: String, address: String) async throws(StoreFailure)
+    func removeActivityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure)
+    func activityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure) -> String?
+    func dropAddress(_ address: String, provider: String, reason: String, now: Int) async throws(StoreFailure)
+
+    // MARK: Channels
+
+    func addChannelSubscribers(_ started: [ActivityKey: Int]) async throws(StoreFailure)
+    func channel(for activity: ActivityKey) async throws(StoreFailure) -> ActivityChannel?
+    func channels() async throws(StoreFailure) -> [ActivityChannel]
+    func channelsDue(now: Int) async throws(StoreFailure) -> [ActivityChannel]
+    func channelCount() async throws(StoreFailure) -> Int
+    func saveChannel(_ channel: ActivityChannel) async throws(StoreFailure)
+    func scheduleChannelDeletion(activity: ActivityKey, at time: Int) async throws(StoreFailure)
+    func removeChannel(_ id: String) async throws(StoreFailure) -> ActivityKey?
+    func removeChannels(_ ids: [String]) async throws(StoreFailure)
+    func setChannelSubscriber(device: String, _ subscriber: Bool, now: Int) async throws(StoreFailure)
+
+    // MARK: Provider tokens
+
+    /// The saved provider token (a signed JWT) for `key`. Synchronous: it is read once, when a provider is
+    /// made.
+    func providerToken(key: String) -> (token: String, issuedAt: Int)?
+    /// Saves a newly minted provider token.
+    func saveProviderToken(key: String, token: String, issuedAt: Int)
+
+    // MARK: Schema
+
+    /// The schema steps applied, in order.
+    func appliedMigrations() async throws(StoreFailure) -> [String]
+}
+
+/// What became of an update token reported for an activity.
+public enum ActivityTokenRegistration: Sendable, Hashable {
+    /// Stored: the activity's next pushes go to it.
+    case stored
+    /// Refused: the provider dropped this token before.
+    case dropped
+    /// Refused: the activity has ended; nothing more is sent for it.
+    case ended
+}
+
+extension StateStore {
+    /// Rows due now, at most 10,000.
+    public func dueOutbox(now: Int) async throws(StoreFailure) -> [OutboxEntry] {
+        try await dueOutbox(now: now, limit: 10_000)
+    }
+
+    public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)
+        async throws(StoreFailure)
+    {
+        try await settleOutbox(done: done, later: later, started: started, sent: [], now: now)
+    }
+
+    public func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        history: HistoryWrite? = nil
+    ) async throws(StoreFailure) {
+        try await commitRelease(
+            throttleStates: throttleStates, outbox: entries, rewrites: [], drops: [], history: history)
+    }
+
+    public func throttleStates() async throws(StoreFailure) -> [ActivityKey: Data] {
+        try await throttleStates(pendingOnly: false)
+    }
+
+    public func history(activity: String, from: Int) async throws(StoreFailure) -> (
+        rows: [HistoryRow], truncated: Bool
+    ) {
+        try await history(activity: activity, from: from, limit: 20_000)
+    }
+
+    public func timerSubjects(attributesTypes: Set<String>) async throws(StoreFailure) -> [TimerSubject] {
+        try await timerSubjects(attributesTypes: attributesTypes, now: nil, rules: "", limit: nil)
+    }
+}
+
+extension StateStore {
+    public func activities(_ keys: some Collection<ActivityKey>) async throws(StoreFailure)
+        -> [ActivityKey: ActivityRecord]
+    {
+        try await activities(Array(keys))
+    }
+
+    public func throttleStates(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) -> [ActivityKey: Data] {
+        try await throttleStates(Array(keys))
+    }
+
+    public func waitingOutbox(activities: some Collection<ActivityKey>) async throws(StoreFailure) -> [OutboxEntry] {
+        try await waitingOutbox(activities: Array(activities))
+    }
+
+    public func saveTimerPass(
+        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
+        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+    ) async throws(StoreFailure) {
+        try await saveTimerPass(
+            activities: activities, looks: looks, due: due, throttleStates: throttleStates, history: nil)
+    }
+}
