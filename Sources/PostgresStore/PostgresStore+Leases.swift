@@ -1,4 +1,5 @@
 import PostgresNIO
+public import Store
 
 /// Feed leases: each feed is polled by one worker at a time. A worker takes or renews a feed's lease before
 /// it polls; a lease its worker stopped renewing (it died) expires, and another worker takes the feed over.
@@ -22,10 +23,8 @@ extension PostgresStore {
 
     /// Gives a lease up (a graceful stop), so another worker takes the feed at once.
     public func releaseLease(feed: String, worker: String) async throws(Failure) {
-        try await run("giving up the lease of feed \(feed)") { client in
-            try await client.query(
-                "DELETE FROM feed_lease WHERE feed = \(feed) AND worker = \(worker)", logger: logger)
-        }
+        try await execute(
+            "giving up the lease of feed \(feed)", "DELETE FROM feed_lease WHERE feed = \(feed) AND worker = \(worker)")
     }
 
     /// Who holds `feed`'s lease and until when, if anyone does.

@@ -1,4 +1,5 @@
 import PostgresNIO
+public import Store
 
 extension PostgresStore {
     /// The schema, step by step; each step runs once, in order, in its own transaction. Never edit a step
@@ -43,6 +44,84 @@ extension PostgresStore {
             ]
         ),
         ("v2-outbox-channel-policy", ["ALTER TABLE outbox ADD COLUMN channel_policy integer"]),
+        (
+            // Everything else the worker keeps, as the SQLite store keeps it (same tables, same columns).
+            "v3-state",
+            [
+                """
+                CREATE TABLE feed_entity (
+                  feed text NOT NULL, entity text NOT NULL, facts text NOT NULL, updated_at bigint NOT NULL,
+                  PRIMARY KEY (feed, entity))
+                """,
+                """
+                CREATE TABLE feed_state (
+                  feed text PRIMARY KEY, etag text, last_modified text, last_success bigint,
+                  failures integer NOT NULL DEFAULT 0, not_before bigint, not_before_reason text)
+                """,
+                """
+                CREATE TABLE activity (
+                  key text PRIMARY KEY, attributes_type text NOT NULL, phase text NOT NULL, state text NOT NULL,
+                  last_timestamp bigint NOT NULL, entity_feed text, entity_id text, started_at bigint, facts text,
+                  sent_at bigint, timers text, timer_due bigint)
+                """,
+                "CREATE INDEX activity_timer_due ON activity (timer_due) WHERE phase IN ('pending', 'active')",
+                "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
+                "CREATE TABLE throttle_state (key text PRIMARY KEY, state text NOT NULL, pending boolean NOT NULL)",
+                "CREATE INDEX throttle_state_pending ON throttle_state (key) WHERE pending",
+                """
+                CREATE TABLE push_to_start_token (
+                  device text NOT NULL, attributes_type text NOT NULL, token text NOT NULL, environment text NOT NULL,
+                  updated_at bigint NOT NULL, PRIMARY KEY (device, attributes_type))
+                """,
+                "CREATE INDEX push_to_start_token_token ON push_to_start_token (token)",
+                """
+                CREATE TABLE activity_token (
+                  activity text NOT NULL, device text NOT NULL, token text NOT NULL, environment text NOT NULL,
+                  updated_at bigint NOT NULL, PRIMARY KEY (activity, device))
+                """,
+                "CREATE INDEX activity_token_token ON activity_token (token)",
+                """
+                CREATE TABLE subscription (
+                  feed text NOT NULL, entity text NOT NULL, device text NOT NULL, PRIMARY KEY (feed, entity, device))
+                """,
+                "CREATE TABLE dropped_token (token text PRIMARY KEY, reason text NOT NULL, dropped_at bigint NOT NULL)",
+                """
+                CREATE TABLE device_address (
+                  device text NOT NULL, provider text NOT NULL, address text, "user" text, updated_at bigint NOT NULL,
+                  PRIMARY KEY (device, provider))
+                """,
+                """
+                CREATE TABLE activity_address (
+                  activity text NOT NULL, provider text NOT NULL, address text NOT NULL, PRIMARY KEY (activity, provider))
+                """,
+                """
+                CREATE TABLE dropped_address (
+                  provider text NOT NULL, address text NOT NULL, reason text NOT NULL, dropped_at bigint NOT NULL,
+                  PRIMARY KEY (provider, address))
+                """,
+                "CREATE TABLE provider_token (key text PRIMARY KEY, token text NOT NULL, issued_at bigint NOT NULL)",
+                """
+                CREATE TABLE activity_start (
+                  activity text NOT NULL, device text NOT NULL, started_at bigint NOT NULL, PRIMARY KEY (activity, device))
+                """,
+                """
+                CREATE TABLE activity_history (
+                  seq bigserial PRIMARY KEY, activity text NOT NULL, at bigint NOT NULL, kind text NOT NULL,
+                  body text NOT NULL)
+                """,
+                "CREATE INDEX activity_history_activity ON activity_history (activity, seq)",
+                "CREATE INDEX activity_history_at ON activity_history (at)",
+                """
+                CREATE TABLE activity_channel (
+                  activity text PRIMARY KEY, provider text NOT NULL, channel text NOT NULL UNIQUE,
+                  storage_policy integer NOT NULL, created_at bigint NOT NULL, delete_at bigint,
+                  subscribers integer NOT NULL DEFAULT 0)
+                """,
+                "CREATE INDEX activity_channel_delete ON activity_channel (delete_at) WHERE delete_at IS NOT NULL",
+                "CREATE TABLE channel_subscriber (device text PRIMARY KEY, updated_at bigint NOT NULL)",
+                "CREATE INDEX outbox_activity ON outbox (activity)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting
@@ -94,9 +173,8 @@ extension PostgresStore {
 extension PostgresStore {
     /// Drops the store's schema with everything in it: for tests and benchmarks, which each make one of their own.
     public func dropSchema() async throws(Failure) {
-        guard let schema else { throw Failure("no schema of its own to drop") }
-        try await run("dropping schema \(schema)") { client in
-            try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"), logger: logger)
-        }
+        guard let schema else { throw Failure(path: location, message: "no schema of its own to drop") }
+        try await execute(
+            "dropping schema \(schema)", PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"))
     }
 }

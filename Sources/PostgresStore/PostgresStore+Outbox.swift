@@ -1,5 +1,6 @@
 import Foundation
 public import LiveRelayCore
+import Logging
 import PostgresNIO
 public import Store
 
@@ -21,37 +22,42 @@ extension PostgresStore {
     /// absent optional travels as `""`, which none of these columns holds, and is stored as NULL).
     public func enqueue(_ entries: [OutboxEntry]) async throws(Failure) {
         guard !entries.isEmpty else { return }
+        try await transaction("writing \(entries.count) outbox rows") { connection in
+            try await Self.enqueue(entries, connection, logger: logger)
+        }
+    }
+
+    static func enqueue(_ entries: [OutboxEntry], _ connection: PostgresConnection, logger: Logger) async throws {
+        guard !entries.isEmpty else { return }
         // Within one batch the newest push per target wins, as consecutive writes would decide.
         // One row per target (PostgreSQL refuses to update a row twice in one statement).
         var newest: [OutboxKey: OutboxEntry] = [:]
         for e in entries where (newest[e.key]?.timestamp ?? Int.min) < e.timestamp { newest[e.key] = e }
         var seen = Set<OutboxKey>()
         let rows = entries.filter { e in newest[e.key] == e && seen.insert(e.key).inserted }
-        try await run("writing \(rows.count) outbox rows") { client in
-            try await client.query(
-                """
-                INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
-                  next_attempt, address_device, address_user, address_activity, provider, channel, channel_policy)
-                SELECT a, t, k, NULLIF(d, ''), NULLIF(e, ''), p, ts, n, na, NULLIF(ad, ''), NULLIF(au, ''),
-                  NULLIF(aa, ''), NULLIF(pr, ''), NULLIF(ch, ''), NULLIF(cp, -1)
-                FROM unnest(\(rows.map(\.key.activity.rawValue))::text[], \(rows.map(\.key.target))::text[],
-                  \(rows.map(\.kind))::text[], \(rows.map { $0.device ?? "" })::text[],
-                  \(rows.map { $0.environment ?? "" })::text[],
-                  \(rows.map { String(decoding: $0.push, as: UTF8.self) })::text[], \(rows.map(\.timestamp))::bigint[],
-                  \(rows.map(\.attempts))::integer[], \(rows.map(\.nextAttempt))::bigint[],
-                  \(rows.map { $0.address.device ?? "" })::text[], \(rows.map { $0.address.user ?? "" })::text[],
-                  \(rows.map { $0.address.activity ?? "" })::text[], \(rows.map { $0.provider ?? "" })::text[],
-                  \(rows.map { $0.channel ?? "" })::text[], \(rows.map { $0.channelPolicy ?? -1 })::integer[])
-                  AS r(a, t, k, d, e, p, ts, n, na, ad, au, aa, pr, ch, cp)
-                ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
-                  environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
-                  attempts = excluded.attempts, next_attempt = excluded.next_attempt,
-                  seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = excluded.address_device,
-                  address_user = excluded.address_user, address_activity = excluded.address_activity,
-                  provider = excluded.provider, channel = excluded.channel, channel_policy = excluded.channel_policy
-                WHERE excluded."timestamp" > outbox."timestamp"
-                """, logger: logger)
-        }
+        try await connection.query(
+            """
+            INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
+              next_attempt, address_device, address_user, address_activity, provider, channel, channel_policy)
+            SELECT a, t, k, NULLIF(d, ''), NULLIF(e, ''), p, ts, n, na, NULLIF(ad, ''), NULLIF(au, ''),
+              NULLIF(aa, ''), NULLIF(pr, ''), NULLIF(ch, ''), NULLIF(cp, -1)
+            FROM unnest(\(rows.map(\.key.activity.rawValue))::text[], \(rows.map(\.key.target))::text[],
+              \(rows.map(\.kind))::text[], \(rows.map { $0.device ?? "" })::text[],
+              \(rows.map { $0.environment ?? "" })::text[],
+              \(rows.map { String(decoding: $0.push, as: UTF8.self) })::text[], \(rows.map(\.timestamp))::bigint[],
+              \(rows.map(\.attempts))::integer[], \(rows.map(\.nextAttempt))::bigint[],
+              \(rows.map { $0.address.device ?? "" })::text[], \(rows.map { $0.address.user ?? "" })::text[],
+              \(rows.map { $0.address.activity ?? "" })::text[], \(rows.map { $0.provider ?? "" })::text[],
+              \(rows.map { $0.channel ?? "" })::text[], \(rows.map { $0.channelPolicy ?? -1 })::integer[])
+              AS r(a, t, k, d, e, p, ts, n, na, ad, au, aa, pr, ch, cp)
+            ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
+              environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
+              attempts = excluded.attempts, next_attempt = excluded.next_attempt,
+              seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = excluded.address_device,
+              address_user = excluded.address_user, address_activity = excluded.address_activity,
+              provider = excluded.provider, channel = excluded.channel, channel_policy = excluded.channel_policy
+            WHERE excluded."timestamp" > outbox."timestamp"
+            """, logger: logger)
     }
 
     /// Claims up to `limit` due rows for `worker` until `now + leaseSeconds`, in release order: rows due at
@@ -84,36 +90,43 @@ extension PostgresStore {
     /// `worker` holds ends (a replaced row becomes claimable with its newer push).
     public func settle(done: [OutboxEntry], later: [OutboxEntry], worker: String) async throws(Failure) {
         guard !done.isEmpty || !later.isEmpty else { return }
-        let all = done + later
         try await transaction("settling outbox rows") { connection in
-            if !done.isEmpty {
-                try await connection.query(
-                    """
-                    DELETE FROM outbox o USING unnest(\(done.map(\.key.activity.rawValue))::text[],
-                      \(done.map(\.key.target))::text[], \(done.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
-                    WHERE o.activity = d.activity AND o.target = d.target AND o."timestamp" = d.ts
-                      AND o.claimed_by = \(worker)
-                    """, logger: logger)
-            }
-            if !later.isEmpty {
-                try await connection.query(
-                    """
-                    UPDATE outbox o SET attempts = l.attempts, next_attempt = l.next_attempt
-                    FROM unnest(\(later.map(\.key.activity.rawValue))::text[], \(later.map(\.key.target))::text[],
-                      \(later.map(\.timestamp))::bigint[], \(later.map(\.attempts))::integer[],
-                      \(later.map(\.nextAttempt))::bigint[]) AS l(activity, target, ts, attempts, next_attempt)
-                    WHERE o.activity = l.activity AND o.target = l.target AND o."timestamp" = l.ts
-                      AND o.claimed_by = \(worker)
-                    """, logger: logger)
-            }
+            try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
+        }
+    }
+
+    static func settle(
+        done: [OutboxEntry], later: [OutboxEntry], worker: String, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard !done.isEmpty || !later.isEmpty else { return }
+        let all = done + later
+        if !done.isEmpty {
             try await connection.query(
                 """
-                UPDATE outbox o SET claimed_by = NULL, claim_expires = NULL
-                FROM unnest(\(all.map(\.key.activity.rawValue))::text[], \(all.map(\.key.target))::text[])
-                  AS r(activity, target)
-                WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(worker)
+                DELETE FROM outbox o USING unnest(\(done.map(\.key.activity.rawValue))::text[],
+                  \(done.map(\.key.target))::text[], \(done.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
+                WHERE o.activity = d.activity AND o.target = d.target AND o."timestamp" = d.ts
+                  AND (o.claimed_by = \(worker) OR o.claimed_by IS NULL)
                 """, logger: logger)
         }
+        if !later.isEmpty {
+            try await connection.query(
+                """
+                UPDATE outbox o SET attempts = l.attempts, next_attempt = l.next_attempt
+                FROM unnest(\(later.map(\.key.activity.rawValue))::text[], \(later.map(\.key.target))::text[],
+                  \(later.map(\.timestamp))::bigint[], \(later.map(\.attempts))::integer[],
+                  \(later.map(\.nextAttempt))::bigint[]) AS l(activity, target, ts, attempts, next_attempt)
+                WHERE o.activity = l.activity AND o.target = l.target AND o."timestamp" = l.ts
+                  AND (o.claimed_by = \(worker) OR o.claimed_by IS NULL)
+                """, logger: logger)
+        }
+        try await connection.query(
+            """
+            UPDATE outbox o SET claimed_by = NULL, claim_expires = NULL
+            FROM unnest(\(all.map(\.key.activity.rawValue))::text[], \(all.map(\.key.target))::text[])
+              AS r(activity, target)
+            WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(worker)
+            """, logger: logger)
     }
 
     /// How many rows wait (claimed or not).
@@ -128,7 +141,12 @@ extension PostgresStore {
         }
     }
 
-    private static func entry(_ row: PostgresRow) throws -> (seq: Int, entry: OutboxEntry) {
+    static let outboxColumns = """
+        activity, target, kind, device, environment, push, "timestamp", attempts, next_attempt, address_device,
+        address_user, address_activity, provider, channel, channel_policy, seq
+        """
+
+    static func entry(_ row: PostgresRow) throws -> (seq: Int, entry: OutboxEntry) {
         let r = row.makeRandomAccess()
         let entry = OutboxEntry(
             key: OutboxKey(

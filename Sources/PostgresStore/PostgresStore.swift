@@ -2,8 +2,8 @@ import Foundation
 public import LiveRelayCore
 public import Logging
 import NIOSSL
-public import PostgresNIO
-import Store
+import PostgresNIO
+public import Store
 
 /// LiveRelay's shared state in PostgreSQL, for several workers on one database (SQLite stays the default for
 /// one worker): the schema and its migrations, feed leases (one worker polls a feed at a time), and the
@@ -11,7 +11,7 @@ import Store
 ///
 /// Connections are pooled by postgres-nio's `PostgresClient`; ``run()`` must run (as a service) while the
 /// store is used. The password comes from a secret reference and never reaches a log or an error.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: StateStore {
     /// Where the database is.
     public struct Configuration: Sendable {
         /// `postgres://user@host:port/database` (no password in it; `?sslmode=require` asks for TLS).
@@ -26,9 +26,17 @@ public final class PostgresStore: Sendable {
         /// `nil`: the database's default (`public`). Lower-case letters, digits and `_`.
         public var schema: String?
 
+        /// This worker's name on its claims; unique among the workers sharing the database.
+        public var worker: String
+        /// How long an outbox claim lasts (seconds).
+        public var claimSeconds: Int
+
         public init(
-            url: String, password: Secret? = nil, tls: Bool = false, caFile: String? = nil, schema: String? = nil
+            url: String, password: Secret? = nil, tls: Bool = false, caFile: String? = nil, schema: String? = nil,
+            worker: String = PostgresStore.defaultWorkerName, claimSeconds: Int = 60
         ) {
+            self.worker = worker
+            self.claimSeconds = claimSeconds
             self.schema = schema
             self.url = url
             self.password = password
@@ -38,19 +46,21 @@ public final class PostgresStore: Sendable {
     }
 
     /// A problem with the database: what was being done and what PostgreSQL said, never the password.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var message: String
-        public init(_ message: String) { self.message = message }
-        public var description: String { "PostgreSQL: \(message)" }
-    }
+    public typealias Failure = StoreFailure
 
     let client: PostgresClient
     let logger: Logger
     let schema: String?
     /// One connection's settings, to check the database answers before the pool starts retrying.
     let probe: PostgresConnection.Configuration
-    /// `host:port/database`, for messages.
+    /// `PostgreSQL host:port/database`, for messages.
     public let location: String
+    /// This worker's name on the claims it takes (outbox rows, feed leases).
+    public let worker: String
+    /// How long an outbox claim lasts: a worker that dies loses its rows to another after this.
+    public let claimSeconds: Int
+    /// Provider tokens, read when the store is opened (see ``open()``) and written through.
+    let providerTokens = ProviderTokenMemory()
 
     /// A store for `configuration`; nothing is connected until ``run()`` runs and a query is made.
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "liverelay.postgres"))
@@ -60,10 +70,12 @@ public final class PostgresStore: Sendable {
             url.scheme == "postgres" || url.scheme == "postgresql",
             let host = url.host, !host.isEmpty, let user = url.user, !user.isEmpty
         else {
-            throw Failure("the URL must be postgres://user@host[:port]/database")
+            throw Failure(path: "PostgreSQL", message: "the URL must be postgres://user@host[:port]/database")
         }
         if url.password != nil {
-            throw Failure("the URL carries a password: give it as a secret reference (password: {\"env\": …})")
+            throw Failure(
+                path: "PostgreSQL",
+                message: "the URL carries a password: give it as a secret reference (password: {\"env\": …})")
         }
         let database = String(url.path.drop(while: { $0 == "/" }))
         let port = url.port ?? 5432
@@ -78,7 +90,7 @@ public final class PostgresStore: Sendable {
             do {
                 probeTLS = .require(try NIOSSLContext(configuration: tlsConfiguration))
             } catch {
-                throw Failure("cannot set up TLS: \(error)")
+                throw Failure(path: "PostgreSQL", message: "cannot set up TLS: \(error)")
             }
         }
         var pool = PostgresClient.Configuration(
@@ -88,7 +100,7 @@ public final class PostgresStore: Sendable {
         if let schema = configuration.schema {
             guard !schema.isEmpty,
                 schema.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 95 })
-            else { throw Failure("schema: lower-case letters, digits and _ only") }
+            else { throw Failure(path: "PostgreSQL", message: "schema: lower-case letters, digits and _ only") }
             pool.options.additionalStartupParameters = [("search_path", schema)]
         }
         self.schema = configuration.schema
@@ -104,7 +116,14 @@ public final class PostgresStore: Sendable {
         background.logLevel = .error
         client = PostgresClient(configuration: pool, backgroundLogger: background)
         self.logger = logger
-        location = "\(host):\(port)/\(database.isEmpty ? user : database)"
+        location = "PostgreSQL \(host):\(port)/\(database.isEmpty ? user : database)"
+        worker = configuration.worker
+        claimSeconds = configuration.claimSeconds
+    }
+
+    /// `host-pid`: unique among processes sharing a database.
+    public static var defaultWorkerName: String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
     }
 
     /// Keeps the connection pool running until the task is cancelled.
@@ -119,7 +138,7 @@ public final class PostgresStore: Sendable {
                 logger: Logger(label: "liverelay.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await connection.close()
         } catch {
-            throw Failure("cannot connect to \(location): \(Self.describe(error))")
+            throw Failure(path: location, message: "cannot connect: \(Self.describe(error))")
         }
     }
 
@@ -130,11 +149,12 @@ public final class PostgresStore: Sendable {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
-            throw Failure(
-                "\(what) at \(location): \(Self.describe(error.closureError ?? error.commitError ?? error.beginError ?? error))"
-            )
+            let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
+            if let failure = cause as? Failure { throw failure }
+            throw Failure(path: location, message: "\(what): \(Self.describe(cause))")
         } catch {
-            throw Failure("\(what) at \(location): \(Self.describe(error))")
+            if let failure = error as? Failure { throw failure }
+            throw Failure(path: location, message: "\(what): \(Self.describe(error))")
         }
     }
 
@@ -143,7 +163,8 @@ public final class PostgresStore: Sendable {
         do {
             return try await body(client)
         } catch {
-            throw Failure("\(what) at \(location): \(Self.describe(error))")
+            if let failure = error as? Failure { throw failure }
+            throw Failure(path: location, message: "\(what): \(Self.describe(error))")
         }
     }
 

@@ -58,9 +58,7 @@ extension SQLiteStore {
                 timers = excluded.timers, timer_due = NULL
                 """)
         for r in records {
-            let timers: String? =
-                r.timers.isEmpty
-                ? nil : JSONValue.object(r.timers.mapValues { .int($0) }).jsonString()
+            let timers = StoredValues.timers(r.timers)
             try statement.execute(arguments: [
                 r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
                 r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers,
@@ -69,32 +67,11 @@ extension SQLiteStore {
     }
 
     static func record(_ row: Row, path: String) throws -> ActivityRecord {
-        let key: String = row["key"]
-        let phaseText: String = row["phase"]
-        let stateText: String = row["state"]
-        let corrupt = Failure(path: path, message: "activity \(key) is corrupt")
-        guard let phase = ActivityPhase(rawValue: phaseText),
-            let state = try? JSONParser.parse(stateText, numbers: .decimal)
-        else { throw corrupt }
-        var facts: JSONValue?
-        if let text: String = row["facts"] {
-            guard let parsed = try? JSONParser.parse(text, numbers: .decimal) else { throw corrupt }
-            facts = parsed
-        }
-        var timers: [String: Int] = [:]
-        if let text: String = row["timers"] {
-            guard case .object(let members)? = try? JSONParser.parse(text) else { throw corrupt }
-            for (rule, value) in members {
-                guard case .int(let at) = value else { throw corrupt }
-                timers[rule] = at
-            }
-        }
-        let feed: String? = row["entity_feed"]
-        let id: String? = row["entity_id"]
-        return ActivityRecord(
-            key: ActivityKey(key), attributesType: row["attributes_type"], phase: phase, state: state,
-            lastTimestamp: row["last_timestamp"], entity: feed.flatMap { f in id.map { EntityKey(feed: f, id: $0) } },
-            startedAt: row["started_at"], facts: facts, sentAt: row["sent_at"], timers: timers)
+        try StoredValues.record(
+            key: row["key"], attributesType: row["attributes_type"], phase: row["phase"], state: row["state"],
+            lastTimestamp: row["last_timestamp"], entityFeed: row["entity_feed"], entityID: row["entity_id"],
+            startedAt: row["started_at"], facts: row["facts"], sentAt: row["sent_at"], timers: row["timers"],
+            location: path)
     }
 
     /// Makes pending activities active (their start was delivered), touching nothing else of their records

@@ -44,13 +44,7 @@ extension SQLiteStore {
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(values))
                 while let row = try rows.next() {
                     let key: String = row[0]
-                    var looks: [String: Int] = [:]
-                    if let text: String = row[5] {
-                        guard case .object(let members)? = try? JSONParser.parse(text) else {
-                            throw Failure(path: path, message: "activity \(key) is corrupt")
-                        }
-                        for (rule, value) in members { if case .int(let at) = value { looks[rule] = at } }
-                    }
+                    let looks = try StoredValues.looks(row[5], activity: key, location: path)
                     subjects.append(
                         TimerSubject(
                             activity: ActivityKey(key), attributesType: row[1],
@@ -94,10 +88,7 @@ extension SQLiteStore {
                     guard let text = try String.fetchOne(statement, arguments: [entity.feed, entity.id]) else {
                         continue
                     }
-                    guard case .object(let object) = try? JSONParser.parse(text, numbers: .decimal) else {
-                        throw Failure(path: path, message: "facts of \(entity) are corrupt")
-                    }
-                    out[entity] = Facts(object)
+                    out[entity] = try StoredValues.facts(text, of: "\(entity)", location: path)
                 }
                 return out
             }, write: false)
@@ -129,7 +120,7 @@ extension SQLiteStore {
                     sql: "UPDATE activity SET timers = ?, timer_due = ? WHERE key = ?")
                 for (key, looks, at) in looks {
                     try statement.execute(arguments: [
-                        JSONValue.object(looks.mapValues { .int($0) }).jsonString(), at ?? SQLiteStore.neverDue,
+                        StoredValues.looksText(looks), at ?? SQLiteStore.neverDue,
                         key.rawValue,
                     ])
                 }
@@ -139,5 +130,5 @@ extension SQLiteStore {
     }
 
     /// The due time of an activity no timer rule applies to (until the timer rules change).
-    static let neverDue = 9_000_000_000_000
+    static let neverDue = StoredValues.neverDue
 }

@@ -217,10 +217,7 @@ public final class SQLiteStore: StateStore {
                 {
                     let entity: String = row["entity"]
                     let text: String = row["facts"]
-                    guard case .object(let object) = try? JSONParser.parse(text, numbers: .decimal) else {
-                        throw Failure(path: path, message: "facts of \(feed)/\(entity) are corrupt")
-                    }
-                    out[entity] = Facts(object)
+                    out[entity] = try StoredValues.facts(text, of: "\(feed)/\(entity)", location: path)
                 }
                 return out
             }, write: false)

@@ -109,16 +109,19 @@ public protocol StateStore: AnyObject, Sendable {
     // MARK: Token registry
 
     /// Stores (or rotates) a push-to-start token; `false` when it was dropped before.
+    @discardableResult
     func registerPushToStartToken(
         device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(StoreFailure) -> Bool
     /// Stores (or rotates) an activity's update token from a device.
+    @discardableResult
     func registerActivityToken(
         activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(StoreFailure) -> ActivityTokenRegistration
     func removePushToStartToken(device: String, attributesType: String) async throws(StoreFailure)
     func removeActivityToken(activity: ActivityKey, device: String) async throws(StoreFailure)
     /// Imports many activity tokens in one transaction; dropped tokens are skipped.
+    @discardableResult
     func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(StoreFailure) -> Int
@@ -136,6 +139,7 @@ public protocol StateStore: AnyObject, Sendable {
 
     // MARK: Provider addresses
 
+    @discardableResult
     func registerAddress(_ record: RegisteredAddress, now: Int) async throws(StoreFailure) -> Bool
     func removeAddress(device: String, provider: String) async throws(StoreFailure)
     func addresses(provider: String, devices: [String]) async throws(StoreFailure) -> [String: RegisteredAddress]
@@ -155,6 +159,7 @@ public protocol StateStore: AnyObject, Sendable {
     func channelCount() async throws(StoreFailure) -> Int
     func saveChannel(_ channel: ActivityChannel) async throws(StoreFailure)
     func scheduleChannelDeletion(activity: ActivityKey, at time: Int) async throws(StoreFailure)
+    @discardableResult
     func removeChannel(_ id: String) async throws(StoreFailure) -> ActivityKey?
     func removeChannels(_ ids: [String]) async throws(StoreFailure)
     func setChannelSubscriber(device: String, _ subscriber: Bool, now: Int) async throws(StoreFailure)

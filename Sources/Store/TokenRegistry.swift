@@ -123,9 +123,8 @@ extension SQLiteStore {
                     INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
                     environment = excluded.environment, updated_at = excluded.updated_at
-                    WHERE NOT EXISTS (SELECT 1 FROM dropped_token WHERE token = excluded.token)
                     """)
-            for t in tokens {
+            for t in tokens where try !Self.isDropped(t.token.lowercased(), db) {
                 try statement.execute(arguments: [
                     t.activity.rawValue, t.device, t.token.lowercased(), t.environment.rawValue, now,
                 ])

@@ -59,7 +59,7 @@ struct MigrateCommand: AsyncParsableCommand {
                     return (applied, try await store.appliedMigrations())
                 }
                 standardOutput(
-                    "PostgreSQL \(store.location): \(applied.count) schema steps applied now"
+                    "\(store.location): \(applied.count) schema steps applied now"
                         + (applied.isEmpty ? "" : " (\(applied.joined(separator: ", ")))")
                         + ", \(all.count) in all, up to date")
             } catch let error as PostgresStore.Failure {

@@ -1,0 +1,92 @@
+public import Foundation
+public import LiveRelayCore
+import Logging
+import PostgresNIO
+public import Store
+
+/// The outbox as the worker uses it (see ``StateStore``): this worker's name is on every claim it takes.
+extension PostgresStore {
+    public func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
+    ) async throws(Failure) {
+        try await transaction("saving released pushes") { connection in
+            try await Self.saveThrottleStates(throttleStates, connection, logger: logger)
+            try await Self.saveHistory(history, connection, logger: logger)
+            // A row rewritten while another worker has it in flight keeps that claim: the newer push goes
+            // out only after the older request is settled.
+            for r in rewrites {
+                try await connection.query(
+                    """
+                    UPDATE outbox SET push = \(String(decoding: r.row.push, as: UTF8.self)), "timestamp" = \(r.row.timestamp)
+                    WHERE activity = \(r.row.key.activity.rawValue) AND target = \(r.row.key.target)
+                      AND "timestamp" = \(r.previousTimestamp)
+                    """, logger: logger)
+            }
+            if !drops.isEmpty {
+                try await connection.query(
+                    """
+                    DELETE FROM outbox o USING unnest(\(drops.map(\.key.activity.rawValue))::text[],
+                      \(drops.map(\.key.target))::text[], \(drops.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
+                    WHERE o.activity = d.activity AND o.target = d.target AND o."timestamp" = d.ts
+                    """, logger: logger)
+            }
+            try await Self.enqueue(entries, connection, logger: logger)
+        }
+    }
+
+    /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``).
+    public func dueOutbox(now: Int, limit: Int) async throws(Failure) -> [OutboxEntry] {
+        try await claimDue(worker: worker, now: now, leaseSeconds: claimSeconds, limit: limit)
+    }
+
+    public func waitingOutbox(activities: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {
+        guard !activities.isEmpty else { return [] }
+        let found = try await rows(
+            "reading the outbox",
+            """
+            SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE activity = ANY(\(activities.map(\.rawValue))::text[])
+            ORDER BY seq
+            """)
+        var out: [OutboxEntry] = []
+        for row in found {
+            do { out.append(try Self.entry(row).entry) } catch {
+                throw Failure(path: location, message: "reading the outbox: \(error)")
+            }
+        }
+        return out
+    }
+
+    public func completeOutbox(_ rows: [OutboxEntry]) async throws(Failure) {
+        try await settleOutbox(done: rows, later: [], started: [], sent: [], now: 0)
+    }
+
+    /// Settles this worker's rows: final receipts leave the outbox (a row a newer push replaced stays),
+    /// temporary ones get their next attempt, starts and last-sent times are recorded, and this worker's
+    /// claims on them end, all in one transaction. Rows this worker never claimed (read by
+    /// ``waitingOutbox(activities:)``) are settled as long as no other worker holds them.
+    public func settleOutbox(
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>, now: Int
+    ) async throws(Failure) {
+        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
+        let worker = worker
+        try await transaction("settling outbox rows") { connection in
+            try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
+            try await Self.markStarted(started, now: now, connection, logger: logger)
+            if !sent.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE activity SET sent_at = GREATEST(COALESCE(sent_at, 0), \(now))
+                    WHERE key = ANY(\(sent.map(\.rawValue))::text[])
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func outboxStatus() async throws(Failure) -> (depth: Int, nextAttempt: Int?) {
+        for row in try await rows("reading the outbox", "SELECT count(*), MIN(next_attempt) FROM outbox") {
+            return try decode(row, (Int, Int?).self, "reading the outbox")
+        }
+        return (0, nil)
+    }
+}

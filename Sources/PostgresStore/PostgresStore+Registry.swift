@@ -1,0 +1,350 @@
+public import LiveRelayCore
+import Logging
+import PostgresNIO
+public import Store
+
+/// The token registry and provider addresses, as the SQLite store keeps them (see ``StateStore``).
+extension PostgresStore {
+    public func registerPushToStartToken(
+        device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(Failure) -> Bool {
+        let token = token.lowercased()
+        return try await transaction("registering a push-to-start token") { connection in
+            guard try await !Self.isDropped(token, connection, logger: logger) else { return false }
+            let old = try await connection.rows(
+                """
+                SELECT token FROM push_to_start_token WHERE device = \(device) AND attributes_type = \(attributesType)
+                FOR UPDATE
+                """, logger: logger
+            ).first.map { try $0.decode(String.self) }
+            if let old, old != token {
+                // A start still waiting for the rotated token goes to the new one (not to both, not to none).
+                try await connection.query(
+                    """
+                    UPDATE outbox o SET target = \(token) WHERE kind = 'push-to-start' AND target = \(old)
+                      AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.activity = o.activity AND x.target = \(token))
+                    """, logger: logger)
+                try await connection.query(
+                    "DELETE FROM outbox WHERE kind = 'push-to-start' AND target = \(old)", logger: logger)
+            }
+            try await connection.query(
+                """
+                INSERT INTO push_to_start_token (device, attributes_type, token, environment, updated_at)
+                VALUES (\(device), \(attributesType), \(token), \(environment.rawValue), \(now))
+                ON CONFLICT (device, attributes_type) DO UPDATE SET token = excluded.token,
+                  environment = excluded.environment, updated_at = excluded.updated_at
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func registerActivityToken(
+        activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
+    ) async throws(Failure) -> ActivityTokenRegistration {
+        let token = token.lowercased()
+        return try await transaction("registering an activity token") { connection in
+            guard try await !Self.isDropped(token, connection, logger: logger) else { return .dropped }
+            let phase = try await connection.rows(
+                "SELECT phase FROM activity WHERE key = \(activity.rawValue)", logger: logger
+            ).first.map { try $0.decode(String.self) }
+            guard phase != ActivityPhase.ended.rawValue else { return .ended }
+            try await connection.query(
+                """
+                INSERT INTO activity_token (activity, device, token, environment, updated_at)
+                VALUES (\(activity.rawValue), \(device), \(token), \(environment.rawValue), \(now))
+                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
+                  environment = excluded.environment, updated_at = excluded.updated_at
+                """, logger: logger)
+            return .stored
+        }
+    }
+
+    public func removePushToStartToken(device: String, attributesType: String) async throws(Failure) {
+        try await execute(
+            "removing a push-to-start token",
+            "DELETE FROM push_to_start_token WHERE device = \(device) AND attributes_type = \(attributesType)")
+    }
+
+    public func removeActivityToken(activity: ActivityKey, device: String) async throws(Failure) {
+        try await execute(
+            "removing an activity token",
+            "DELETE FROM activity_token WHERE activity = \(activity.rawValue) AND device = \(device)")
+    }
+
+    public func importActivityTokens(
+        _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
+    ) async throws(Failure) -> Int {
+        guard !tokens.isEmpty else { return 0 }
+        // The last token per activity and device wins, as consecutive writes would decide.
+        var last: [DeviceStart: Int] = [:]
+        for (i, t) in tokens.enumerated() { last[DeviceStart(activity: t.activity, device: t.device)] = i }
+        let kept = last.values.sorted().map { tokens[$0] }
+        var stored = 0
+        for start in stride(from: 0, to: kept.count, by: 50_000) {
+            let chunk = Array(kept[start..<min(start + 50_000, kept.count)])
+            for row in try await rows(
+                "importing activity tokens",
+                """
+                INSERT INTO activity_token (activity, device, token, environment, updated_at)
+                SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
+                  \(chunk.map(\.device))::text[], \(chunk.map { $0.token.lowercased() })::text[],
+                  \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
+                WHERE NOT EXISTS (SELECT 1 FROM dropped_token WHERE token = r.t)
+                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
+                  environment = excluded.environment, updated_at = excluded.updated_at
+                RETURNING 1
+                """)
+            {
+                _ = row
+                stored += 1
+            }
+        }
+        return stored
+    }
+
+    public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
+        try await execute(
+            "subscribing a device",
+            """
+            INSERT INTO subscription (feed, entity, device) VALUES (\(entity.feed), \(entity.id), \(device))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    public func unsubscribe(device: String, from entity: EntityKey) async throws(Failure) {
+        try await execute(
+            "unsubscribing a device",
+            "DELETE FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)")
+    }
+
+    public func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
+        async throws(Failure) -> [RegisteredToken]
+    {
+        try await tokens(
+            "reading push-to-start tokens",
+            Self.pushToStartTokens(entity: entity, attributesType: attributesType, environment: environment))
+    }
+
+    public func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(Failure)
+        -> [RegisteredToken]
+    {
+        try await tokens("reading activity tokens", Self.activityTokens(activity: activity, environment: environment))
+    }
+
+    static func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
+        -> PostgresQuery
+    {
+        """
+        SELECT t.device, t.token, t.environment, c.device IS NOT NULL
+        FROM push_to_start_token t
+        JOIN subscription s ON s.device = t.device
+        LEFT JOIN channel_subscriber c ON c.device = t.device
+        WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND t.attributes_type = \(attributesType)
+          AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
+        ORDER BY t.device COLLATE "C"
+        """
+    }
+
+    static func activityTokens(activity: ActivityKey, environment: PushEnvironment?) -> PostgresQuery {
+        """
+        SELECT t.device, t.token, t.environment, c.device IS NOT NULL
+        FROM activity_token t LEFT JOIN channel_subscriber c ON c.device = t.device
+        WHERE t.activity = \(activity.rawValue)
+          AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
+        ORDER BY t.device COLLATE "C"
+        """
+    }
+
+    private func tokens(_ what: String, _ query: PostgresQuery) async throws(Failure) -> [RegisteredToken] {
+        try registered(try await rows(what, query), what)
+    }
+
+    func registered(_ rows: [PostgresRow], _ what: String) throws(Failure) -> [RegisteredToken] {
+        var out: [RegisteredToken] = []
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            let (device, token, environment, subscriber) = try decode(row, (String, String, String, Bool).self, what)
+            out.append(
+                RegisteredToken(
+                    device: device, token: token, environment: PushEnvironment(rawValue: environment),
+                    channelSubscriber: subscriber))
+        }
+        return out
+    }
+
+    public func dropToken(_ token: String, reason: String, now: Int) async throws(Failure) {
+        let token = token.lowercased()
+        try await executeAll(
+            "dropping a token",
+            [
+                "DELETE FROM push_to_start_token WHERE token = \(token)",
+                "DELETE FROM activity_token WHERE token = \(token)",
+                """
+                INSERT INTO dropped_token (token, reason, dropped_at) VALUES (\(token), \(reason), \(now))
+                ON CONFLICT DO NOTHING
+                """,
+            ])
+    }
+
+    public func isDropped(_ token: String) async throws(Failure) -> Bool {
+        try await run("reading dropped tokens") { client in
+            try await client.withConnection { connection in
+                try await Self.isDropped(token.lowercased(), connection, logger: logger)
+            }
+        }
+    }
+
+    private static func isDropped(_ token: String, _ connection: PostgresConnection, logger: Logger) async throws
+        -> Bool
+    {
+        try await !connection.rows("SELECT 1 FROM dropped_token WHERE token = \(token)", logger: logger).isEmpty
+    }
+
+    public func registryRows(_ query: RegistryQuery) async throws(Failure) -> RegistryRows {
+        let found = try await transaction("reading push targets") { connection in
+            var tokens: [PostgresRow] = []
+            switch query.tokens {
+            case .pushToStart(let entity, let attributesType)?:
+                tokens = try await connection.rows(
+                    Self.pushToStartTokens(
+                        entity: entity, attributesType: attributesType, environment: query.environment),
+                    logger: logger)
+            case .activity(let activity)?:
+                tokens = try await connection.rows(
+                    Self.activityTokens(activity: activity, environment: query.environment), logger: logger)
+            case nil:
+                break
+            }
+            var subscribers: [String] = []
+            if let entity = query.subscribers {
+                for row in try await connection.rows(Self.subscribedDevices(entity: entity), logger: logger) {
+                    subscribers.append(try row.decode(String.self))
+                }
+            }
+            return (tokens, subscribers)
+        }
+        var rows = RegistryRows()
+        rows.tokens = try registered(found.0, "reading push targets")
+        rows.subscribers = found.1
+        if let registry = query.registry {
+            var devices = rows.subscribers
+            var seen = Set(devices)
+            for token in rows.tokens where seen.insert(token.device).inserted { devices.append(token.device) }
+            rows.addresses = try await addresses(provider: registry, devices: devices)
+            rows.activityAddress = try await activityAddress(activity: query.activity, provider: registry)
+        }
+        return rows
+    }
+
+    // MARK: Provider addresses
+
+    public func registerAddress(_ record: RegisteredAddress, now: Int) async throws(Failure) -> Bool {
+        try await transaction("registering a provider address") { connection in
+            if let address = record.address,
+                try await !connection.rows(
+                    "SELECT 1 FROM dropped_address WHERE provider = \(record.provider) AND address = \(address)",
+                    logger: logger
+                ).isEmpty
+            {
+                return false
+            }
+            try await connection.query(
+                """
+                INSERT INTO device_address (device, provider, address, "user", updated_at)
+                VALUES (\(record.device), \(record.provider), \(record.address), \(record.user), \(now))
+                ON CONFLICT (device, provider) DO UPDATE SET address = excluded.address, "user" = excluded."user",
+                  updated_at = excluded.updated_at
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func removeAddress(device: String, provider: String) async throws(Failure) {
+        try await execute(
+            "removing a provider address",
+            "DELETE FROM device_address WHERE device = \(device) AND provider = \(provider)")
+    }
+
+    public func addresses(provider: String, devices: [String]) async throws(Failure) -> [String: RegisteredAddress] {
+        guard !devices.isEmpty else { return [:] }
+        var out: [String: RegisteredAddress] = [:]
+        for row in try await rows(
+            "reading provider addresses",
+            """
+            SELECT device, address, "user" FROM device_address
+            WHERE provider = \(provider) AND device = ANY(\(devices)::text[])
+            """)
+        {
+            let (device, address, user) = try decode(row, (String, String?, String?).self, "reading provider addresses")
+            out[device] = RegisteredAddress(device: device, provider: provider, address: address, user: user)
+        }
+        return out
+    }
+
+    public func addresses(provider: String) async throws(Failure) -> [RegisteredAddress] {
+        var out: [RegisteredAddress] = []
+        for row in try await rows(
+            "reading provider addresses",
+            """
+            SELECT device, address, "user" FROM device_address WHERE provider = \(provider) ORDER BY device COLLATE "C"
+            """)
+        {
+            let (device, address, user) = try decode(row, (String, String?, String?).self, "reading provider addresses")
+            out.append(RegisteredAddress(device: device, provider: provider, address: address, user: user))
+        }
+        return out
+    }
+
+    public func subscribedDevices(entity: EntityKey) async throws(Failure) -> [String] {
+        var out: [String] = []
+        for row in try await rows("reading subscriptions", Self.subscribedDevices(entity: entity)) {
+            out.append(try decode(row, String.self, "reading subscriptions"))
+        }
+        return out
+    }
+
+    static func subscribedDevices(entity: EntityKey) -> PostgresQuery {
+        """
+        SELECT device FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id)
+        ORDER BY device COLLATE "C"
+        """
+    }
+
+    public func registerActivityAddress(activity: ActivityKey, provider: String, address: String) async throws(Failure)
+    {
+        try await execute(
+            "registering an activity address",
+            """
+            INSERT INTO activity_address (activity, provider, address) VALUES (\(activity.rawValue), \(provider), \(address))
+            ON CONFLICT (activity, provider) DO UPDATE SET address = excluded.address
+            """)
+    }
+
+    public func removeActivityAddress(activity: ActivityKey, provider: String) async throws(Failure) {
+        try await execute(
+            "removing an activity address",
+            "DELETE FROM activity_address WHERE activity = \(activity.rawValue) AND provider = \(provider)")
+    }
+
+    public func activityAddress(activity: ActivityKey, provider: String) async throws(Failure) -> String? {
+        for row in try await rows(
+            "reading an activity address",
+            "SELECT address FROM activity_address WHERE activity = \(activity.rawValue) AND provider = \(provider)")
+        {
+            return try decode(row, String.self, "reading an activity address")
+        }
+        return nil
+    }
+
+    public func dropAddress(_ address: String, provider: String, reason: String, now: Int) async throws(Failure) {
+        try await executeAll(
+            "dropping a provider address",
+            [
+                "DELETE FROM device_address WHERE provider = \(provider) AND address = \(address)",
+                """
+                INSERT INTO dropped_address (provider, address, reason, dropped_at)
+                VALUES (\(provider), \(address), \(reason), \(now)) ON CONFLICT DO NOTHING
+                """,
+            ])
+    }
+}

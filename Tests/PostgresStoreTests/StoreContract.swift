@@ -1,0 +1,341 @@
+import Foundation
+import LiveRelayCore
+import PostgresStore
+import Store
+import Testing
+
+/// One behaviour every ``StateStore`` must have, checked against a fresh, empty store.
+struct StoreCheck: Sendable, CustomTestStringConvertible {
+    var name: String
+    var body: @Sendable (any StateStore) async throws -> Void
+    var testDescription: String { name }
+}
+
+/// The stores the contract runs against: a new SQLite file, or a new schema on the test PostgreSQL.
+enum StoreUnderTest {
+    static func sqlite(_ body: (any StateStore) async throws -> Void) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liverelay-contract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try await body(try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path))
+    }
+
+    static func postgres(_ body: (any StateStore) async throws -> Void) async throws {
+        try await TestDatabase.with(migrate: false) { stores in
+            try await stores[0].open()
+            try await body(stores[0])
+        }
+    }
+}
+
+@Suite("State store contract: SQLite")
+struct SQLiteStoreContractTests {
+    @Test(arguments: StoreContract.checks) func holds(_ check: StoreCheck) async throws {
+        try await StoreUnderTest.sqlite(check.body)
+    }
+}
+
+@Suite(
+    "State store contract: PostgreSQL", .enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
+struct PostgresStoreContractTests {
+    @Test(arguments: StoreContract.checks) func holds(_ check: StoreCheck) async throws {
+        try await StoreUnderTest.postgres(check.body)
+    }
+}
+
+/// The contract: what the worker relies on from its store, whichever it is.
+enum StoreContract {
+    static let match = EntityKey(feed: "espn", id: "760499")
+    static let key = ActivityKey("match:760499")
+
+    static func record(
+        _ key: ActivityKey = key, phase: ActivityPhase = .active, last: Int = 10, started: Int? = 5,
+        timers: [String: Int] = [:]
+    ) -> ActivityRecord {
+        ActivityRecord(
+            key: key, attributesType: "MatchAttributes", phase: phase,
+            state: .object(["home": .int(1), "note": .string("ünïcode ✓")]), lastTimestamp: last, entity: match,
+            startedAt: started, facts: .object(["score": .decimal(Decimal(string: "1.25")!)]), timers: timers)
+    }
+
+    static func row(
+        _ target: String, _ timestamp: Int, activity: ActivityKey = key, kind: String = "activity", next: Int = 0,
+        device: String? = nil
+    ) -> OutboxEntry {
+        OutboxEntry(
+            key: OutboxKey(activity: activity, target: target), kind: kind, device: device, environment: "production",
+            push: Data(#"{"t":\#(timestamp)}"#.utf8), timestamp: timestamp, nextAttempt: next,
+            address: ProviderAddress(device: nil, user: "u-\(target)"), provider: "apns")
+    }
+
+    static let checks: [StoreCheck] = [
+        StoreCheck(name: "a poll's facts, validators and schedule read back") { store in
+            try await store.commit(
+                FeedCommit(
+                    feed: "espn", now: 100, facts: ["1": Facts(["a": .int(1)]), "2": Facts(["b": .string("x")])],
+                    etag: "\"e1\"", lastModified: "Tue", activities: [record()]))
+            #expect(try await store.facts(feed: "espn").keys.sorted() == ["1", "2"])
+            #expect(try await store.validators(feed: "espn") == ("\"e1\"", "Tue"))
+            try await store.commit(FeedCommit(feed: "espn", now: 200, facts: [:], removedEntities: ["2"]))
+            #expect(try await store.facts(feed: "espn").keys.sorted() == ["1"])
+            #expect(try await store.validators(feed: "espn") == (nil, nil), "a poll's validators replace the last")
+            let one = EntityKey(feed: "espn", id: "1")
+            #expect(try await store.facts(of: [one, EntityKey(feed: "espn", id: "9")]) == [one: Facts(["a": .int(1)])])
+            #expect(
+                try await store.feedSchedule(feed: "espn")
+                    == SavedFeedSchedule(failures: 0, notBefore: nil, reason: nil))
+            #expect(try await store.feedSchedule(feed: "never") == nil)
+            let waiting = SavedFeedSchedule(failures: 2, notBefore: 500, reason: "backoff after 2 failures")
+            try await store.saveFeedSchedule(feed: "espn", waiting)
+            #expect(try await store.feedSchedule(feed: "espn") == waiting)
+            #expect(try await store.validators(feed: "espn") == (nil, nil))
+        },
+        StoreCheck(name: "activity records read back whole, and only receipts set sent-at") { store in
+            let other = ActivityKey("match:1")
+            try await store.save([record(timers: ["r": 7]), record(other, phase: .pending, started: nil)])
+            let read = try await store.activities([key, other, ActivityKey("none")])
+            #expect(read[key] == record(timers: ["r": 7]))
+            #expect(read.count == 2)
+            #expect(try await store.allActivities().map(\.key) == [other, key], "by key")
+            try await store.settleOutbox(done: [], later: [], started: [], sent: [key], now: 300)
+            try await store.save([record(last: 11)])
+            #expect(try await store.activities([key])[key]?.sentAt == 300, "a save keeps sent-at")
+            try await store.markActive([other, key])
+            let after = try await store.activities([key, other])
+            #expect(after[other]?.phase == .active)
+            #expect(after[key]?.lastTimestamp == 11)
+        },
+        StoreCheck(name: "timer subjects: not yet looked at first, then the earliest due; rules changes look again") {
+            store in
+            let a = ActivityKey("a")
+            let b = ActivityKey("b")
+            let c = ActivityKey("c")
+            try await store.save([record(a), record(b), record(c), record(ActivityKey("ended"), phase: .ended)])
+            #expect(try await store.nextTimerDue() == 0, "unseen activities are due at once")
+            let all = try await store.timerSubjects(
+                attributesTypes: ["MatchAttributes"], now: 50, rules: "r1", limit: 10)
+            #expect(Set(all.map(\.activity)) == [a, b, c])
+            try await store.saveTimerPass(
+                activities: [], looks: [(key: a, looks: ["r": 40], due: 90)],
+                due: [(key: b, at: 70), (key: c, at: nil)],
+                throttleStates: [], history: nil)
+            #expect(try await store.nextTimerDue() == 70)
+            #expect(
+                try await store.timerSubjects(attributesTypes: ["MatchAttributes"], now: 60, rules: "r1", limit: 10)
+                    .isEmpty)
+            let due = try await store.timerSubjects(
+                attributesTypes: ["MatchAttributes"], now: 95, rules: "r1", limit: 10)
+            #expect(due.map(\.activity) == [b, a], "earliest due first")
+            #expect(due.last?.looks == ["r": 40])
+            try await store.save([record(c)])
+            let first = try await store.timerSubjects(
+                attributesTypes: ["MatchAttributes"], now: 95, rules: "r1", limit: 1)
+            #expect(first.map(\.activity) == [c], "a record written is looked at first")
+            let changed = try await store.timerSubjects(
+                attributesTypes: ["MatchAttributes"], now: 60, rules: "r2", limit: 10)
+            #expect(changed.count == 3, "new timer rules look at every live activity")
+            #expect(try await store.timerSubjects(attributesTypes: ["Other"], now: nil, rules: "", limit: nil).isEmpty)
+        },
+        StoreCheck(name: "throttle states: the last written wins; pending ones are found") { store in
+            try await store.saveThrottleStates([
+                (key: key, json: Data("{\"v\":1}".utf8), pending: true),
+                (key: ActivityKey("b"), json: Data("{}".utf8), pending: false),
+                (key: key, json: Data("{\"v\":2}".utf8), pending: true),
+            ])
+            #expect(try await store.throttleStates(pendingOnly: true) == [key: Data("{\"v\":2}".utf8)])
+            #expect(try await store.throttleStates(pendingOnly: false).count == 2)
+            #expect(try await store.throttleStates([ActivityKey("b"), ActivityKey("x")]).keys.map(\.rawValue) == ["b"])
+        },
+        StoreCheck(name: "outbox: newer replaces a waiting older, never the reverse; due rows in release order") {
+            store in
+            try await store.commitRelease(
+                throttleStates: [(key: key, json: Data("{}".utf8), pending: false)],
+                outbox: [row("t2", 10), row("t1", 10), row("later", 10, next: 500)], rewrites: [], drops: [],
+                history: nil)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("t1", 12), row("t2", 9)], rewrites: [], drops: [], history: nil)
+            #expect(try await store.outboxStatus() == (3, 0))
+            let due = try await store.dueOutbox(now: 100, limit: 100)
+            #expect(due.map(\.key.target) == ["t2", "t1"], "release order: t1 was released again after t2")
+            #expect(due.map(\.timestamp) == [10, 12])
+            #expect(due.first?.address == ProviderAddress(user: "u-t2"))
+            #expect(due.first?.device == nil)
+            try await store.settleOutbox(
+                done: [due[0]],
+                later: [
+                    {
+                        var r = due[1]; r.attempts = 1; r.nextAttempt = 400; return r
+                    }()
+                ],
+                started: [], sent: [], now: 100)
+            #expect(try await store.dueOutbox(now: 399, limit: 100).isEmpty)
+            let retried = try await store.dueOutbox(now: 600, limit: 100)
+            #expect(retried.map(\.key.target) == ["later", "t1"], "release order")
+            #expect(retried.last?.attempts == 1)
+            try await store.completeOutbox(retried)
+            #expect(try await store.outboxStatus() == (0, nil))
+        },
+        StoreCheck(name: "outbox: a row replaced while in flight is not finished by the older receipt") { store in
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("t", 10)], rewrites: [], drops: [], history: nil)
+            let inFlight = try await store.dueOutbox(now: 0, limit: 10)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("t", 11)], rewrites: [], drops: [], history: nil)
+            try await store.settleOutbox(done: inFlight, later: [], started: [], sent: [], now: 1)
+            let next = try await store.dueOutbox(now: 2, limit: 10)
+            #expect(next.map(\.timestamp) == [11], "the newer push still goes")
+            // Rewrites and drops apply only to the push they read.
+            try await store.commitRelease(
+                throttleStates: [],
+                outbox: [],
+                rewrites: [
+                    OutboxRewrite(row: row("t", 13), previousTimestamp: 11),
+                    OutboxRewrite(row: row("t", 99), previousTimestamp: 5),
+                ], drops: [row("t", 4)], history: nil)
+            #expect(try await store.waitingOutbox(activities: [key]).map(\.timestamp) == [13])
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], rewrites: [], drops: [row("t", 13)], history: nil)
+            #expect(try await store.waitingOutbox(activities: [key]).isEmpty)
+        },
+        StoreCheck(name: "a start's receipt marks its device; tokens reported count too") { store in
+            let start = DeviceStart(activity: key, device: "d1")
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("p1", 10, kind: "push-to-start", device: "d1")], rewrites: [],
+                drops: [], history: nil)
+            let due = try await store.dueOutbox(now: 0, limit: 10)
+            try await store.settleOutbox(done: due, later: [], started: [start], sent: [key], now: 42)
+            try await store.save([record()])
+            #expect(
+                try await store.registerActivityToken(
+                    activity: key, device: "d2", token: "AB", environment: .production, now: 43) == .stored)
+            let states = try await store.deviceStates([start, DeviceStart(activity: key, device: "d2")])
+            #expect(states[start] == ActivityDevice(device: "d1", startedAt: 42, tokenAt: nil))
+            #expect(
+                try await store.activityDevices(key) == [
+                    ActivityDevice(device: "d1", startedAt: 42, tokenAt: nil),
+                    ActivityDevice(device: "d2", startedAt: nil, tokenAt: 43),
+                ])
+        },
+        StoreCheck(name: "tokens: rotation moves a waiting start; dropped tokens never return; ended refuses") {
+            store in
+            try await store.subscribe(device: "a", to: match)
+            try await store.subscribe(device: "a", to: match)
+            #expect(
+                try await store.registerPushToStartToken(
+                    device: "a", attributesType: "MatchAttributes", token: "OLD", environment: .sandbox, now: 1))
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("old", 10, kind: "push-to-start", device: "a")], rewrites: [],
+                drops: [], history: nil)
+            try await store.registerPushToStartToken(
+                device: "a", attributesType: "MatchAttributes", token: "new", environment: .sandbox, now: 2)
+            #expect(try await store.waitingOutbox(activities: [key]).map(\.key.target) == ["new"])
+            try await store.setChannelSubscriber(device: "a", true, now: 3)
+            #expect(
+                try await store.pushToStartTokens(
+                    entity: match, attributesType: "MatchAttributes", environment: .sandbox)
+                    == [RegisteredToken(device: "a", token: "new", environment: .sandbox, channelSubscriber: true)])
+            #expect(
+                try await store.pushToStartTokens(
+                    entity: match, attributesType: "MatchAttributes", environment: .production
+                ).isEmpty)
+            try await store.dropToken("NEW", reason: "Unregistered", now: 4)
+            #expect(try await store.isDropped("new"))
+            #expect(
+                try await !store.registerPushToStartToken(
+                    device: "a", attributesType: "MatchAttributes", token: "new", environment: .sandbox, now: 5))
+            try await store.save([record(phase: .ended)])
+            #expect(
+                try await store.registerActivityToken(
+                    activity: key, device: "a", token: "t", environment: .sandbox, now: 6) == .ended)
+            let other = ActivityKey("b")
+            #expect(
+                try await store.importActivityTokens(
+                    [
+                        (activity: other, device: "x", token: "T1", environment: .production),
+                        (activity: other, device: "y", token: "new", environment: .production),
+                    ], now: 7) == 1, "the dropped one is not stored")
+            #expect(try await store.activityTokens(activity: other, environment: nil).map(\.token) == ["t1"])
+            try await store.removeActivityToken(activity: other, device: "x")
+            try await store.unsubscribe(device: "a", from: match)
+            #expect(try await store.subscribedDevices(entity: match).isEmpty)
+        },
+        StoreCheck(name: "a registry query reads tokens, subscribers and addresses at once") { store in
+            for device in ["b", "a"] {
+                try await store.subscribe(device: device, to: match)
+                #expect(
+                    try await store.registerAddress(
+                        RegisteredAddress(device: device, provider: "fcm", address: "fcm-\(device)", user: nil), now: 1)
+                )
+            }
+            try await store.registerPushToStartToken(
+                device: "c", attributesType: "MatchAttributes", token: "cc", environment: .production, now: 1)
+            try await store.subscribe(device: "c", to: match)
+            try await store.registerActivityAddress(activity: key, provider: "fcm", address: "la-1")
+            let rows = try await store.registryRows(
+                RegistryQuery(
+                    activity: key, tokens: .pushToStart(entity: match, attributesType: "MatchAttributes"),
+                    subscribers: match, registry: "fcm"))
+            #expect(rows.tokens.map(\.device) == ["c"])
+            #expect(rows.subscribers == ["a", "b", "c"])
+            #expect(rows.addresses.keys.sorted() == ["a", "b"])
+            #expect(rows.activityAddress == "la-1")
+            try await store.dropAddress("fcm-a", provider: "fcm", reason: "UNREGISTERED", now: 2)
+            #expect(
+                try await !store.registerAddress(
+                    RegisteredAddress(device: "z", provider: "fcm", address: "fcm-a", user: nil), now: 3))
+            #expect(try await store.addresses(provider: "fcm").map(\.device) == ["b"])
+            #expect(try await store.addresses(provider: "fcm", devices: ["a", "b"]).keys.sorted() == ["b"])
+            try await store.removeAddress(device: "b", provider: "fcm")
+            try await store.removeActivityAddress(activity: key, provider: "fcm")
+            #expect(try await store.activityAddress(activity: key, provider: "fcm") == nil)
+            #expect(try await store.addresses(provider: "fcm").isEmpty)
+        },
+        StoreCheck(name: "channels: saved, counted, scheduled once, due, removed") { store in
+            let other = ActivityKey("b")
+            try await store.saveChannel(
+                ActivityChannel(activity: key, provider: "apns", id: "ch/1", storagePolicy: 1, createdAt: 10))
+            try await store.saveChannel(
+                ActivityChannel(activity: other, provider: "apns", id: "ch2", storagePolicy: 0, createdAt: 11))
+            try await store.addChannelSubscribers([key: 3])
+            try await store.addChannelSubscribers([key: 2])
+            #expect(try await store.channel(for: key)?.subscribers == 5)
+            #expect(try await store.channelCount() == 2)
+            try await store.scheduleChannelDeletion(activity: key, at: 100)
+            try await store.scheduleChannelDeletion(activity: key, at: 200)
+            #expect(try await store.channelsDue(now: 150).map(\.id) == ["ch/1"])
+            #expect(try await store.channels().map(\.activity) == [key, other].sorted())
+            #expect(try await store.removeChannel("ch/1") == key)
+            #expect(try await store.removeChannel("ch/1") == nil)
+            try await store.removeChannels(["ch2", "unknown"])
+            #expect(try await store.channelCount() == 0)
+            try await store.setChannelSubscriber(device: "d", true, now: 1)
+            try await store.setChannelSubscriber(device: "d", false, now: 2)
+        },
+        StoreCheck(name: "history: kept for the window, newest rows when limited, in written order") { store in
+            let rows = (0..<5).map {
+                HistoryRow(activity: "a", at: 100 + $0, kind: .look, body: Data("{\"i\":\($0)}".utf8))
+            }
+            try await store.commit(
+                FeedCommit(feed: "f", now: 1, facts: nil, history: HistoryWrite(rows: rows, keepFrom: 0)))
+            let limited = try await store.history(activity: "a", from: 0, limit: 3)
+            #expect(limited.rows.map(\.at) == [102, 103, 104])
+            #expect(limited.truncated)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], rewrites: [], drops: [],
+                history: HistoryWrite(
+                    rows: [HistoryRow(activity: "a", at: 200, kind: .release, body: Data("{}".utf8))], keepFrom: 103))
+            let kept = try await store.history(activity: "a", from: 0, limit: 100)
+            #expect(kept.rows.map(\.at) == [103, 104, 200])
+            #expect(kept.rows.last?.kind == .release)
+            #expect(!kept.truncated)
+        },
+        StoreCheck(name: "provider tokens and migrations") { store in
+            #expect(store.providerToken(key: "apns") == nil)
+            store.saveProviderToken(key: "apns", token: "jwt", issuedAt: 5)
+            #expect(store.providerToken(key: "apns")?.token == "jwt")
+            let applied = try await store.appliedMigrations()
+            #expect(!applied.isEmpty)
+        },
+    ]
+}
