@@ -63,12 +63,13 @@ let package = Package(
             ]),
         // SQLite state.
         .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        // PostgreSQL state, shared by several workers: migrations, feed leases, outbox claims.
+        // The whole state in PostgreSQL, shared by several workers: migrations, leases, outbox claims.
         .target(
             name: "PostgresStore",
             dependencies: [
                 "LiveRelayCore", "Store", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // The composition root: config, pipeline, tick, replay.
         .target(
@@ -147,6 +148,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay", "Report", "Rules",
+                "PostgresStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

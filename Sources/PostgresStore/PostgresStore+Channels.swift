@@ -81,6 +81,7 @@ extension PostgresStore {
         )
     }
 
+    @discardableResult
     public func removeChannel(_ id: String) async throws(Failure) -> ActivityKey? {
         for row in try await rows(
             "removing a channel", "DELETE FROM activity_channel WHERE channel = \(id) RETURNING activity")

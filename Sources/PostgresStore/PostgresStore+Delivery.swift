@@ -37,7 +37,7 @@ extension PostgresStore {
 
     /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``).
     public func dueOutbox(now: Int, limit: Int) async throws(Failure) -> [OutboxEntry] {
-        try await claimDue(worker: worker, now: now, leaseSeconds: claimSeconds, limit: limit)
+        try await claim(worker: worker, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
     }
 
     public func waitingOutbox(activities: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {

@@ -1,6 +1,8 @@
 public import Foundation
 public import LiveRelayCore
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 public import Store
 
@@ -206,22 +208,40 @@ extension PostgresStore {
 
     public func providerToken(key: String) -> (token: String, issuedAt: Int)? { providerTokens.get(key) }
 
-    public func saveProviderToken(key: String, token: String, issuedAt: Int) {
-        providerTokens.set(key, (token, issuedAt))
-        let logger = logger
-        Task {
-            do throws(Failure) {
-                try await execute(
-                    "saving a provider token",
-                    """
-                    INSERT INTO provider_token (key, token, issued_at) VALUES (\(key), \(token), \(issuedAt))
-                    ON CONFLICT (key) DO UPDATE SET token = excluded.token, issued_at = excluded.issued_at
-                    """)
-            } catch {
-                // The token works from memory; another worker or a restart mints its own.
-                logger.warning("\(error)")
+    /// Saves the token unless another worker saved one issued less than 20 minutes before it, and returns
+    /// the one to use. Synchronous (the provider mints under its own lock, once per refresh interval): it
+    /// runs on a connection of its own on a NIO event loop, so the thread that waits never holds up the
+    /// work it waits for; if the database does not answer, the token minted here is used.
+    public func saveProviderToken(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int) {
+        let quiet = Logger(label: "liverelay.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let saved = PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: probe, id: 2, logger: quiet
+        ).flatMap { connection in
+            connection.query(
+                """
+                INSERT INTO provider_token (key, token, issued_at) VALUES ($1, $2, $3)
+                ON CONFLICT (key) DO UPDATE SET token = excluded.token, issued_at = excluded.issued_at
+                WHERE provider_token.issued_at <= excluded.issued_at - 1200
+                """, [PostgresData(string: key), PostgresData(string: token), PostgresData(int: issuedAt)]
+            ).flatMap { _ in
+                connection.query(
+                    "SELECT token, issued_at FROM provider_token WHERE key = $1", [PostgresData(string: key)])
+            }.flatMapThrowing { result in
+                try result.rows.first.map { row in try row.decode((String, Int).self) }
+            }.always { _ in
+                let closing: EventLoopFuture<Void> = connection.close()
+                _ = closing
             }
         }
+        var use = (token: token, issuedAt: issuedAt)
+        do {
+            if let (kept, keptAt) = try saved.wait() { use = (kept, keptAt) }
+        } catch {
+            // The token works from memory; APNs may refuse it if another worker minted one just before.
+            logger.warning("provider token not shared: \(Self.describe(error))")
+        }
+        providerTokens.set(key, use)
+        return use
     }
 
     /// Decodes a row, a failure saying what was being read.

@@ -1,39 +1,77 @@
 import PostgresNIO
 public import Store
 
-/// Feed leases: each feed is polled by one worker at a time. A worker takes or renews a feed's lease before
-/// it polls; a lease its worker stopped renewing (it died) expires, and another worker takes the feed over.
-extension PostgresStore {
-    /// Takes or renews `feed`'s lease for `worker` until `now + seconds`: `true` when this worker holds it
-    /// now (it was free, expired, or already this worker's), `false` when another worker's lease runs.
-    public func acquireLease(feed: String, worker: String, now: Int, seconds: Int) async throws(Failure) -> Bool {
-        try await run("taking the lease of feed \(feed)") { client in
-            let expires = now + seconds
-            let rows = try await client.query(
-                """
-                INSERT INTO feed_lease (feed, worker, expires_at) VALUES (\(feed), \(worker), \(expires))
-                ON CONFLICT (feed) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at
-                WHERE feed_lease.worker = excluded.worker OR feed_lease.expires_at <= \(now)
-                RETURNING worker
-                """, logger: logger)
-            for try await _ in rows.decode(String.self) { return true }
-            return false
+/// Leases: one worker at a time holds a name (the feeds' poller). A worker takes or renews its lease before
+/// it acts; a lease its worker stopped renewing (it died) expires, and another worker takes it over. Times
+/// are the database's clock (`clock_timestamp()`), or `now` when a test gives one.
+extension PostgresStore: SharedStore {
+    /// The database's clock, in UNIX seconds, or `now` when given: SQL text (an integer is written as is).
+    static func clock(_ now: Int?) -> String {
+        if let now { return "\(now)::bigint" }
+        return "extract(epoch FROM clock_timestamp())::bigint"
+    }
+
+    public func renewClaims() async throws(Failure) {
+        try await execute(
+            "renewing outbox claims",
+            """
+            UPDATE outbox SET claim_expires = extract(epoch FROM clock_timestamp())::bigint + \(claimSeconds)
+            WHERE claimed_by = \(worker)
+            """)
+    }
+
+    public func acquireLease(_ name: String, seconds: Int) async throws(Failure) -> Bool {
+        try await acquireLease(feed: name, worker: worker, now: nil, seconds: seconds)
+    }
+
+    public func releaseLease(_ name: String) async throws(Failure) {
+        try await releaseLease(feed: name, worker: worker)
+    }
+
+    public func leaseHolder(_ name: String) async throws(Failure) -> (worker: String, seconds: Int)? {
+        for row in try await rows(
+            "reading the lease \(name)",
+            """
+            SELECT worker, expires_at - extract(epoch FROM clock_timestamp())::bigint FROM feed_lease
+            WHERE feed = \(name) AND expires_at > extract(epoch FROM clock_timestamp())::bigint
+            """)
+        {
+            let (holder, left) = try decode(row, (String, Int).self, "reading the lease \(name)")
+            return (holder, left)
         }
+        return nil
+    }
+
+    /// Takes or renews `feed`'s lease for `worker` until `now + seconds` (`now`: the database's clock when
+    /// `nil`): `true` when this worker holds it now (it was free, expired, or already this worker's),
+    /// `false` when another worker's lease runs.
+    public func acquireLease(feed: String, worker: String, now: Int?, seconds: Int) async throws(Failure) -> Bool {
+        let clock = Self.clock(now)
+        return try await !rows(
+            "taking the lease \(feed)",
+            """
+            INSERT INTO feed_lease (feed, worker, expires_at) VALUES (\(feed), \(worker), \(unescaped: clock) + \(seconds))
+            ON CONFLICT (feed) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at
+            WHERE feed_lease.worker = excluded.worker OR feed_lease.expires_at <= \(unescaped: clock)
+            RETURNING worker
+            """
+        ).isEmpty
     }
 
     /// Gives a lease up (a graceful stop), so another worker takes the feed at once.
     public func releaseLease(feed: String, worker: String) async throws(Failure) {
         try await execute(
-            "giving up the lease of feed \(feed)", "DELETE FROM feed_lease WHERE feed = \(feed) AND worker = \(worker)")
+            "giving up the lease \(feed)", "DELETE FROM feed_lease WHERE feed = \(feed) AND worker = \(worker)")
     }
 
     /// Who holds `feed`'s lease and until when, if anyone does.
     public func leaseHolder(feed: String) async throws(Failure) -> (worker: String, expiresAt: Int)? {
-        try await run("reading the lease of feed \(feed)") { client in
-            let rows = try await client.query(
-                "SELECT worker, expires_at FROM feed_lease WHERE feed = \(feed)", logger: logger)
-            for try await (worker, expires) in rows.decode((String, Int).self) { return (worker, expires) }
-            return nil
+        for row in try await rows(
+            "reading the lease \(feed)", "SELECT worker, expires_at FROM feed_lease WHERE feed = \(feed)")
+        {
+            let (holder, expires) = try decode(row, (String, Int).self, "reading the lease \(feed)")
+            return (holder, expires)
         }
+        return nil
     }
 }

@@ -65,12 +65,21 @@ extension PostgresStore {
     public func claimDue(worker: String, now: Int, leaseSeconds: Int, limit: Int) async throws(Failure)
         -> [OutboxEntry]
     {
-        try await run("claiming outbox rows") { client in
+        try await claim(worker: worker, now: now, claimClock: now, leaseSeconds: leaseSeconds, limit: limit)
+    }
+
+    /// Claims due rows; claims are timed on `claimClock` (the database's clock when `nil`), so workers whose
+    /// clocks disagree never take each other's live claims.
+    func claim(worker: String, now: Int, claimClock: Int?, leaseSeconds: Int, limit: Int) async throws(Failure)
+        -> [OutboxEntry]
+    {
+        let clock = Self.clock(claimClock)
+        return try await run("claiming outbox rows") { client in
             let rows = try await client.query(
                 """
-                UPDATE outbox o SET claimed_by = \(worker), claim_expires = \(now + leaseSeconds)
+                UPDATE outbox o SET claimed_by = \(worker), claim_expires = \(unescaped: clock) + \(leaseSeconds)
                 FROM (SELECT activity, target FROM outbox
-                      WHERE next_attempt <= \(now) AND (claim_expires IS NULL OR claim_expires <= \(now))
+                      WHERE next_attempt <= \(now) AND (claim_expires IS NULL OR claim_expires <= \(unescaped: clock))
                       ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
                 WHERE o.activity = due.activity AND o.target = due.target
                 RETURNING o.activity, o.target, o.kind, o.device, o.environment, o.push, o."timestamp", o.attempts,

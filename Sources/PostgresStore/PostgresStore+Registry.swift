@@ -5,6 +5,7 @@ public import Store
 
 /// The token registry and provider addresses, as the SQLite store keeps them (see ``StateStore``).
 extension PostgresStore {
+    @discardableResult
     public func registerPushToStartToken(
         device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> Bool {
@@ -38,6 +39,7 @@ extension PostgresStore {
         }
     }
 
+    @discardableResult
     public func registerActivityToken(
         activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> ActivityTokenRegistration {
@@ -71,6 +73,7 @@ extension PostgresStore {
             "DELETE FROM activity_token WHERE activity = \(activity.rawValue) AND device = \(device)")
     }
 
+    @discardableResult
     public func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(Failure) -> Int {
@@ -238,6 +241,7 @@ extension PostgresStore {
 
     // MARK: Provider addresses
 
+    @discardableResult
     public func registerAddress(_ record: RegisteredAddress, now: Int) async throws(Failure) -> Bool {
         try await transaction("registering a provider address") { connection in
             if let address = record.address,

@@ -23,7 +23,8 @@ extension SQLiteStore {
     }
 
     /// Saves a newly minted token (synchronous: minting is rare, and the token must be on disk before it is used).
-    public func saveProviderToken(key: String, token: String, issuedAt: Int) {
+    @discardableResult
+    public func saveProviderToken(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int) {
         try? syncWrite { db in
             try db.execute(
                 sql: """
@@ -31,5 +32,6 @@ extension SQLiteStore {
                     ON CONFLICT(key) DO UPDATE SET token = excluded.token, issued_at = excluded.issued_at
                     """, arguments: [key, token, issuedAt])
         }
+        return (token, issuedAt)
     }
 }

@@ -169,8 +169,10 @@ public protocol StateStore: AnyObject, Sendable {
     /// The saved provider token (a signed JWT) for `key`. Synchronous: it is read once, when a provider is
     /// made.
     func providerToken(key: String) -> (token: String, issuedAt: Int)?
-    /// Saves a newly minted provider token.
-    func saveProviderToken(key: String, token: String, issuedAt: Int)
+    /// Saves a newly minted provider token and returns the token to use: this one, or one another worker
+    /// sharing the store minted less than 20 minutes before it (APNs refuses a new token sooner).
+    @discardableResult
+    func saveProviderToken(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int)
 
     // MARK: Schema
 
@@ -245,4 +247,23 @@ extension StateStore {
         try await saveTimerPass(
             activities: activities, looks: looks, due: due, throttleStates: throttleStates, history: nil)
     }
+}
+
+/// A store several workers share (PostgreSQL): each worker has a name on its claims, and named leases let
+/// one worker at a time do what must not be done twice (poll the feeds). Lease times are the database's
+/// clock, so workers whose clocks disagree still agree on who holds a lease.
+public protocol SharedStore: StateStore {
+    /// This worker's name on its claims and leases.
+    var worker: String { get }
+    /// Takes or renews the lease `name` for this worker for `seconds`: `true` when this worker holds it now.
+    func acquireLease(_ name: String, seconds: Int) async throws(StoreFailure) -> Bool
+    /// Gives the lease up, if this worker holds it (a graceful stop), so another takes it at once.
+    func releaseLease(_ name: String) async throws(StoreFailure)
+    /// Who holds the lease and for how many more seconds, if anyone does.
+    func leaseHolder(_ name: String) async throws(StoreFailure) -> (worker: String, seconds: Int)?
+    /// How long a claim on outbox rows lasts.
+    var claimSeconds: Int { get }
+    /// Extends every claim this worker holds by ``claimSeconds`` from now: a delivery round that runs long
+    /// (a slow provider) keeps its rows, so no other worker sends them again meanwhile.
+    func renewClaims() async throws(StoreFailure)
 }

@@ -38,6 +38,8 @@ public struct LiveRelayWorker: Sendable {
     private let reloader: RuleReloader
     private let tokens: TokenAPI
     private let transports: TransportPool
+    /// On a shared store: the lease that says whether this worker polls (``PollerLease``).
+    public let pollerLease: PollerLease?
 
     /// Builds the worker: providers (secrets read, transports opened), the throttle's saved state, routes,
     /// loops, health and the API. Problems are diagnostics naming the config (never a secret).
@@ -83,11 +85,14 @@ public struct LiveRelayWorker: Sendable {
                 clock: environment.clock, jitter: environment.random, metrics: environment.metrics.pushes)
         }
         let queue: PushQueue
+        let shared = store as? any SharedStore
         do {
+            // On a shared store the worker that polls holds the throttle; this one loads it when it takes over.
             queue = try await PushQueue(
                 store: store, configuration: loaded.throttleConfiguration,
                 pushToStart: PushToStartPacer(
-                    limit: loaded.config.throttle.pushToStartLimit, window: loaded.config.throttle.pushToStartWindow))
+                    limit: loaded.config.throttle.pushToStartLimit, window: loaded.config.throttle.pushToStartWindow),
+                loadPending: shared == nil)
         } catch {
             throw problem(error.description)
         }
@@ -95,7 +100,8 @@ public struct LiveRelayWorker: Sendable {
             store: store, rules: book, queue: queue, senders: senders, logger: logger, metrics: environment.metrics,
             random: environment.random, restartAfter: loaded.config.throttle.restartAfter,
             contracts: loaded.contracts,
-            history: loaded.config.api.reportWindow > 0 ? HistoryRecorder(window: loaded.config.api.reportWindow) : nil)
+            history: loaded.config.api.reportWindow > 0 ? HistoryRecorder(window: loaded.config.api.reportWindow) : nil,
+            claimBatch: loaded.config.postgres?.claimBatch ?? 10_000)
         let feedTransport: any HTTPTransport
         if let given = environment.feedTransport {
             feedTransport = given
@@ -111,11 +117,18 @@ public struct LiveRelayWorker: Sendable {
             pipeline: pipeline, fetcher: FeedFetcher(transport: feedTransport), deliveries: deliveries,
             defaultProvider: loaded.defaultProviderID, environment: environment)
         let loopClock = endingOnGracefulShutdown(environment.clock)
+        let lease = shared.map { shared in
+            PollerLease(
+                store: shared, seconds: loaded.pollerLeaseSeconds, clock: loopClock, logger: logger,
+                changed: { held throws(StoreFailure) in try await queue.reset(loadPending: held) })
+        }
+        let polling = lease.map { SharedPolling(lease: $0, store: store) }
         // Each feed's loop starts from what the last process learnt (failures in a row, a server's wait).
         var savedSchedules: [String: SavedFeedSchedule] = [:]
         for feed in loaded.feeds { savedSchedules[feed.id] = try? await store.feedSchedule(feed: feed.id) }
         let feedLoops = loaded.feeds.map { feed in
-            let saved = savedSchedules[feed.id]
+            // On a shared store the schedule is read when this worker takes the feeds over (the gate).
+            let saved = polling == nil ? savedSchedules[feed.id] : nil
             let remembered = Mutex(saved)
             return PollLoop(
                 name: feed.id, policy: feed.pollPolicy, clock: loopClock, now: environment.now,
@@ -135,6 +148,7 @@ public struct LiveRelayWorker: Sendable {
                             "feed schedule not saved", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
                     }
                 },
+                gate: polling?.feedGate(feed) { saved in remembered.withLock { $0 = saved } },
                 observe: { report in
                     environment.metrics.polled(report)
                     if let asked = report.decision.cappedFrom {
@@ -163,7 +177,8 @@ public struct LiveRelayWorker: Sendable {
         let timerLoop = PollLoop(
             name: "timers",
             policy: PollSchedule.Policy(interval: .seconds(loaded.config.timerInterval), backoffCap: .seconds(60)),
-            clock: loopClock, now: environment.now, random: environment.random
+            clock: loopClock, now: environment.now, random: environment.random,
+            gate: polling?.timerGate(interval: loaded.config.timerInterval)
         ) {
             await rounds.timers().outcome
         }
@@ -185,7 +200,7 @@ public struct LiveRelayWorker: Sendable {
             health: health,
             rounds: rounds,
             reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock),
-            tokens: tokens, transports: transports)
+            tokens: tokens, transports: transports, pollerLease: lease)
     }
 
     /// The service group of `run`: the poll loops, the rule reloader and the API, stopped gracefully by
@@ -215,17 +230,19 @@ public struct LiveRelayWorker: Sendable {
                         }),
                     failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
-                .init(
-                    service: StoreWatchdog(
-                        // Not the timer loop: a pass with no timer rules reads nothing, so its "success" says nothing.
-                        loops: feedLoops + [outboxLoop], limit: loaded.config.stateFailureLimit,
-                        clock: environment.clock,
-                        now: environment.now, logger: rounds.logger),
-                    failureTerminationBehavior: .gracefullyShutdownGroup),
-                .init(
-                    service: api, successTerminationBehavior: .gracefullyShutdownGroup,
-                    failureTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            ] + (pollerLease.map { [.init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)] } ?? [])
+                + [
+                    .init(
+                        service: StoreWatchdog(
+                            // Not the timer loop: a pass with no timer rules reads nothing, so its "success" says nothing.
+                            loops: feedLoops + [outboxLoop], limit: loaded.config.stateFailureLimit,
+                            clock: environment.clock,
+                            now: environment.now, logger: rounds.logger),
+                        failureTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(
+                        service: api, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup),
+                ],
             gracefulShutdownSignals: signals, logger: rounds.logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod
         return ServiceGroup(configuration: configuration)
@@ -242,6 +259,16 @@ public struct LiveRelayWorker: Sendable {
     /// - Parameter feeds: the feeds to poll; by default the config's.
     public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(StoreFailure) -> TickReport {
         var feeds: [FeedReport] = []
+        // On a shared store a tick polls only when no `run` worker polls (it takes the poller lease for the
+        // tick); it always delivers.
+        if let pollerLease, !(await pollerLease.renew()) {
+            let holder = (try? await pollerLease.store.leaseHolder(PollerLease.name))??.worker ?? "another worker"
+            let report = TickReport(
+                feeds: (polled ?? loaded.feeds).map { FeedReport(feed: $0.id, polledBy: holder) },
+                timers: TimerReport(),
+                delivery: try await rounds.deliver())
+            return report
+        }
         for feed in polled ?? loaded.feeds {
             // What the last ticks learnt of the feed (failures in a row, a server's wait) holds across
             // processes: a feed that must wait is not polled, and its next poll backs off further.
@@ -267,6 +294,8 @@ public struct LiveRelayWorker: Sendable {
             }
         }
         let timers = await rounds.timers(deliver: false)
+        // The feeds are handed back before the delivery: a `run` worker may poll again meanwhile.
+        await pollerLease?.release()
         return TickReport(feeds: feeds, timers: timers.report, delivery: try await rounds.deliver())
     }
 

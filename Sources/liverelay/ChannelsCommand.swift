@@ -35,7 +35,7 @@ struct ChannelsCommand: AsyncParsableCommand {
         logging.bootstrap()
         let (loaded, rules) = try loadForRun(configPath: config)
         let environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.channels"), output: standardOutput)
-        let store = try openStore(loaded.resolve(loaded.config.state))
+        let store = try await openStateStore(loaded)
         let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
         defer { worker.shutdown() }
         let now = environment.now()

@@ -32,6 +32,16 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         if let config {
             let loaded = try loadConfig(config)
+            if let postgres = loaded.config.postgres {
+                // The config's database (its password from the config's secret).
+                do {
+                    try await migrate(PostgresStore(try postgresConfiguration(postgres, loaded: loaded)))
+                } catch {
+                    standardError("error: \(loaded.path): postgres: \(error)")
+                    throw ExitCode(1)
+                }
+                if postgresURL == nil { return }
+            }
             let path = loaded.resolve(loaded.config.state)
             let before = FileManager.default.fileExists(atPath: path)
             let store = try openStore(path)
@@ -50,22 +60,24 @@ struct MigrateCommand: AsyncParsableCommand {
                 password = Secret(value)
             }
             do {
-                let store = try PostgresStore(.init(url: postgresURL, password: password, tls: tls, schema: schema))
-                let (applied, all) = try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { await store.run() }
-                    defer { group.cancelAll() }
-                    try await store.check()
-                    let applied = try await store.migrate()
-                    return (applied, try await store.appliedMigrations())
-                }
-                standardOutput(
-                    "\(store.location): \(applied.count) schema steps applied now"
-                        + (applied.isEmpty ? "" : " (\(applied.joined(separator: ", ")))")
-                        + ", \(all.count) in all, up to date")
-            } catch let error as PostgresStore.Failure {
+                try await migrate(PostgresStore(.init(url: postgresURL, password: password, tls: tls, schema: schema)))
+            } catch {
                 standardError("error: \(error)")
                 throw ExitCode(1)
             }
         }
+    }
+
+    /// Connects, migrates, and says what was applied.
+    private func migrate(_ store: PostgresStore) async throws(PostgresStore.Failure) {
+        let pool = Task { await store.run() }
+        defer { pool.cancel() }
+        try await store.check()
+        let applied = try await store.migrate()
+        let all = try await store.appliedMigrations()
+        standardOutput(
+            "\(store.location): \(applied.count) schema steps applied now"
+                + (applied.isEmpty ? "" : " (\(applied.joined(separator: ", ")))") + ", \(all.count) in all, up to date"
+        )
     }
 }

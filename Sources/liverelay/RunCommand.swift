@@ -32,7 +32,7 @@ struct RunCommand: AsyncParsableCommand {
         logging.bootstrap()
         raiseDescriptorLimit()
         let (loaded, rules) = try loadForRun(configPath: config)
-        let store = try openStore(loaded.resolve(loaded.config.state))
+        let store = try await openStateStore(loaded)
         var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
         let host = loaded.config.api.host
         environment.onAPIRunning = { port in standardError("liverelay: API listening on http://\(host):\(port)") }

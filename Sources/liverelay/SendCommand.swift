@@ -132,7 +132,7 @@ struct SendCommand: AsyncParsableCommand {
         let loaded = try narrowed(loadConfig(config))
         // The worker's state file holds its provider token: share it, so a manual send does not mint a new one
         // (APNs refuses a new token within 20 minutes of the last).
-        let store = try openStore(loaded.resolve(loaded.config.state))
+        let store = try await openStateStore(loaded)
         let worker = try await buildWorker(
             loaded, rules: RuleSet(), store: store,
             environment: .live(logger: Logger(label: "liverelay.send"), output: standardOutput))

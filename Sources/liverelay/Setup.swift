@@ -1,7 +1,9 @@
 import ArgumentParser
 import Delivery
+import Foundation
 import LiveRelayCore
 import Logging
+import PostgresStore
 import Rules
 import Store
 import Worker
@@ -35,9 +37,44 @@ func openStore(_ path: String) throws -> SQLiteStore {
     }
 }
 
+/// Opens the store the config names: its PostgreSQL database (connected, migrated: workers starting together
+/// take turns) when it has a `postgres` section, else its SQLite state file. Exits with the error.
+func openStateStore(_ loaded: LoadedConfig, logger: Logger = Logger(label: "liverelay.postgres")) async throws
+    -> any StateStore
+{
+    guard let postgres = loaded.config.postgres else { return try openStore(loaded.resolve(loaded.config.state)) }
+    do {
+        let store = try PostgresStore(try postgresConfiguration(postgres, loaded: loaded), logger: logger)
+        // The connection pool runs for the rest of the process.
+        Task { await store.run() }
+        try await store.open()
+        return store
+    } catch {
+        standardError("error: \(loaded.path): postgres: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+/// The PostgreSQL store's settings from a config's `postgres` section (its password read from the secret).
+func postgresConfiguration(_ postgres: PostgresConfig, loaded: LoadedConfig) throws -> PostgresStore.Configuration {
+    var password: Secret?
+    if let reference = postgres.password {
+        do {
+            password = try reference.resolve(
+                baseDirectory: loaded.directory, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw PostgresStore.Failure(path: "PostgreSQL", message: "password: \(error)")
+        }
+    }
+    return PostgresStore.Configuration(
+        url: postgres.url, password: password, tls: postgres.tls, caFile: postgres.caFile.map(loaded.resolve),
+        schema: postgres.schema, worker: postgres.worker ?? PostgresStore.defaultWorkerName,
+        claimSeconds: postgres.claimSeconds)
+}
+
 /// Builds the worker through the composition root, or exits with its diagnostics.
 func buildWorker(
-    _ loaded: LoadedConfig, rules: RuleSet, store: SQLiteStore, environment: WorkerEnvironment
+    _ loaded: LoadedConfig, rules: RuleSet, store: any StateStore, environment: WorkerEnvironment
 ) async throws -> LiveRelayWorker {
     do {
         return try await LiveRelayWorker.build(loaded, rules: rules, store: store, environment: environment)

@@ -33,7 +33,7 @@ struct TickCommand: AsyncParsableCommand {
             }
             environment.now = { seconds }
         }
-        let store = try openStore(loaded.resolve(loaded.config.state))
+        let store = try await openStateStore(loaded)
         let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
         defer { worker.shutdown() }
         let report: TickReport

@@ -257,23 +257,28 @@ public final class APNsProvider: SingleTargetProvider {
 
     private func providerToken() throws(APNsSigningKey.Failure) -> String {
         let now = now()
-        let (token, minted) = try state.withLock {
-            (state: inout State) throws(APNsSigningKey.Failure) -> (String, Int?) in
+        return try state.withLock { (state: inout State) throws(APNsSigningKey.Failure) -> String in
             switch state.policy.token(now: now) {
             case .use:
-                if let token = state.token { return (token, nil) }
+                if let token = state.token { return token }
                 fallthrough
             case .mint:
                 let issuedAt = state.policy.issuedAt ?? now
-                let token = try key.token(issuedAt: issuedAt)
-                state.token = token
+                var token = try key.token(issuedAt: issuedAt)
                 state.mints += 1
-                return (token, issuedAt)
+                // Saved before any request uses it (rare: once per refresh interval, so a short blocking write
+                // under the lock is fine). On a store several workers share, one of them may have minted one
+                // just before: APNs would refuse a second so soon, so that one is used.
+                if let kept = tokenCache?.save(key: Self.cacheKey(key), token: token, issuedAt: issuedAt),
+                    kept.token != token
+                {
+                    token = kept.token
+                    state.policy.restore(issuedAt: kept.issuedAt)
+                }
+                state.token = token
+                return token
             }
         }
-        // Saved outside the lock; rare (once per refresh interval), so a short blocking write is fine.
-        if let minted { tokenCache?.save(key: Self.cacheKey(key), token: token, issuedAt: minted) }
-        return token
     }
 
     /// APNs' reason for a refusal.

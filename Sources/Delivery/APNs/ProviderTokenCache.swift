@@ -4,6 +4,8 @@
 public protocol ProviderTokenCache: Sendable {
     /// The saved token for `key`, and when it was issued.
     func load(key: String) -> (token: String, issuedAt: Int)?
-    /// Saves a newly minted token.
-    func save(key: String, token: String, issuedAt: Int)
+    /// Saves a newly minted token and returns the token to use: the one saved, or one another process
+    /// sharing the cache minted less than 20 minutes before it (then that one is used, and this one never
+    /// reaches APNs).
+    func save(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int)
 }

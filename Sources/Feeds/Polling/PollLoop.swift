@@ -35,6 +35,8 @@ public final class PollLoop: Sendable {
     private let remember: (@Sendable (Report, PollSchedule) async -> Void)?
     /// No poll before this (UNIX seconds): a wait a previous process was told to keep.
     public let firstPollAt: Int?
+    /// Asked before each poll whether this process polls the source now (see ``PollGate``).
+    private let gate: (@Sendable () async -> PollGate)?
     // The schedule and the counters change only in `pollOnce`; the lock lets health and metrics read them.
     private let state: Mutex<(schedule: PollSchedule, counters: PollCounters)>
 
@@ -47,16 +49,18 @@ public final class PollLoop: Sendable {
     ///   - schedule: the schedule as a previous process left it (its failures in a row); a new one when `nil`.
     ///   - firstPollAt: no poll before this UNIX time (a wait the previous process was told to keep).
     ///   - remember: called after every poll with the schedule, to keep it across processes.
+    ///   - gate: asked before each poll of ``run()`` whether to poll (several workers share the source).
     ///   - observe: called after every poll.
     ///   - poll: polls the source once.
     public init(
         name: String, policy: PollSchedule.Policy, clock: any Clock<Duration>, now: @escaping @Sendable () -> Int,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, schedule: PollSchedule? = nil,
         firstPollAt: Int? = nil, remember: (@Sendable (Report, PollSchedule) async -> Void)? = nil,
-        observe: @escaping @Sendable (Report) -> Void = { _ in },
+        gate: (@Sendable () async -> PollGate)? = nil, observe: @escaping @Sendable (Report) -> Void = { _ in },
         poll: @escaping @Sendable () async -> PollOutcome
     ) {
         self.remember = remember
+        self.gate = gate
         self.firstPollAt = firstPollAt
         self.name = name
         self.clock = clock
@@ -100,6 +104,20 @@ public final class PollLoop: Sendable {
             }
         }
         while !Task.isCancelled {
+            switch await gate?() ?? .poll {
+            case .poll:
+                break
+            case .standby(let retry):
+                do { try await clock.sleep(for: retry) } catch { return }
+                continue
+            case .resume(let schedule):
+                // Taking over from another process: its failures in a row, and its wait, hold here.
+                state.withLock { $0.schedule = schedule }
+                if let notBefore = schedule.notBefore, case let wait = notBefore - now(), wait > 0 {
+                    do { try await clock.sleep(for: .seconds(wait)) } catch { return }
+                    continue
+                }
+            }
             let report = await pollOnce()
             do {
                 try await clock.sleep(for: report.decision.delay)
@@ -108,4 +126,15 @@ public final class PollLoop: Sendable {
             }
         }
     }
+}
+
+/// Whether a loop polls now, when several processes share its source and one at a time polls it.
+public enum PollGate: Sendable {
+    /// This process polls.
+    case poll
+    /// Another process polls: ask again after this long, without polling or counting anything.
+    case standby(retry: Duration)
+    /// This process has just taken the source over: continue from the schedule the previous poller left
+    /// (its failures, and a wait it was told to keep), then poll.
+    case resume(PollSchedule)
 }

@@ -22,6 +22,12 @@ public struct MatchReplay: Sendable {
     /// The config file in it.
     public let configPath: String
 
+    /// A replay of the config at `configPath` in `directory`.
+    public init(directory: URL, configPath: String) {
+        self.directory = directory
+        self.configPath = configPath
+    }
+
     /// Writes the config with `provider` (none when `nil`) and `extra` sections, and `files` beside it, runs
     /// `body`, and removes the folder.
     public static func with(

@@ -113,6 +113,23 @@ public enum ConfigSchema {
                 }
               }
             },
+            "postgres": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["url"],
+              "description": "Keep the state in PostgreSQL instead of the SQLite file, so several workers share it (docs/scaling.md): one polls the feeds at a time, all deliver and serve the API. Without it the state is the SQLite file of \"state\".",
+              "properties": {
+                "url": { "type": "string", "pattern": "^postgres(ql)?://", "description": "postgres://user@host[:port]/database, without the password (?sslmode=require asks for TLS)." },
+                "password": { "$ref": "#/$defs/secret", "description": "The database password." },
+                "tls": { "type": "boolean", "description": "TLS to the database, certificates verified. Default false." },
+                "ca-file": { "type": "string", "minLength": 1, "description": "A CA file for TLS (a private CA), relative to this file's folder; the system's roots otherwise." },
+                "schema": { "type": "string", "pattern": "^[a-z0-9_]+$", "description": "The PostgreSQL schema LiveRelay's tables live in. Default: the database's (public)." },
+                "worker": { "type": "string", "minLength": 1, "description": "This worker's name on its claims and leases; unique among the workers. Default: host name and process id." },
+                "lease-seconds": { "type": "integer", "minimum": 2, "description": "How long the feeds' poller holds its lease without renewing it: when a poller dies, another worker takes the feeds over within about 1.33 times this. Default: 1.5 times the shortest feed interval (at least 3), so a takeover takes at most 2 poll intervals." },
+                "claim-seconds": { "type": "integer", "minimum": 5, "description": "How long a worker's claim on outbox rows lasts: a worker that dies mid-fan-out loses its rows to the others after this. Default 60." },
+                "claim-batch": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "Outbox rows a worker claims at once; smaller batches share a fan-out between more workers. Default 1000." }
+              }
+            },
             "api": {
               "type": "object",
               "additionalProperties": false,

@@ -30,9 +30,11 @@ public struct LiveRelayConfig: Sendable, Decodable {
     public var stateFailureLimit: Int
     /// Seconds between two timer passes of `run` (timer rules come due at most this late).
     public var timerInterval: Int
+    /// The state in PostgreSQL, shared by several workers; `nil`: the SQLite file of ``state``.
+    public var postgres: PostgresConfig?
 
     enum CodingKeys: String, CodingKey {
-        case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts
+        case state, rules, feeds, provider, providers, routes, priority, throttle, http, api, contracts, postgres
         case stateFailureLimit = "state-failure-limit"
         case timerInterval = "timer-interval"
         case activityModes = "activity-modes"
@@ -57,6 +59,45 @@ public struct LiveRelayConfig: Sendable, Decodable {
         contracts = try c.decodeIfPresent([String].self, forKey: .contracts) ?? []
         stateFailureLimit = try c.decodeIfPresent(Int.self, forKey: .stateFailureLimit) ?? 300
         timerInterval = try c.decodeIfPresent(Int.self, forKey: .timerInterval) ?? 1
+        postgres = try c.decodeIfPresent(PostgresConfig.self, forKey: .postgres)
+    }
+}
+
+/// Where the shared state is (see `docs/scaling.md`).
+public struct PostgresConfig: Sendable, Decodable {
+    /// `postgres://user@host[:port]/database`, no password.
+    public var url: String
+    public var password: SecretReference?
+    public var tls: Bool
+    /// Relative to the config's folder.
+    public var caFile: String?
+    public var schema: String?
+    /// This worker's name; host name and process id when absent.
+    public var worker: String?
+    /// The poller's lease; `nil`: 1.5 × the shortest feed interval, at least 3 s.
+    public var leaseSeconds: Int?
+    public var claimSeconds: Int
+    public var claimBatch: Int
+
+    enum CodingKeys: String, CodingKey {
+        case url, password, tls, schema, worker
+        case caFile = "ca-file"
+        case leaseSeconds = "lease-seconds"
+        case claimSeconds = "claim-seconds"
+        case claimBatch = "claim-batch"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        password = try c.decodeIfPresent(SecretReference.self, forKey: .password)
+        tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? false
+        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        schema = try c.decodeIfPresent(String.self, forKey: .schema)
+        worker = try c.decodeIfPresent(String.self, forKey: .worker)
+        leaseSeconds = try c.decodeIfPresent(Int.self, forKey: .leaseSeconds)
+        claimSeconds = try c.decodeIfPresent(Int.self, forKey: .claimSeconds) ?? 60
+        claimBatch = try c.decodeIfPresent(Int.self, forKey: .claimBatch) ?? 1000
     }
 }
 

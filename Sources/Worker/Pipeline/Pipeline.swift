@@ -36,12 +36,17 @@ public struct Pipeline: Sendable {
     /// Keeps each activity's recent decisions for the live report, in the transactions that make them;
     /// `nil` keeps none.
     let history: HistoryRecorder?
+    /// Outbox rows a delivery round takes at once; a round takes batches until none is full. On a shared
+    /// store each batch is claimed, so smaller batches share a fan-out between more workers.
+    let claimBatch: Int
 
     public init(
         store: any StateStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
         metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        restartAfter: Int? = nil, contracts: [String: ContentContract] = [:], history: HistoryRecorder? = nil
+        restartAfter: Int? = nil, contracts: [String: ContentContract] = [:], history: HistoryRecorder? = nil,
+        claimBatch: Int = 10_000
     ) {
+        self.claimBatch = claimBatch
         self.history = history
         self.restartAfter = restartAfter
         self.contracts = contracts
@@ -257,7 +262,17 @@ public struct Pipeline: Sendable {
     public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         await gate.enter()
         do {
-            let result = try await deliverRound(now: now)
+            var result: [PushDelivery] = []
+            // Batches until one is not full; bounded, so rows that stay due (a retry due at once) never
+            // keep the round going.
+            var full = true
+            var batches = 0
+            while full && batches < 100 {
+                let round = try await deliverRound(now: now)
+                result += round.deliveries
+                full = round.full
+                batches += 1
+            }
             await gate.leave()
             return result
         } catch {
@@ -266,8 +281,9 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func deliverRound(now: Int) async throws(StoreFailure) -> [PushDelivery] {
-        var due = try await store.dueOutbox(now: now)
+    private func deliverRound(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], full: Bool) {
+        var due = try await store.dueOutbox(now: now, limit: claimBatch)
+        let full = due.count == claimBatch
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
         let start = PushTarget.TokenKind.pushToStart.rawValue
@@ -288,8 +304,23 @@ public struct Pipeline: Sendable {
         try await admitStarts(&due, now: now)
         guard !due.isEmpty else {
             try await deleteDueChannels(now: now)
-            return []
+            return ([], full)
         }
+        // On a shared store the round's claims are renewed while it runs: a slow round keeps its rows.
+        let renewing = (store as? any SharedStore).map { shared in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(max(shared.claimSeconds * 1000 / 3, 500)))
+                    guard !Task.isCancelled else { return }
+                    do {
+                        try await shared.renewClaims()
+                    } catch {
+                        logger.warning("outbox claims not renewed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
+        defer { renewing?.cancel() }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
@@ -333,7 +364,7 @@ public struct Pipeline: Sendable {
             if !changed.isEmpty { try await store.markActive(changed.map(\.key)) }
         }
         metrics.outboxDepth(try await store.outboxStatus().depth)
-        return deliveries
+        return (deliveries, full)
     }
 
     /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.

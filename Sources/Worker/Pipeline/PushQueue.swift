@@ -20,14 +20,37 @@ public actor PushQueue {
 
     /// Loads the saved throttle states that have a pending push; the others are read when a push or a
     /// frequent-updates report touches their activity, so a worker over many idle activities stays small.
+    /// - Parameter loadPending: `false` for a worker that does not poll yet (another worker's throttle holds
+    ///   those pushes): it starts empty, and ``reset(loadPending:)`` loads them when it takes over.
     public init(
-        store: any StateStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer()
+        store: any StateStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer(),
+        loadPending: Bool = true
     ) async throws(StoreFailure) {
         pacer = pushToStart
         self.store = store
         self.configuration = configuration
         throttle = Throttle(configuration: configuration)
-        throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
+        if loadPending {
+            throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
+        }
+    }
+
+    /// Forgets every state held in memory (they are saved) and, with `loadPending`, loads the saved states
+    /// that have a pending push: what a worker does when it takes the feeds over from another (whose
+    /// throttle moved on meanwhile), or hands them over (`loadPending` false: it holds nothing then).
+    public func reset(loadPending: Bool) async throws(StoreFailure) {
+        await loading.enter()
+        throttle = Throttle(configuration: configuration)
+        dirty.removeAll()
+        do {
+            if loadPending {
+                throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
+            }
+        } catch {
+            await loading.leave()
+            throw error
+        }
+        await loading.leave()
     }
 
     private static func decode(_ rows: [ActivityKey: Data], store: any StateStore) throws(StoreFailure)

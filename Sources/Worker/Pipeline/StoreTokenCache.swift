@@ -9,7 +9,7 @@ public struct StoreTokenCache: ProviderTokenCache {
 
     public func load(key: String) -> (token: String, issuedAt: Int)? { store.providerToken(key: key) }
 
-    public func save(key: String, token: String, issuedAt: Int) {
+    public func save(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int) {
         store.saveProviderToken(key: key, token: token, issuedAt: issuedAt)
     }
 }

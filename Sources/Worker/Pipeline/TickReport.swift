@@ -46,6 +46,14 @@ public struct FeedReport: Sendable, CustomStringConvertible {
     /// Not polled: its schedule says not before this time (UNIX seconds), for `waitReason`.
     public var waitingUntil: Int?
     public var waitReason: String?
+    /// Not polled: another worker polls the feeds (it holds the poller lease).
+    public var polledBy: String?
+
+    /// A feed not polled because another worker polls the feeds.
+    public init(feed: String, polledBy worker: String) {
+        self.feed = feed
+        polledBy = worker
+    }
 
     /// A feed not polled because its saved schedule says it must wait.
     public init(feed: String, waitingUntil: Int, reason: String?) {
@@ -69,6 +77,7 @@ public struct FeedReport: Sendable, CustomStringConvertible {
             return "feed \(feed): not polled: waiting until \(ISO8601Time.string(waitingUntil))"
                 + (waitReason.map { " (\($0))" } ?? "")
         }
+        if let polledBy { return "feed \(feed): not polled: worker \(polledBy) polls the feeds" }
         if notModified { return "feed \(feed): not modified" }
         return "feed \(feed): \(changes) changed entities, \(queued) pushes queued"
     }
