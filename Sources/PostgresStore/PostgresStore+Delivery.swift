@@ -8,10 +8,11 @@ public import Store
 extension PostgresStore {
     public func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
+        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?, paces: StartPaces
     ) async throws(Failure) {
         try await transaction("saving released pushes") { connection in
             try await Self.saveThrottleStates(throttleStates, connection, logger: logger)
+            try await Self.saveStartPaces(paces, connection, logger: logger)
             try await Self.saveHistory(history, connection, logger: logger)
             // A row rewritten while another worker has it in flight keeps that claim: the newer push goes
             // out only after the older request is settled.
@@ -88,5 +89,36 @@ extension PostgresStore {
             return try decode(row, (Int, Int?).self, "reading the outbox")
         }
         return (0, nil)
+    }
+
+    public func startPaces(_ keys: [String]) async throws(Failure) -> [String: [Int]] {
+        guard !keys.isEmpty else { return [:] }
+        var out: [String: [Int]] = [:]
+        for row in try await rows(
+            "reading push-to-start pacing", "SELECT key, sends FROM start_pace WHERE key = ANY(\(keys)::text[])")
+        {
+            let (key, sends) = try decode(row, (String, String).self, "reading push-to-start pacing")
+            out[key] = StoredValues.times(sends)
+        }
+        return out
+    }
+
+    static func saveStartPaces(_ paces: StartPaces, _ connection: PostgresConnection, logger: Logger) async throws {
+        guard !paces.windows.isEmpty else { return }
+        try await connection.query("DELETE FROM start_pace WHERE last < \(paces.keepFrom)", logger: logger)
+        let kept = paces.windows.filter { ($0.value.last ?? Int.min) >= paces.keepFrom }
+        let gone = paces.windows.keys.filter { kept[$0] == nil }
+        if !gone.isEmpty {
+            try await connection.query("DELETE FROM start_pace WHERE key = ANY(\(Array(gone))::text[])", logger: logger)
+        }
+        guard !kept.isEmpty else { return }
+        let keys = Array(kept.keys)
+        try await connection.query(
+            """
+            INSERT INTO start_pace (key, sends, last)
+            SELECT * FROM unnest(\(keys)::text[], \(keys.map { StoredValues.timesText(kept[$0]!) })::text[],
+              \(keys.map { kept[$0]!.last! })::bigint[])
+            ON CONFLICT (key) DO UPDATE SET sends = excluded.sends, last = excluded.last
+            """, logger: logger)
     }
 }

@@ -122,6 +122,13 @@ extension PostgresStore {
                 "CREATE INDEX outbox_activity ON outbox (activity)",
             ]
         ),
+        (
+            "v4-start-pace",
+            [
+                "CREATE TABLE start_pace (key text PRIMARY KEY, sends text NOT NULL, last bigint NOT NULL)",
+                "CREATE INDEX start_pace_last ON start_pace (last)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

@@ -33,6 +33,15 @@ extension SQLiteStore {
             // A broadcast row carries its channel's storage policy: apns-expiration must follow it.
             try db.alter(table: "outbox") { t in t.add(column: "channel_policy", .integer) }
         }
+        migrator.registerMigration("v15-start-pace") { db in
+            // Push-to-start pacing per device token and attributes type, kept across processes (`tick`).
+            try db.create(table: "start_pace") { t in
+                t.column("key", .text).primaryKey()
+                t.column("sends", .text).notNull()
+                t.column("last", .integer).notNull()
+            }
+            try db.create(index: "start_pace_last", on: "start_pace", columns: ["last"])
+        }
     }
 
     /// A feed's saved schedule; `nil` when none was saved (a feed never polled, or never by `tick`).

@@ -129,12 +129,14 @@ extension SQLiteStore {
     /// same way; a row delivered meanwhile is left alone. `history` records the release for the live report.
     public func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = [], history: HistoryWrite? = nil
+        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = [], history: HistoryWrite? = nil,
+        paces: StartPaces = StartPaces()
     ) async throws(Failure) {
         try await run(
             "saving released pushes",
             { db in
                 try Self.saveThrottleStates(throttleStates, db)
+                try Self.saveStartPaces(paces, db)
                 try Self.saveHistory(history, db)
                 for r in rewrites {
                     try db.execute(
@@ -270,5 +272,42 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(next_attempt) AS t FROM outbox")
                 return (row?["n"] ?? 0, row?["t"])
             }, write: false)
+    }
+
+    /// The saved push-to-start windows of these keys.
+    public func startPaces(_ keys: [String]) async throws(Failure) -> [String: [Int]] {
+        try await run(
+            "reading push-to-start pacing",
+            { db in
+                var out: [String: [Int]] = [:]
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let chunk = keys[start..<min(start + 500, keys.count)]
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    for row in try Row.fetchAll(
+                        db, sql: "SELECT key, sends FROM start_pace WHERE key IN (\(marks))",
+                        arguments: StatementArguments(Array(chunk)))
+                    {
+                        out[row["key"]] = StoredValues.times(row["sends"])
+                    }
+                }
+                return out
+            }, write: false)
+    }
+
+    static func saveStartPaces(_ paces: StartPaces, _ db: Database) throws {
+        guard !paces.windows.isEmpty else { return }
+        try db.execute(sql: "DELETE FROM start_pace WHERE last < ?", arguments: [paces.keepFrom])
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO start_pace (key, sends, last) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET sends = excluded.sends, last = excluded.last
+                """)
+        for (key, sends) in paces.windows {
+            guard let last = sends.last, last >= paces.keepFrom else {
+                try db.execute(sql: "DELETE FROM start_pace WHERE key = ?", arguments: [key])
+                continue
+            }
+            try statement.execute(arguments: [key, StoredValues.timesText(sends), last])
+        }
     }
 }

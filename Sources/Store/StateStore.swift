@@ -88,9 +88,12 @@ public protocol StateStore: AnyObject, Sendable {
 
     /// Saves released pushes with the throttle states that released them, in one transaction (see
     /// ``SQLiteStore/commitRelease(throttleStates:outbox:rewrites:drops:history:)``).
+    /// `paces` are the push-to-start windows the release changed (their send times; a window empty by
+    /// `paces.keepFrom` is removed), saved in the same transaction, so the next process, or another worker,
+    /// paces starts from them.
     func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
+        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?, paces: StartPaces
     ) async throws(StoreFailure)
     /// Rows due now for this worker to send, in release order. On a shared store they are claimed: no other
     /// worker gets them until they are settled or the claim expires.
@@ -105,6 +108,8 @@ public protocol StateStore: AnyObject, Sendable {
         async throws(StoreFailure)
     /// How many rows wait, and when the earliest is due.
     func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?)
+    /// The saved push-to-start windows (send times) of these keys (see `PushToStartPacer.key`).
+    func startPaces(_ keys: [String]) async throws(StoreFailure) -> [String: [Int]]
 
     // MARK: Token registry
 
@@ -207,7 +212,17 @@ extension StateStore {
         history: HistoryWrite? = nil
     ) async throws(StoreFailure) {
         try await commitRelease(
-            throttleStates: throttleStates, outbox: entries, rewrites: [], drops: [], history: history)
+            throttleStates: throttleStates, outbox: entries, rewrites: [], drops: [], history: history,
+            paces: StartPaces())
+    }
+
+    public func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
+    ) async throws(StoreFailure) {
+        try await commitRelease(
+            throttleStates: throttleStates, outbox: entries, rewrites: rewrites, drops: drops, history: history,
+            paces: StartPaces())
     }
 
     public func throttleStates() async throws(StoreFailure) -> [ActivityKey: Data] {
@@ -266,4 +281,16 @@ public protocol SharedStore: StateStore {
     /// Extends every claim this worker holds by ``claimSeconds`` from now: a delivery round that runs long
     /// (a slow provider) keeps its rows, so no other worker sends them again meanwhile.
     func renewClaims() async throws(StoreFailure)
+}
+
+/// Push-to-start windows a release changed: each key's send times, and the time before which a send no longer
+/// counts (the pacing window's start), so windows left empty are removed.
+public struct StartPaces: Sendable, Hashable {
+    public var windows: [String: [Int]]
+    public var keepFrom: Int
+
+    public init(windows: [String: [Int]] = [:], keepFrom: Int = 0) {
+        self.windows = windows
+        self.keepFrom = keepFrom
+    }
 }

@@ -63,6 +63,17 @@ public enum StoredValues {
         return Facts(object)
     }
 
+    /// Send times as stored: a JSON array of integers.
+    public static func timesText(_ times: [Int]) -> String {
+        JSONValue.array(times.map { .int($0) }).jsonString()
+    }
+
+    /// Send times from their stored text; anything that is not one is skipped.
+    public static func times(_ text: String) -> [Int] {
+        guard case .array(let items)? = try? JSONParser.parse(text) else { return [] }
+        return items.compactMap { if case .int(let t) = $0 { t } else { nil } }
+    }
+
     /// The due time of an activity no timer rule applies to (until the timer rules change).
     public static let neverDue = 9_000_000_000_000
 }

@@ -20,8 +20,20 @@ public struct PushToStartPacer: Sendable, Hashable, Codable {
 
     /// Checks and, when allowed, records one start.
     public mutating func admit(token: String, attributesType: String, now: Int) -> Verdict {
-        let wait = sends[attributesType + " " + token, default: SendWindow()].admit(
+        let wait = sends[Self.key(token: token, attributesType: attributesType), default: SendWindow()].admit(
             now: now, size: limit, period: window)
         return wait.map(Verdict.deferUntil) ?? .allow
     }
+
+    /// The key a device token's window is kept under (in memory and in the store).
+    public static func key(token: String, attributesType: String) -> String { attributesType + " " + token }
+
+    /// Whether the window of `key` is held.
+    public func knows(_ key: String) -> Bool { sends[key] != nil }
+
+    /// The send times in the window of `key` (oldest first).
+    public func sends(of key: String) -> [Int] { sends[key]?.sends ?? [] }
+
+    /// Puts back a window saved by a previous process (or another worker).
+    public mutating func restore(_ key: String, sends times: [Int]) { sends[key] = SendWindow(sends: times) }
 }

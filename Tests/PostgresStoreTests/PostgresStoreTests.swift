@@ -24,11 +24,14 @@ struct PostgresStoreTests {
                 for try await ids in group { all += ids }
                 return all
             }
-            #expect(applied.sorted() == ["v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state"])
+            #expect(
+                applied.sorted() == [
+                    "v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state", "v4-start-pace",
+                ])
             #expect(try await stores[1].migrate().isEmpty)
             #expect(
                 try await stores[2].appliedMigrations() == [
-                    "v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state",
+                    "v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state", "v4-start-pace",
                 ])
         }
     }

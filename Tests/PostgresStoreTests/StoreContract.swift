@@ -330,6 +330,18 @@ enum StoreContract {
             #expect(kept.rows.last?.kind == .release)
             #expect(!kept.truncated)
         },
+        StoreCheck(name: "push-to-start windows are saved with a release; an empty one goes") { store in
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
+                paces: StartPaces(windows: ["T a": [100, 160], "T b": [150]], keepFrom: 90))
+            #expect(try await store.startPaces(["T a", "T b", "T c"]) == ["T a": [100, 160], "T b": [150]])
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
+                paces: StartPaces(windows: ["T c": [200]], keepFrom: 155))
+            #expect(
+                try await store.startPaces(["T a", "T b", "T c"]) == ["T a": [100, 160], "T c": [200]],
+                "windows whose last start left the window are removed")
+        },
         StoreCheck(name: "provider tokens and migrations") { store in
             #expect(store.providerToken(key: "apns") == nil)
             store.saveProviderToken(key: "apns", token: "jwt", issuedAt: 5)

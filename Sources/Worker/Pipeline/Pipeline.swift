@@ -220,6 +220,10 @@ public struct Pipeline: Sendable {
                     "no registered token for push",
                     metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
             }
+            try await queue.loadStartPaces(
+                targets.filter { $0.kind == .pushToStart && !$0.outboxTarget.isEmpty }.map {
+                    ($0.outboxTarget, push.attributesType)
+                })
             for target in targets {
                 // Push-to-start is paced per device and attributes type; a start over the limit waits in the
                 // outbox until the device's window allows it.
@@ -243,7 +247,7 @@ public struct Pipeline: Sendable {
         do {
             try await store.commitRelease(
                 throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops,
-                history: history?.write(decisions: decisions, now: now))
+                history: history?.write(decisions: decisions, now: now), paces: await queue.takeStartPaces(now: now))
         } catch {
             // What was released is pending again, as the state file says: it goes with a later round.
             await queue.revert(decisions.map(\.activity))

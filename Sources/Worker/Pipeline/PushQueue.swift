@@ -10,8 +10,11 @@ public actor PushQueue {
     private var throttle: Throttle
     /// The throttle's settings.
     public nonisolated let configuration: ThrottleConfiguration
-    /// Push-to-start pacing per device token and attributes type (kept in memory: a new process starts afresh).
+    /// Push-to-start pacing per device token and attributes type: the windows of the devices it has seen,
+    /// read from the store before a device's next start and saved with each release.
     private var pacer: PushToStartPacer
+    /// The windows a start was admitted to since the last release was saved.
+    private var pacesChanged = Set<String>()
     /// Broadcast pacing per channel (in memory too).
     private var broadcasts = BroadcastPacer()
     private let store: any StateStore
@@ -41,6 +44,8 @@ public actor PushQueue {
     public func reset(loadPending: Bool) async throws(StoreFailure) {
         await loading.enter()
         throttle = Throttle(configuration: configuration)
+        pacer = PushToStartPacer(limit: pacer.limit, window: pacer.window)
+        pacesChanged.removeAll()
         dirty.removeAll()
         do {
             if loadPending {
@@ -106,12 +111,35 @@ public actor PushQueue {
         return decisions
     }
 
-    /// When a start may go to this device: now, or once its push-to-start window allows another.
+    /// When a start may go to this device: now, or once its push-to-start window allows another. The
+    /// device's saved window is read first (``loadStartPaces(_:)``).
     public func admitStart(token: String, attributesType: String, now: Int) -> Int {
-        switch pacer.admit(token: token, attributesType: attributesType, now: now) {
+        let verdict = pacer.admit(token: token, attributesType: attributesType, now: now)
+        if case .allow = verdict {
+            pacesChanged.insert(PushToStartPacer.key(token: token, attributesType: attributesType))
+        }
+        switch verdict {
         case .allow: return now
         case .deferUntil(let t): return t
         }
+    }
+
+    /// Reads the saved push-to-start windows of these devices (`(token, attributes type)`) that the pacer
+    /// does not hold yet: a previous process's starts, or another worker's, count.
+    public func loadStartPaces(_ starts: [(token: String, attributesType: String)]) async throws(StoreFailure) {
+        let keys = Set(starts.map { PushToStartPacer.key(token: $0.token, attributesType: $0.attributesType) })
+            .filter { !pacer.knows($0) }
+        guard !keys.isEmpty else { return }
+        let saved = try await store.startPaces(Array(keys))
+        for (key, sends) in saved where !pacer.knows(key) { pacer.restore(key, sends: sends) }
+    }
+
+    /// The push-to-start windows changed since the last call, to save with the release.
+    public func takeStartPaces(now: Int) -> StartPaces {
+        defer { pacesChanged.removeAll() }
+        var windows: [String: [Int]] = [:]
+        for key in pacesChanged { windows[key] = pacer.sends(of: key) }
+        return StartPaces(windows: windows, keepFrom: now - pacer.window)
     }
 
     /// When a broadcast to this channel may go: now, or once the channel's pace allows another.

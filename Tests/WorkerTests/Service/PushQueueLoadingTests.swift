@@ -48,3 +48,32 @@ import Worker
         #expect(try await second.state(for: "nobody") == nil)
     }
 }
+
+/// Push-to-start pacing holds across processes (a cron `tick` after another) and workers: the windows are
+/// saved with each release and read before a device's next start is admitted.
+@Suite struct StartPaceAcrossProcessesTests {
+    @Test func aSecondProcessPacesStartsFromTheFirstOnesWindows() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let configuration = ThrottleConfiguration()
+        let first = try await PushQueue(
+            store: store, configuration: configuration, pushToStart: PushToStartPacer(limit: 1, window: 3600))
+        try await first.loadStartPaces([(token: "t1", attributesType: "MatchAttributes")])
+        #expect(await first.admitStart(token: "t1", attributesType: "MatchAttributes", now: 1000) == 1000)
+        try await store.commitRelease(
+            throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
+            paces: await first.takeStartPaces(now: 1000))
+
+        let second = try await PushQueue(
+            store: store, configuration: configuration, pushToStart: PushToStartPacer(limit: 1, window: 3600))
+        try await second.loadStartPaces([
+            (token: "t1", attributesType: "MatchAttributes"), (token: "t2", attributesType: "MatchAttributes"),
+        ])
+        #expect(
+            await second.admitStart(token: "t1", attributesType: "MatchAttributes", now: 1500) == 4600,
+            "the first process's start counts: the next waits for its window")
+        #expect(await second.admitStart(token: "t2", attributesType: "MatchAttributes", now: 1500) == 1500)
+        #expect(await second.takeStartPaces(now: 1500).windows == ["MatchAttributes t2": [1500]])
+    }
+}
