@@ -294,9 +294,11 @@ public struct LiveRelayWorker: Sendable {
             }
         }
         let timers = await rounds.timers(deliver: false)
-        // The feeds are handed back before the delivery: a `run` worker may poll again meanwhile.
+        // What this tick queued is released by this tick; then the feeds are handed back (if the delivery
+        // fails, the lease runs out instead).
+        let delivery = try await rounds.deliver()
         await pollerLease?.release()
-        return TickReport(feeds: feeds, timers: timers.report, delivery: try await rounds.deliver())
+        return TickReport(feeds: feeds, timers: timers.report, delivery: delivery)
     }
 
     /// The sender of a provider, by id.
