@@ -14,14 +14,15 @@ extension PostgresStore {
             try await Self.saveThrottleStates(throttleStates, connection, logger: logger)
             try await Self.saveStartPaces(paces, connection, logger: logger)
             try await Self.saveHistory(history, connection, logger: logger)
-            // A row rewritten while another worker has it in flight keeps that claim: the newer push goes
-            // out only after the older request is settled.
+            // A row a worker has in flight is not rewritten: it counts as sent, as a row already delivered
+            // would (its receipt marks the start; the newer state follows as an update).
             for r in rewrites {
                 try await connection.query(
                     """
                     UPDATE outbox SET push = \(String(decoding: r.row.push, as: UTF8.self)), "timestamp" = \(r.row.timestamp)
                     WHERE activity = \(r.row.key.activity.rawValue) AND target = \(r.row.key.target)
                       AND "timestamp" = \(r.previousTimestamp)
+                      AND (claimed_by IS NULL OR claim_expires <= \(unescaped: Self.clock(nil)))
                     """, logger: logger)
             }
             if !drops.isEmpty {

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 public import Store
+import Synchronization
 
 /// Feeds, throttle states, history and provider tokens: as the SQLite store keeps them (see
 /// ``StateStore``).
@@ -233,12 +234,24 @@ extension PostgresStore {
                 _ = closing
             }
         }
+        // Waited for at most 5 seconds (the work runs on the event loop, not on the waiting thread).
+        let answer = Mutex<Result<(String, Int)?, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        saved.whenComplete { result in
+            answer.withLock { $0 = result }
+            done.signal()
+        }
         var use = (token: token, issuedAt: issuedAt)
-        do {
-            if let (kept, keptAt) = try saved.wait() { use = (kept, keptAt) }
-        } catch {
+        switch done.wait(timeout: .now() + 5) == .success ? answer.withLock({ $0 }) : nil {
+        case .success(let kept?)?:
+            use = kept
+        case .success(nil)?:
+            break
+        case .failure(let error)?:
             // The token works from memory; APNs may refuse it if another worker minted one just before.
             logger.warning("provider token not shared: \(Self.describe(error))")
+        case nil:
+            logger.warning("provider token not shared: the database did not answer within 5 seconds")
         }
         providerTokens.set(key, use)
         return use

@@ -8,15 +8,17 @@ extension PostgresStore: SharedStore {
     /// The database's clock, in UNIX seconds, or `now` when given: SQL text (an integer is written as is).
     static func clock(_ now: Int?) -> String {
         if let now { return "\(now)::bigint" }
-        return "extract(epoch FROM clock_timestamp())::bigint"
+        return "floor(extract(epoch FROM clock_timestamp()))::bigint"
     }
 
-    public func renewClaims() async throws(Failure) {
+    public func renewClaims(_ rows: [OutboxKey]) async throws(Failure) {
+        guard !rows.isEmpty else { return }
         try await execute(
             "renewing outbox claims",
             """
-            UPDATE outbox SET claim_expires = extract(epoch FROM clock_timestamp())::bigint + \(claimSeconds)
-            WHERE claimed_by = \(worker)
+            UPDATE outbox o SET claim_expires = floor(extract(epoch FROM clock_timestamp()))::bigint + \(claimSeconds)
+            FROM unnest(\(rows.map(\.activity.rawValue))::text[], \(rows.map(\.target))::text[]) AS r(activity, target)
+            WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(worker)
             """)
     }
 
@@ -32,8 +34,8 @@ extension PostgresStore: SharedStore {
         for row in try await rows(
             "reading the lease \(name)",
             """
-            SELECT worker, expires_at - extract(epoch FROM clock_timestamp())::bigint FROM feed_lease
-            WHERE feed = \(name) AND expires_at > extract(epoch FROM clock_timestamp())::bigint
+            SELECT worker, expires_at - floor(extract(epoch FROM clock_timestamp()))::bigint FROM feed_lease
+            WHERE feed = \(name) AND expires_at > floor(extract(epoch FROM clock_timestamp()))::bigint
             """)
         {
             let (holder, left) = try decode(row, (String, Int).self, "reading the lease \(name)")

@@ -73,36 +73,39 @@ extension PostgresStore {
             "DELETE FROM activity_token WHERE activity = \(activity.rawValue) AND device = \(device)")
     }
 
+    /// Imports tokens in one transaction, as the SQLite store does: dropped tokens are skipped, the last of
+    /// several for one activity and device wins, and the count is of the tokens not dropped.
     @discardableResult
     public func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(Failure) -> Int {
         guard !tokens.isEmpty else { return 0 }
-        // The last token per activity and device wins, as consecutive writes would decide.
-        var last: [DeviceStart: Int] = [:]
-        for (i, t) in tokens.enumerated() { last[DeviceStart(activity: t.activity, device: t.device)] = i }
-        let kept = last.values.sorted().map { tokens[$0] }
-        var stored = 0
-        for start in stride(from: 0, to: kept.count, by: 50_000) {
-            let chunk = Array(kept[start..<min(start + 50_000, kept.count)])
-            for row in try await rows(
-                "importing activity tokens",
-                """
-                INSERT INTO activity_token (activity, device, token, environment, updated_at)
-                SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
-                  \(chunk.map(\.device))::text[], \(chunk.map { $0.token.lowercased() })::text[],
-                  \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
-                WHERE NOT EXISTS (SELECT 1 FROM dropped_token WHERE token = r.t)
-                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
-                  environment = excluded.environment, updated_at = excluded.updated_at
-                RETURNING 1
-                """)
+        return try await transaction("importing activity tokens") { connection in
+            var dropped = Set<String>()
+            for row in try await connection.rows(
+                "SELECT token FROM dropped_token WHERE token = ANY(\(Array(Set(tokens.map { $0.token.lowercased() })))::text[])",
+                logger: logger)
             {
-                _ = row
-                stored += 1
+                dropped.insert(try row.decode(String.self))
             }
+            let kept = tokens.filter { !dropped.contains($0.token.lowercased()) }
+            var last: [DeviceStart: Int] = [:]
+            for (i, t) in kept.enumerated() { last[DeviceStart(activity: t.activity, device: t.device)] = i }
+            let rows = last.values.sorted().map { kept[$0] }
+            for start in stride(from: 0, to: rows.count, by: 50_000) {
+                let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
+                try await connection.query(
+                    """
+                    INSERT INTO activity_token (activity, device, token, environment, updated_at)
+                    SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
+                      \(chunk.map(\.device))::text[], \(chunk.map { $0.token.lowercased() })::text[],
+                      \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
+                    ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
+                      environment = excluded.environment, updated_at = excluded.updated_at
+                    """, logger: logger)
+            }
+            return kept.count
         }
-        return stored
     }
 
     public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {

@@ -278,9 +278,10 @@ public protocol SharedStore: StateStore {
     func leaseHolder(_ name: String) async throws(StoreFailure) -> (worker: String, seconds: Int)?
     /// How long a claim on outbox rows lasts.
     var claimSeconds: Int { get }
-    /// Extends every claim this worker holds by ``claimSeconds`` from now: a delivery round that runs long
-    /// (a slow provider) keeps its rows, so no other worker sends them again meanwhile.
-    func renewClaims() async throws(StoreFailure)
+    /// Extends this worker's claims on these rows by ``claimSeconds`` from now: a delivery round that runs
+    /// long (a slow provider) keeps its rows, so no other worker sends them again meanwhile. Claims a failed
+    /// round left are not renewed: they expire and the rows go to whoever claims next.
+    func renewClaims(_ rows: [OutboxKey]) async throws(StoreFailure)
 }
 
 /// Push-to-start windows a release changed: each key's send times, and the time before which a send no longer

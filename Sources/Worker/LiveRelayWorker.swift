@@ -113,15 +113,19 @@ public struct LiveRelayWorker: Sendable {
             }
         }
         let deliveries = DeliveryHealth(providers: kinds, defaultProvider: loaded.defaultProviderID)
-        let rounds = Rounds(
-            pipeline: pipeline, fetcher: FeedFetcher(transport: feedTransport), deliveries: deliveries,
-            defaultProvider: loaded.defaultProviderID, environment: environment)
         let loopClock = endingOnGracefulShutdown(environment.clock)
         let lease = shared.map { shared in
+            // Taking the lease, the throttle is read afresh (the last poller's budgets and held pushes);
+            // losing it, the worker only stops releasing (what it queued is saved for the next poller).
             PollerLease(
                 store: shared, seconds: loaded.pollerLeaseSeconds, clock: loopClock, logger: logger,
-                changed: { held throws(StoreFailure) in try await queue.reset(loadPending: held) })
+                changed: { held throws(StoreFailure) in if held { try await queue.reset(loadPending: true) } })
         }
+        var polls: (@Sendable () -> Bool)?
+        if let lease { polls = { lease.isHeld } }
+        let rounds = Rounds(
+            pipeline: pipeline, fetcher: FeedFetcher(transport: feedTransport), deliveries: deliveries,
+            defaultProvider: loaded.defaultProviderID, environment: environment, polls: polls)
         let polling = lease.map { SharedPolling(lease: $0, store: store) }
         // Each feed's loop starts from what the last process learnt (failures in a row, a server's wait).
         var savedSchedules: [String: SavedFeedSchedule] = [:]
@@ -219,19 +223,21 @@ public struct LiveRelayWorker: Sendable {
         // A service that fails shuts the group down gracefully, as SIGTERM does (then `run` throws its error):
         // cancelling the group instead left the API server hanging and the process deaf to signals.
         var configuration = ServiceGroupConfiguration(
-            services: [
-                .init(
-                    service: WorkerService(
-                        loops: feedLoops + [outboxLoop, timerLoop], logger: rounds.logger,
-                        pending: { await pending.pendingCount },
-                        outbox: { [store = pipeline.store] in
-                            // Read even when the stop has cancelled the task: the count is what the operator needs.
-                            try? await Task { try await store.outboxStatus().depth }.value
-                        }),
-                    failureTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
-            ] + (pollerLease.map { [.init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)] } ?? [])
+            // Stopped in reverse order: the lease last, once the loops have finished their last poll and
+            // release, so no other worker polls while this one still does.
+            services: (pollerLease.map { [.init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)] }
+                ?? [])
                 + [
+                    .init(
+                        service: WorkerService(
+                            loops: feedLoops + [outboxLoop, timerLoop], logger: rounds.logger,
+                            pending: { await pending.pendingCount },
+                            outbox: { [store = pipeline.store] in
+                                // Read even when the stop has cancelled the task: the count is what the operator needs.
+                                try? await Task { try await store.outboxStatus().depth }.value
+                            }),
+                        failureTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),
                     .init(
                         service: StoreWatchdog(
                             // Not the timer loop: a pass with no timer rules reads nothing, so its "success" says nothing.
@@ -321,12 +327,15 @@ extension LiveRelayWorker {
         let deliveries: DeliveryHealth
         let defaultProvider: String
         let environment: WorkerEnvironment
+        /// On a shared store: whether this worker polls now (then it alone releases pushes).
+        let polls: (@Sendable () -> Bool)?
         private let failure = LastFailure()
 
         init(
             pipeline: Pipeline, fetcher: FeedFetcher, deliveries: DeliveryHealth, defaultProvider: String,
-            environment: WorkerEnvironment
+            environment: WorkerEnvironment, polls: (@Sendable () -> Bool)? = nil
         ) {
+            self.polls = polls
             self.pipeline = pipeline
             self.fetcher = fetcher
             self.deliveries = deliveries
@@ -384,7 +393,10 @@ extension LiveRelayWorker {
         /// Releases what the throttle allows into the outbox, delivers what is due, and counts the round.
         func deliver() async throws(StoreFailure) -> DeliveryReport {
             let now = environment.now()
-            let decisions = try await pipeline.release(now: now)
+            // On a shared store only the worker that polls releases: it alone holds the throttle's pending
+            // pushes (another worker's copy of a state, read for the API, must never release them too).
+            let releases = polls?() ?? true
+            let decisions = releases ? try await pipeline.release(now: now) : []
             let sent = try await pipeline.deliverDue(now: now)
             var report = DeliveryReport(
                 defaultProvider: defaultProvider, decisions: decisions, deliveries: sent, routes: pipeline.rules.routes)

@@ -100,6 +100,23 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A waiting start that a newer state would rewrite is left alone while a worker sends it: it counts as
+    /// sent (its receipt marks the start), as a start already delivered would.
+    @Test func aStartInFlightOnAnotherWorkerIsNotRewritten() async throws {
+        try await TestDatabase.with(workers: 2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await a.enqueue([Self.row("match-1", "aa", timestamp: 10)])
+            let inFlight = try await b.dueOutbox(now: 20, limit: 10)
+            #expect(inFlight.count == 1)
+            try await a.commitRelease(
+                throttleStates: [], outbox: [],
+                rewrites: [OutboxRewrite(row: Self.row("match-1", "aa", timestamp: 12), previousTimestamp: 10)],
+                drops: [], history: nil)
+            try await b.settleOutbox(done: inFlight, later: [], started: [], sent: [], now: 21)
+            #expect(try await a.outboxDepth() == 0, "the start went; nothing older or newer is left on its target")
+        }
+    }
+
     @Test func aNewerStateWaitsForTheOlderInFlightOnAnotherWorker() async throws {
         try await TestDatabase.with(workers: 2) { stores in
             let (a, b) = (stores[0], stores[1])

@@ -185,6 +185,13 @@ enum StoreContract {
             try await store.settleOutbox(done: inFlight, later: [], started: [], sent: [], now: 1)
             let next = try await store.dueOutbox(now: 2, limit: 10)
             #expect(next.map(\.timestamp) == [11], "the newer push still goes")
+            // Put off (a temporary failure): waiting again, not in flight.
+            try await store.settleOutbox(
+                done: [],
+                later: next.map {
+                    var r = $0; r.attempts = 1; r.nextAttempt = 50; return r
+                }, started: [],
+                sent: [], now: 2)
             // Rewrites and drops apply only to the push they read.
             try await store.commitRelease(
                 throttleStates: [],
@@ -256,6 +263,13 @@ enum StoreContract {
                         (activity: other, device: "y", token: "new", environment: .production),
                     ], now: 7) == 1, "the dropped one is not stored")
             #expect(try await store.activityTokens(activity: other, environment: nil).map(\.token) == ["t1"])
+            #expect(
+                try await store.importActivityTokens(
+                    [
+                        (activity: other, device: "x", token: "T2", environment: .production),
+                        (activity: other, device: "x", token: "new", environment: .production),
+                    ], now: 8) == 1, "a dropped token after a good one for the same device stores the good one")
+            #expect(try await store.activityTokens(activity: other, environment: nil).map(\.token) == ["t2"])
             try await store.removeActivityToken(activity: other, device: "x")
             try await store.unsubscribe(device: "a", from: match)
             #expect(try await store.subscribedDevices(entity: match).isEmpty)

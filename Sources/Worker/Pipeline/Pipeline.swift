@@ -311,13 +311,14 @@ public struct Pipeline: Sendable {
             return ([], full)
         }
         // On a shared store the round's claims are renewed while it runs: a slow round keeps its rows.
+        let claimed = due.map(\.key)
         let renewing = (store as? any SharedStore).map { shared in
             Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(max(shared.claimSeconds * 1000 / 3, 500)))
                     guard !Task.isCancelled else { return }
                     do {
-                        try await shared.renewClaims()
+                        try await shared.renewClaims(claimed)
                     } catch {
                         logger.warning("outbox claims not renewed", metadata: ["error": "\(error)"])
                     }

@@ -154,11 +154,15 @@ public actor PushQueue {
     public func forgetChannel(_ channel: String) { broadcasts.forget(channel) }
 
     /// Records what the app reported: the user enabled frequent updates for this activity (a larger budget).
+    /// Saved at once (a worker that does not poll saves nothing else), and again with the next commit.
     public func setFrequentUpdates(_ on: Bool, for activity: ActivityKey) async throws(StoreFailure) {
         try await load([activity])
         throttle.setFrequentUpdates(
             on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
         dirty.insert(activity)
+        if let state = throttle.state(for: activity), let json = try? state.canonicalJSON() {
+            try await store.saveThrottleStates([(activity, json, state.pending != nil)])
+        }
     }
 
     /// The earliest moment a pending push can go, if any is pending.

@@ -9,7 +9,7 @@ import Synchronization
 /// and serves the API. The lease is renewed every third of its length; a worker that dies stops renewing,
 /// and another takes the feeds over once the lease has expired (within about 1.33 lease lengths).
 ///
-/// A holder counts its lease as held only until its last renewal's start plus the lease length, less half a
+/// A holder counts its lease as held only until its last renewal's start plus the lease length, less a
 /// second: a worker cut off from the database stops polling before another may start. Taking the lease
 /// over, a worker first resets its throttle from the saved states (the previous poller's budgets and held
 /// pushes); losing it, it forgets them.
@@ -51,21 +51,33 @@ public final class PollerLease: Service, Sendable {
     public func renew() async -> Bool {
         let started = ContinuousClock.now
         let was = isHeld
+        let held: Bool
         do {
-            let held = try await store.acquireLease(Self.name, seconds: seconds)
-            if held != was { try await changed(held) }
-            state.withLock { $0 = (held, held ? started + .seconds(seconds) - .milliseconds(500) : nil) }
-            if held && !was {
-                logger.info("this worker polls the feeds now", metadata: ["worker": "\(store.worker)"])
-            } else if !held && was {
-                logger.warning("another worker polls the feeds now", metadata: ["worker": "\(store.worker)"])
-            }
-            return held
+            held = try await store.acquireLease(Self.name, seconds: seconds)
         } catch {
             // Counted as held until the last renewal runs out; then another worker may take over.
             logger.error("poller lease not renewed", metadata: ["worker": "\(store.worker)", "error": "\(error)"])
             return isHeld
         }
+        do {
+            if held != was { try await changed(held) }
+        } catch {
+            // Not ready to poll (the throttle could not be read): the lease goes back at once, so another
+            // worker polls rather than none.
+            logger.error(
+                "cannot take the feeds over; the poller lease is given back",
+                metadata: ["worker": "\(store.worker)", "error": "\(error)"])
+            state.withLock { $0 = (false, nil) }
+            try? await store.releaseLease(Self.name)
+            return false
+        }
+        state.withLock { $0 = (held, held ? started + .seconds(seconds) - .seconds(1) : nil) }
+        if held && !was {
+            logger.info("this worker polls the feeds now", metadata: ["worker": "\(store.worker)"])
+        } else if !held && was {
+            logger.warning("another worker polls the feeds now", metadata: ["worker": "\(store.worker)"])
+        }
+        return held
     }
 
     /// Gives the lease up (a graceful stop), so another worker takes the feeds at once.
