@@ -310,12 +310,13 @@ public struct Pipeline: Sendable {
             try await deleteDueChannels(now: now)
             return ([], full)
         }
-        // On a shared store the round's claims are renewed while it runs: a slow round keeps its rows.
+        // On a shared store the round's claims are renewed (every quarter of their length) while it runs: a
+        // slow round keeps its rows.
         let claimed = due.map(\.key)
         let renewing = (store as? any SharedStore).map { shared in
             Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(max(shared.claimSeconds * 1000 / 3, 500)))
+                    try? await Task.sleep(for: .milliseconds(max(shared.claimSeconds * 1000 / 4, 500)))
                     guard !Task.isCancelled else { return }
                     do {
                         try await shared.renewClaims(claimed)
