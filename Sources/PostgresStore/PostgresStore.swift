@@ -172,6 +172,8 @@ public final class PostgresStore: StateStore {
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
+            // A TLS or network failure says what it was (a certificate not verified, a refused connection).
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
         let text = "\(error)"

@@ -191,3 +191,41 @@ struct PostgresConfigurationTests {
         }
     }
 }
+
+/// TLS to the database, against the test cluster's certificate for 127.0.0.1 (made by its own CA, which
+/// `scripts/postgres-cluster.sh` prints): verified with that CA, refused with the system's roots.
+@Suite(
+    "PostgreSQL over TLS",
+    .enabled(
+        if: TestDatabase.available && ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_CA"] != nil,
+        Comment(rawValue: TestDatabase.absent + " (and LIVERELAY_TEST_POSTGRES_CA)")))
+struct PostgresTLSTests {
+    static let ca = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_CA"] ?? ""
+
+    @Test func theServersCertificateIsVerifiedAgainstTheGivenCA() async throws {
+        let url = try #require(TestDatabase.url)
+        let schema = "tls_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let store = try PostgresStore(
+            .init(
+                url: url, password: TestDatabase.password.map(Secret.init), tls: true, caFile: Self.ca,
+                schema: String(schema)))
+        let pool = Task { await store.run() }
+        defer { pool.cancel() }
+        try await store.open()
+        #expect(try await store.appliedMigrations().contains("v3-state"), "the pool's connections use TLS too")
+        try await store.dropSchema()
+    }
+
+    @Test func aCertificateNoTrustedCASignedIsRefused() async throws {
+        let url = try #require(TestDatabase.url)
+        let store = try PostgresStore(
+            .init(url: url + "?sslmode=require", password: TestDatabase.password.map(Secret.init)))
+        do {
+            try await store.check()
+            Issue.record("a certificate from an unknown CA was accepted")
+        } catch {
+            #expect(error.description.contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
+            #expect(!error.description.contains(TestDatabase.password ?? "never"))
+        }
+    }
+}
