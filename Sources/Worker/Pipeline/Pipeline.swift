@@ -310,22 +310,7 @@ public struct Pipeline: Sendable {
             try await deleteDueChannels(now: now)
             return ([], full)
         }
-        // On a shared store the round's claims are renewed (every quarter of their length) while it runs: a
-        // slow round keeps its rows.
-        let claimed = due.map(\.key)
-        let renewing = (store as? any SharedStore).map { shared in
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(max(shared.claimSeconds * 1000 / 4, 500)))
-                    guard !Task.isCancelled else { return }
-                    do {
-                        try await shared.renewClaims(claimed)
-                    } catch {
-                        logger.warning("outbox claims not renewed", metadata: ["error": "\(error)"])
-                    }
-                }
-            }
-        }
+        let renewing = renewingClaims(due.map(\.key))
         defer { renewing?.cancel() }
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
