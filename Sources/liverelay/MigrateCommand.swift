@@ -68,13 +68,22 @@ struct MigrateCommand: AsyncParsableCommand {
         }
     }
 
-    /// Connects, migrates, and says what was applied.
-    private func migrate(_ store: PostgresStore) async throws(PostgresStore.Failure) {
+    /// Connects, migrates, and says what was applied. Untyped `throws` and never inlined: the 6.3.1
+    /// optimiser crashed splitting `run`'s coroutine with this as an `async throws(E)` function inlined in it.
+    @inline(never)
+    private func migrate(_ store: PostgresStore) async throws {
         let pool = Task { await store.run() }
-        defer { pool.cancel() }
-        try await store.check()
-        let applied = try await store.migrate()
-        let all = try await store.appliedMigrations()
+        let applied: [String]
+        let all: [String]
+        do {
+            try await store.check()
+            applied = try await store.migrate()
+            all = try await store.appliedMigrations()
+        } catch {
+            pool.cancel()
+            throw error
+        }
+        pool.cancel()
         standardOutput(
             "\(store.location): \(applied.count) schema steps applied now"
                 + (applied.isEmpty ? "" : " (\(applied.joined(separator: ", ")))") + ", \(all.count) in all, up to date"
