@@ -35,6 +35,9 @@ public final class FeedServer: Sendable {
         case oversize(bytes: Int)
         /// `200` with the body that was due, a byte of its first string made invalid UTF-8 (0xFF).
         case invalidUTF8
+        /// `200` with the body that was due, its first object given one more member whose key is invalid
+        /// UTF-8 (`"\u{FF}x": 0`): a key no preset reads.
+        case invalidUTF8Key
         /// `200` with the body that was due, its first object given its first key twice.
         case duplicateKey
 
@@ -56,6 +59,7 @@ public final class FeedServer: Sendable {
             case .wrongShape: "wrong-shape JSON"
             case .oversize(let n): "\(n)-byte body"
             case .invalidUTF8: "invalid UTF-8"
+            case .invalidUTF8Key: "invalid UTF-8 key"
             case .duplicateKey: "duplicate key"
             }
         }
@@ -185,6 +189,12 @@ public final class FeedServer: Sendable {
         case .invalidUTF8:
             var bytes = [UInt8](body)
             if let quote = bytes.firstIndex(of: UInt8(ascii: "\"")), quote + 1 < bytes.count { bytes[quote + 1] = 0xFF }
+            return ServerResponse(status: 200, headers: json, body: Data(bytes))
+        case .invalidUTF8Key:
+            var bytes = [UInt8](body)
+            if let brace = bytes.firstIndex(of: UInt8(ascii: "{")) {
+                bytes.insert(contentsOf: [0x22, 0xFF, 0x78, 0x22, 0x3A, 0x30, 0x2C], at: brace + 1)
+            }
             return ServerResponse(status: 200, headers: json, body: Data(bytes))
         case .duplicateKey:
             // `{"k": …` becomes `{"k": 0, "k": …`.

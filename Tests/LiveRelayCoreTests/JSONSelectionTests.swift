@@ -86,6 +86,32 @@ import Testing
                 == ["a": [1]])
     }
 
+    /// Invalid UTF-8 is a JSON error in every mode: in a key matched by its bytes, in a key or a value the
+    /// selection skips, long or short. Repaired with U+FFFD it would be a new entity, and a change.
+    @Test func invalidUTF8IsRefusedInKeysAndSkippedValues() throws {
+        var selection = JSONSelection()
+        selection.includeMemberNames(at: [])
+        selection.include([.key("a")])
+        let bad: [UInt8] = [0xFF, 0xC3, 0xED, 0xA0, 0x80]
+        for prefix in ["", "abcdefghij"] {
+            for byte in bad {
+                let b = Array(prefix.utf8) + [byte]
+                for doc: [UInt8] in [
+                    Array(#"{"a": 1, ""#.utf8) + b + Array(#"": 2}"#.utf8),
+                    Array(#"{"a": 1, "skip": {""#.utf8) + b + Array(#"": 2}}"#.utf8),
+                    Array(#"{"a": 1, "skip": [""#.utf8) + b + Array(#""]}"#.utf8),
+                ] {
+                    #expect(throws: JSONParseError.self, "\(doc)") {
+                        try JSONParser.parse(Data(doc), selecting: selection)
+                    }
+                }
+            }
+        }
+        #expect(
+            try JSONParser.parse(Data(#"{"a": 1, "é": "ü", "skip": {"日本": "ok"}}"#.utf8), selecting: selection)
+                == ["a": 1, "é": "ü", "skip": [:]])
+    }
+
     @Test func memberNamesCanBeKeptWithoutTheirValues() throws {
         var selection = JSONSelection()
         selection.includeMemberNames(at: [])

@@ -22,6 +22,7 @@ import Worker
         (.wrongShape, .shape, "/0/symbol is missing"),
         (.oversize(bytes: 1 << 20), .tooLarge, "exceeds the limit of 524288 bytes"),
         (.invalidUTF8, .invalidJSON, "invalid UTF-8 in a string"),
+        (.invalidUTF8Key, .invalidJSON, "invalid UTF-8 in a string"),
         (.duplicateKey, .invalidJSON, "duplicate key \"symbol\""),
     ]
 

@@ -9,8 +9,11 @@
 ///   its `Retry-After`, or the cap when it has none.
 ///
 /// Jitter adds up to `jitter` × the delay, so feeds with the same interval spread out and no floor is
-/// ever undercut. What a server asks (`max-age`, `Retry-After`, a ban) is honoured up to `longestWait`
-/// (an hour by default): one answer never silences a feed for a year; the decision says it was capped.
+/// ever undercut. What a server asks is honoured up to a cap tied to the feed's own interval, so that one
+/// answer never silences a live feed for long: a `Retry-After` or a ban (a command, which a client that
+/// ignores it pays for) up to `longestWait`, by default 20 intervals within 5 minutes to an hour; a
+/// `max-age` (a freshness hint, often a CDN's default for static files) up to `longestMaxAge`, by default 4
+/// intervals. The decision says when it was capped.
 public struct PollSchedule: Sendable, Hashable {
     /// The settings of one feed.
     public struct Policy: Sendable, Hashable {
@@ -20,18 +23,31 @@ public struct PollSchedule: Sendable, Hashable {
         public var jitter: Double
         /// The longest backoff after failures (before jitter).
         public var backoffCap: Duration
-        /// The longest wait a server's answer may impose (`max-age`, `Retry-After`, a ban).
+        /// The longest wait a server's `Retry-After` or ban may impose.
         public var longestWait: Duration
+        /// The longest a server's `Cache-Control: max-age` may hold the feed.
+        public var longestMaxAge: Duration
 
-        /// Creates a policy; the backoff cap defaults to ten minutes and the longest wait to an hour, each
-        /// at least the interval.
+        /// Creates a policy; the backoff cap defaults to ten minutes, the longest wait to
+        /// `defaultLongestWait(interval:)`, the longest max-age to four intervals (never more than the
+        /// longest wait); each at least the interval.
         public init(
-            interval: Duration, jitter: Double = 0.1, backoffCap: Duration? = nil, longestWait: Duration? = nil
+            interval: Duration, jitter: Double = 0.1, backoffCap: Duration? = nil, longestWait: Duration? = nil,
+            longestMaxAge: Duration? = nil
         ) {
             self.interval = interval
             self.jitter = max(0, jitter)
             self.backoffCap = max(backoffCap ?? .seconds(600), interval)
-            self.longestWait = max(longestWait ?? .seconds(3600), interval)
+            let longestWait = max(longestWait ?? Self.defaultLongestWait(interval: interval), interval)
+            self.longestWait = longestWait
+            self.longestMaxAge = max(longestMaxAge ?? min(interval * 4, longestWait), interval)
+        }
+
+        /// Twenty intervals, at least five minutes (a rate limit's `Retry-After: 120` on a 15-s feed is
+        /// honoured) and at most an hour (a `Retry-After` in 2099 holds a live feed for 5 minutes, not
+        /// forever).
+        public static func defaultLongestWait(interval: Duration) -> Duration {
+            min(max(interval * 20, .seconds(300)), .seconds(3600))
         }
     }
 
@@ -61,12 +77,14 @@ public struct PollSchedule: Sendable, Hashable {
         let spread = 1 + policy.jitter * min(max(random, 0), 1)
         let longest = Int(policy.longestWait.components.seconds)
         /// A server's wait, capped: the seconds kept, and what was asked when it was more.
-        func capped(_ asked: Int) -> (Int, Int?) { asked > longest ? (longest, asked) : (asked, nil) }
+        func capped(_ asked: Int, to longest: Int = longest) -> (Int, Int?) {
+            asked > longest ? (longest, asked) : (asked, nil)
+        }
         if outcome.succeeded {
             consecutiveFailures = 0
             notBefore = nil
             if let asked = HTTPCacheHints.maxAge(outcome.cacheControl), Duration.seconds(asked) > policy.interval {
-                let (maxAge, cut) = capped(asked)
+                let (maxAge, cut) = capped(asked, to: Int(policy.longestMaxAge.components.seconds))
                 return PollDecision(
                     delay: Self.scaled(.seconds(maxAge), spread), reason: .cacheMaxAge(maxAge), cappedFrom: cut)
             }

@@ -104,6 +104,11 @@ extension JSONParser {
             guard index < bytes.count else { break }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
+                // Skipped text is still checked: invalid UTF-8 is a JSON error wherever it is (a key matched
+                // by its bytes included), never text repaired into a different key or value.
+                guard JSONParser.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<index])) else {
+                    throw error("invalid UTF-8 in a string", at: start)
+                }
                 index += 1
                 return plain
             }
@@ -127,5 +132,20 @@ extension JSONParser {
             index += 1
         }
         throw error("unterminated string", at: start)
+    }
+
+    /// Whether the bytes are valid UTF-8: eight ASCII bytes at a time, the standard library's check for the
+    /// rest.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while i + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            i += 8
+        }
+        while i < bytes.count, bytes[i] < 0x80 { i += 1 }
+        if i == bytes.count { return true }
+        return String(validating: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self) != nil
     }
 }

@@ -27,8 +27,10 @@ public struct FeedRuntime: Sendable {
     public var interval: Int
     public var timeout: Int
     public var maxBodyBytes: Int
-    /// The longest wait (seconds) a server may impose.
-    public var longestWait: Int = 3600
+    /// The longest wait (seconds) a server's `Retry-After` or ban may impose; `nil`: tied to the interval.
+    public var longestWait: Int? = nil
+    /// The longest wait (seconds) a server's `max-age` may impose; `nil`: tied to the interval.
+    public var longestMaxAge: Int? = nil
     /// Header values with secrets already read. Never log these.
     public var headers: [(name: String, value: String)]
     /// The feed's generic mapping or preset, ready to turn bodies into facts.
@@ -132,7 +134,7 @@ public enum ConfigLoader {
                 FeedRuntime(
                     id: feed.id, url: resolveURL(feed.url, directory: directory), interval: feed.interval,
                     timeout: feed.timeout, maxBodyBytes: feed.maxBodyBytes, longestWait: feed.longestWait,
-                    headers: headers, normalizer: normalizer))
+                    longestMaxAge: feed.longestMaxAge, headers: headers, normalizer: normalizer))
         }
         for (pointer, url) in Self.providerEndpoints(document) where !Self.isSecureEndpoint(url) {
             problems.append(

@@ -58,10 +58,10 @@ import Testing
     }
 
     @Test mutating func binance418IsABanUntilItsRetryAfter() {
-        let banned = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "2400")
+        let banned = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "480")
         #expect(
-            schedule.record(banned, now: now, random: 0) == PollDecision(delay: .seconds(2400), reason: .banned(2400)))
-        #expect(schedule.notBefore == now + 2400)
+            schedule.record(banned, now: now, random: 0) == PollDecision(delay: .seconds(480), reason: .banned(480)))
+        #expect(schedule.notBefore == now + 480)
         let noHeader = PollOutcome(.failed(.httpStatus), status: 418)
         #expect(
             schedule.record(noHeader, now: now, random: 0) == PollDecision(delay: .seconds(600), reason: .banned(600)))
@@ -69,28 +69,44 @@ import Testing
         #expect(schedule.notBefore == nil)
     }
 
-    /// One answer never silences a feed: a year's `max-age`, a `Retry-After` in 2099 and a two-hour ban are
-    /// cut to the longest wait (an hour by default, or the feed's own), and the decision says so.
-    @Test mutating func whatAServerAsksIsCappedAtTheLongestWait() {
+    /// One answer never silences a live feed: on a 15-s feed a year's `max-age` is cut to 4 intervals, a
+    /// `Retry-After` in 2099 and a two-hour ban to 5 minutes (20 intervals, at least 5 minutes), and the
+    /// decision says so; a rate limit's `Retry-After: 120` is honoured as asked.
+    @Test func whatAServerAsksIsCappedByTheFeedsInterval() {
+        var live = PollSchedule(policy: .init(interval: .seconds(15)))
         let year = PollOutcome(.fresh, status: 200, cacheControl: "max-age=31536000")
         #expect(
-            schedule.record(year, now: now, random: 0)
-                == PollDecision(delay: .seconds(3600), reason: .cacheMaxAge(3600), cappedFrom: 31_536_000))
+            live.record(year, now: now, random: 0)
+                == PollDecision(delay: .seconds(60), reason: .cacheMaxAge(60), cappedFrom: 31_536_000))
         let later = PollOutcome(.failed(.httpStatus), status: 503, retryAfter: "Thu, 01 Jan 2099 00:00:00 GMT")
-        let decision = schedule.record(later, now: now, random: 0)
-        #expect(decision.delay == .seconds(3600))
-        #expect(decision.reason == .retryAfter(3600))
+        let decision = live.record(later, now: now, random: 0)
+        #expect(decision.delay == .seconds(300))
+        #expect(decision.reason == .retryAfter(300))
         #expect((decision.cappedFrom ?? 0) > 2_000_000_000 - now)
-        #expect(schedule.notBefore == now + 3600)
+        #expect(live.notBefore == now + 300)
+        #expect(decision.description.hasPrefix("next poll in 300 s (Retry-After 300 s, capped: the server asked for "))
+        let limited = PollOutcome(.failed(.httpStatus), status: 429, retryAfter: "120")
         #expect(
-            decision.description.hasPrefix("next poll in 3600 s (Retry-After 3600 s, capped: the server asked for "))
+            live.record(limited, now: now, random: 0) == PollDecision(delay: .seconds(120), reason: .retryAfter(120)))
         let ban = PollOutcome(.failed(.httpStatus), status: 418, retryAfter: "7200")
         #expect(
-            schedule.record(ban, now: now, random: 0)
-                == PollDecision(delay: .seconds(3600), reason: .banned(3600), cappedFrom: 7200))
-        var patient = PollSchedule(policy: .init(interval: .seconds(30), longestWait: .seconds(7200)))
+            live.record(ban, now: now, random: 0)
+                == PollDecision(delay: .seconds(300), reason: .banned(300), cappedFrom: 7200))
+        var patient = PollSchedule(policy: .init(interval: .seconds(15), longestWait: .seconds(7200)))
         #expect(
             patient.record(ban, now: now, random: 0) == PollDecision(delay: .seconds(7200), reason: .banned(7200)))
+        #expect(
+            patient.record(year, now: now, random: 0)
+                == PollDecision(delay: .seconds(60), reason: .cacheMaxAge(60), cappedFrom: 31_536_000))
+    }
+
+    /// The default caps follow the interval: a minute's feed waits up to 20 minutes for a server, an hour at
+    /// most; a feed polled hourly or less often still honours at least its own interval.
+    @Test(arguments: [(5, 300, 20), (15, 300, 60), (60, 1200, 240), (600, 3600, 2400), (7200, 7200, 7200)])
+    func defaultCapsFollowTheInterval(interval: Int, wait: Int, maxAge: Int) {
+        let policy = PollSchedule.Policy(interval: .seconds(interval))
+        #expect(policy.longestWait == .seconds(wait))
+        #expect(policy.longestMaxAge == .seconds(maxAge))
     }
 
     @Test func countersCountRequestsNotModifiedAndErrorsByKind() {
