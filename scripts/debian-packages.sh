@@ -7,7 +7,7 @@
 # What the tests need beyond the build: a headless browser that opens the replay report
 # (Tests/ReportTests/ReportBrowserTests.swift) and renders its screenshot (scripts/report-screenshot), and
 # PostgreSQL for the store suite (scripts/postgres-cluster.sh runs a throwaway cluster).
-liverelay_test_packages=(chromium postgresql)
+liverelay_test_packages=(chromium postgresql jq)
 liverelay_install_packages() {
     local wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config "$@")
     local missing=()

@@ -35,4 +35,15 @@ public struct APIClient: Sendable {
                 body: body.map { Data($0.utf8) }))
         return (response.status, String(decoding: response.body, as: UTF8.self))
     }
+
+    /// A request with exactly these headers (an `Authorization` of the caller's own, or none); the whole
+    /// response, its headers included.
+    public func send(_ method: String, _ path: String, headers: [HTTPHeader], body: String? = nil) async throws
+        -> HTTPResponse
+    {
+        try await transport.send(
+            HTTPRequest(
+                method: method, url: "http://127.0.0.1:\(port)\(path)", headers: headers,
+                body: body.map { Data($0.utf8) }))
+    }
 }

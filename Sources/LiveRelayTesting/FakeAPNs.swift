@@ -137,6 +137,13 @@ public final class FakeAPNs: Sendable {
     /// Every broadcast accepted so far, in order.
     public var broadcasts: [FakeAPNsPush] { accepted.filter(\.isBroadcast) }
 
+    /// Answers `429 TooManyRequests` to a broadcast past `limit` to one channel in the open window (`nil`: no
+    /// limit), as APNs answers a channel updated too often.
+    public func limitBroadcastsPerChannel(_ limit: Int?) { state.withLock { $0.channels.broadcastsPerWindow = limit } }
+
+    /// Opens the next broadcast window: every channel has room for `limit` more.
+    public func openBroadcastWindow() { state.withLock { $0.channels.openWindow() } }
+
     /// Turns broadcast on or off for the app (off: every channel request is `400 FeatureNotEnabled`).
     public func setBroadcastEnabled(_ enabled: Bool) { state.withLock { $0.channels.enabled = enabled } }
 
@@ -181,6 +188,7 @@ public final class FakeAPNs: Sendable {
             {
                 return answer(request, status: verdict.status, reason: verdict.reason, detail: verdict.detail)
             }
+            state.withLock { $0.channels.countBroadcast(request) }
             return record(request, id: ("apns-request-id", request.header("apns-request-id") ?? UUID().uuidString))
         }
         if let verdict = FakeAPNsRequestCheck.headers(request, bundleID: configuration.bundleID)

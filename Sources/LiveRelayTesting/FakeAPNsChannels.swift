@@ -38,6 +38,19 @@ struct FakeAPNsChannels: Sendable {
     private(set) var created: [String] = []
     var limit = 10_000
     var enabled = true
+    /// At most this many broadcasts to one channel in the open window (`nil`: no limit); more are `429
+    /// TooManyRequests`, as APNs answers a channel updated too often. The test opens the next window.
+    var broadcastsPerWindow: Int?
+    /// Broadcasts accepted per channel in the open window.
+    private(set) var windowCounts: [String: Int] = [:]
+
+    /// Counts an accepted broadcast to the channel named in `request` against its window.
+    mutating func countBroadcast(_ request: RecordedRequest) {
+        if case .success(let id) = Self.channelID(request) { windowCounts[id, default: 0] += 1 }
+    }
+
+    /// Opens a new window: every channel may take `broadcastsPerWindow` more.
+    mutating func openWindow() { windowCounts = [:] }
 
     /// True for the channel-management paths.
     static func handles(_ path: String) -> Bool { path.hasPrefix("/1/apps/") }
@@ -75,6 +88,9 @@ struct FakeAPNsChannels: Sendable {
         if let verdict = FakeAPNsRequestCheck.payload(request.body, limit: 5120) { return verdict }
         if request.bodyText.contains("\"event\":\"start\"") {
             return (400, "InvalidLiveActivityPayload", "a broadcast cannot start an activity")
+        }
+        if let most = broadcastsPerWindow, windowCounts[id, default: 0] >= most {
+            return (429, "TooManyRequests", "channel \(id) took \(most) broadcasts in this window")
         }
         return nil
     }

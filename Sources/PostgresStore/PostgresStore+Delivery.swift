@@ -39,7 +39,7 @@ extension PostgresStore {
 
     /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``).
     public func dueOutbox(now: Int, limit: Int) async throws(Failure) -> [OutboxEntry] {
-        try await claim(worker: worker, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
+        try await claim(worker: claimOwner, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
     }
 
     public func waitingOutbox(activities: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {
@@ -71,7 +71,7 @@ extension PostgresStore {
         done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>, now: Int
     ) async throws(Failure) {
         guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
-        let worker = worker
+        let worker = claimOwner
         try await transaction("settling outbox rows") { connection in
             try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
             try await Self.markStarted(started, now: now, connection, logger: logger)

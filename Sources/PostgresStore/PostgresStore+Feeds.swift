@@ -15,6 +15,9 @@ extension PostgresStore {
     public func open() async throws(Failure) {
         try await check()
         try await migrate()
+        try await forgetOldHeartbeats()
+        // The first heartbeat: the claims this worker takes are its own from now on.
+        _ = try await heartbeat()
         var tokens: [String: (token: String, issuedAt: Int)] = [:]
         for row in try await rows("reading provider tokens", "SELECT key, token, issued_at FROM provider_token") {
             do {

@@ -18,7 +18,7 @@ extension PostgresStore: SharedStore {
             """
             UPDATE outbox o SET claim_expires = floor(extract(epoch FROM clock_timestamp()))::bigint + \(claimSeconds)
             FROM unnest(\(rows.map(\.activity.rawValue))::text[], \(rows.map(\.target))::text[]) AS r(activity, target)
-            WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(worker)
+            WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(claimOwner)
             """)
     }
 

@@ -129,6 +129,18 @@ extension PostgresStore {
                 "CREATE INDEX start_pace_last ON start_pace (last)",
             ]
         ),
+        (
+            // Each worker incarnation's heartbeat, on the database's clock in milliseconds: a lapsed one's claims
+            // are taken over.
+            "v5-worker-heartbeat",
+            [
+                """
+                CREATE TABLE worker_heartbeat (
+                  owner text PRIMARY KEY, worker text NOT NULL, started_at bigint NOT NULL, seen_at bigint NOT NULL)
+                """,
+                "CREATE INDEX outbox_claimed_by ON outbox (claimed_by) WHERE claimed_by IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

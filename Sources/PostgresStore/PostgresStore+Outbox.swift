@@ -61,7 +61,8 @@ extension PostgresStore {
     }
 
     /// Claims up to `limit` due rows for `worker` until `now + leaseSeconds`, in release order: rows due at
-    /// `now` that no live claim holds (a dead worker's expired claims included).
+    /// `now` that no live claim holds (a dead worker's expired claims included, and at once the claims of a
+    /// worker whose heartbeat has lapsed).
     public func claimDue(worker: String, now: Int, leaseSeconds: Int, limit: Int) async throws(Failure)
         -> [OutboxEntry]
     {
@@ -79,7 +80,9 @@ extension PostgresStore {
                 """
                 UPDATE outbox o SET claimed_by = \(worker), claim_expires = \(unescaped: clock) + \(leaseSeconds)
                 FROM (SELECT activity, target FROM outbox
-                      WHERE next_attempt <= \(now) AND (claim_expires IS NULL OR claim_expires <= \(unescaped: clock))
+                      WHERE next_attempt <= \(now)
+                        AND (claim_expires IS NULL OR claim_expires <= \(unescaped: clock)
+                             OR claimed_by IN (\(unescaped: goneOwners(clock))))
                       ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
                 WHERE o.activity = due.activity AND o.target = due.target
                 RETURNING o.activity, o.target, o.kind, o.device, o.environment, o.push, o."timestamp", o.attempts,

@@ -4,6 +4,7 @@ public import Logging
 import NIOSSL
 import PostgresNIO
 public import Store
+import Synchronization
 
 /// LiveRelay's shared state in PostgreSQL, for several workers on one database (SQLite stays the default for
 /// one worker): the schema and its migrations, feed leases (one worker polls a feed at a time), and the
@@ -30,13 +31,17 @@ public final class PostgresStore: StateStore {
         public var worker: String
         /// How long an outbox claim lasts (seconds).
         public var claimSeconds: Int
+        /// Seconds after its last heartbeat at which a worker counts as gone and its claims are taken over
+        /// (heartbeats every fifth of it).
+        public var workerTimeout: Int
 
         public init(
             url: String, password: Secret? = nil, tls: Bool = false, caFile: String? = nil, schema: String? = nil,
-            worker: String = PostgresStore.defaultWorkerName, claimSeconds: Int = 60
+            worker: String = PostgresStore.defaultWorkerName, claimSeconds: Int = 60, workerTimeout: Int = 3
         ) {
             self.worker = worker
             self.claimSeconds = claimSeconds
+            self.workerTimeout = workerTimeout
             self.schema = schema
             self.url = url
             self.password = password
@@ -61,6 +66,10 @@ public final class PostgresStore: StateStore {
     public let claimSeconds: Int
     /// Provider tokens, read when the store is opened (see ``open()``) and written through.
     let providerTokens = ProviderTokenMemory()
+    /// Seconds after its last heartbeat at which a worker counts as gone.
+    public let workerTimeout: Int
+    /// This worker's heartbeats and its incarnation (the suffix of its claims' owner).
+    let heartbeats: Mutex<(beats: WorkerHeartbeat<ContinuousClock.Instant>, incarnation: String)>
 
     /// A store for `configuration`; nothing is connected until ``run()`` runs and a query is made.
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "liverelay.postgres"))
@@ -103,6 +112,11 @@ public final class PostgresStore: StateStore {
             else { throw Failure(path: "PostgreSQL", message: "schema: lower-case letters, digits and _ only") }
             pool.options.additionalStartupParameters = [("search_path", schema)]
         }
+        // A transaction this worker leaves open (it froze or stalled between two statements) is ended by the
+        // server after the heartbeat timeout: its row locks (the shared activity row a settlement updates)
+        // would otherwise hold every other worker's settlements until it came back.
+        pool.options.additionalStartupParameters.append(
+            ("idle_in_transaction_session_timeout", "\(max(3, configuration.workerTimeout) * 1000)"))
         self.schema = configuration.schema
         var probe = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: configuration.password?.value,
@@ -119,6 +133,10 @@ public final class PostgresStore: StateStore {
         location = "PostgreSQL \(host):\(port)/\(database.isEmpty ? user : database)"
         worker = configuration.worker
         claimSeconds = configuration.claimSeconds
+        workerTimeout = max(2, configuration.workerTimeout)
+        let beats = WorkerHeartbeat<ContinuousClock.Instant>(
+            interval: .milliseconds(workerTimeout * 200), timeout: .seconds(workerTimeout))
+        heartbeats = Mutex((beats, Self.newIncarnation()))
     }
 
     /// `host-pid`: unique among processes sharing a database.

@@ -282,6 +282,21 @@ public protocol SharedStore: StateStore {
     /// long (a slow provider) keeps its rows, so no other worker sends them again meanwhile. Claims a failed
     /// round left are not renewed: they expire and the rows go to whoever claims next.
     func renewClaims(_ rows: [OutboxKey]) async throws(StoreFailure)
+    /// How often this worker's heartbeat is written (``heartbeat()``).
+    var heartbeatInterval: Duration { get }
+    /// Writes this worker's heartbeat; first gives up its claims and rejoins under a new incarnation when it
+    /// stalled so long that another worker may have taken them (see ``WorkerHeartbeat``).
+    func heartbeat() async throws(StoreFailure) -> HeartbeatOutcome
+    /// Whether this worker may still send the rows it claimed: checked before claiming, so a worker that
+    /// stalled past its heartbeat timeout claims nothing until it rejoined.
+    var holdsClaims: Bool { get }
+    /// The name on the claims this worker takes now (its name and incarnation).
+    var claimOwner: String { get }
+    /// Whether rows claimed as `owner` may still be sent: checked before each request, so a worker that
+    /// stalled past its heartbeat timeout (or rejoined since) sends none of them.
+    func holdsClaims(as owner: String) -> Bool
+    /// The workers seen and the rows still claimed by gone ones.
+    func workersStatus() async throws(StoreFailure) -> WorkersStatus
 }
 
 /// Push-to-start windows a release changed: each key's send times, and the time before which a send no longer

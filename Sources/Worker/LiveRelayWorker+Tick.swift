@@ -11,6 +11,8 @@ extension LiveRelayWorker {
     /// - Parameter feeds: the feeds to poll; by default the config's.
     public func runOnce(feeds polled: [FeedRuntime]? = nil) async throws(StoreFailure) -> TickReport {
         var feeds: [FeedReport] = []
+        // On a shared store the tick's claims are its own while its heartbeat is fresh.
+        await heartbeat?.beat()
         // On a shared store a tick polls only when no `run` worker polls (it takes the poller lease for the
         // tick); it always delivers.
         if let pollerLease, !(await pollerLease.renew()) {

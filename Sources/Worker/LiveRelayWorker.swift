@@ -40,6 +40,8 @@ public struct LiveRelayWorker: Sendable {
     private let transports: TransportPool
     /// On a shared store: the lease that says whether this worker polls (``PollerLease``).
     public let pollerLease: PollerLease?
+    /// On a shared store: this worker's heartbeat, and what the others' say (``HeartbeatService``).
+    public let heartbeat: HeartbeatService?
 
     /// Builds the worker: providers (secrets read, transports opened), the throttle's saved state, routes,
     /// loops, health and the API. Problems are diagnostics naming the config (never a secret).
@@ -62,7 +64,7 @@ public struct LiveRelayWorker: Sendable {
                 do {
                     provider = try entry.settings.makeProvider(
                         ProviderContext(
-                            bundleID: entry.bundleID, expiration: entry.expiration, now: environment.now,
+                            bundleID: entry.bundleID, expiration: entry.expiration, now: environment.credentialsNow,
                             tokenCache: StoreTokenCache(store: store), output: environment.output,
                             readSecret: {
                                 [variables = environment.variables, directory = loaded.directory]
@@ -159,7 +161,7 @@ public struct LiveRelayWorker: Sendable {
                         environment.logger.warning(
                             "feed wait capped",
                             metadata: [
-                                "feed.id": "\(feed.id)", "asked": "\(asked) s", "longest-wait": "\(feed.longestWait) s",
+                                "feed.id": "\(feed.id)", "asked": "\(asked) s",
                                 "decision": "\(report.decision)",
                             ])
                     }
@@ -186,7 +188,11 @@ public struct LiveRelayWorker: Sendable {
         ) {
             await rounds.timers().outcome
         }
-        let health = HealthBoard(feeds: feedLoops, outbox: outboxLoop, deliveries: deliveries)
+        let heartbeat = shared.map {
+            HeartbeatService(store: $0, clock: environment.clock, logger: logger, metrics: environment.metrics)
+        }
+        let health = HealthBoard(
+            feeds: feedLoops, outbox: outboxLoop, deliveries: deliveries, workers: { heartbeat?.workers })
         var bearer: Secret?
         if let reference = loaded.config.api.bearerToken {
             do {
@@ -198,13 +204,17 @@ public struct LiveRelayWorker: Sendable {
         let tokens = TokenAPI(
             store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
             maxBodyBytes: loaded.config.api.maxBodyBytes, reportWindow: loaded.config.api.reportWindow,
-            now: environment.now)
+            environment: senders[loaded.defaultProviderID]?.provider.traits.addressing.environment ?? .production,
+            attributesTypes: { Set(book.engine.rules.map(\.attributesType)) }, logger: logger,
+            metrics: environment.metrics, now: environment.now)
+        environment.metrics.prime(
+            feeds: loaded.feeds.map(\.id), providers: kinds.values.map(\.rawValue), rules: rules.rules.map(\.id))
         return LiveRelayWorker(
             loaded: loaded, pipeline: pipeline, feedLoops: feedLoops, outboxLoop: outboxLoop, timerLoop: timerLoop,
             health: health,
             rounds: rounds,
             reloader: RuleReloader(loaded: loaded, book: book, logger: logger, clock: environment.clock),
-            tokens: tokens, transports: transports, pollerLease: lease)
+            tokens: tokens, transports: transports, pollerLease: lease, heartbeat: heartbeat)
     }
 
     /// The service group of `run`: the poll loops, the rule reloader and the API, stopped gracefully by
@@ -218,15 +228,29 @@ public struct LiveRelayWorker: Sendable {
             registry: environment.prometheus, tokens: tokens,
             limits: APIConnectionLimits(
                 requestTimeout: .seconds(loaded.config.api.requestTimeout),
-                maxConnections: loaded.config.api.maxConnections),
-            idleTimeout: loaded.config.api.idleTimeout, logger: environment.logger, onRunning: environment.onAPIRunning)
+                maxConnections: loaded.config.api.maxConnections, maxBodyBytes: loaded.config.api.maxBodyBytes),
+            idleTimeout: loaded.config.api.idleTimeout, logger: environment.logger,
+            ready: { [store = pipeline.store] in
+                // The config and rules are loaded (the worker runs); the store must answer.
+                do {
+                    _ = try await store.outboxStatus()
+                    return nil
+                } catch {
+                    return "the state store does not answer: \(error)"
+                }
+            }, onRunning: environment.onAPIRunning)
         // A service that fails shuts the group down gracefully, as SIGTERM does (then `run` throws its error):
         // cancelling the group instead left the API server hanging and the process deaf to signals.
         var configuration = ServiceGroupConfiguration(
             // Stopped in reverse order: the lease last, once the loops have finished their last poll and
-            // release, so no other worker polls while this one still does.
-            services: (pollerLease.map { [.init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)] }
-                ?? [])
+            // release, so no other worker polls while this one still does; the heartbeat after it, so a last
+            // delivery round keeps its claims to the end.
+            services: [heartbeat, pollerLease].compactMap { (service: (any Service)?) in
+                service.map {
+                    ServiceGroupConfiguration.ServiceConfiguration(
+                        service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                }
+            }
                 + [
                     .init(
                         service: WorkerService(
@@ -350,8 +374,13 @@ extension LiveRelayWorker {
             let sent = try await pipeline.deliverDue(now: now)
             var report = DeliveryReport(
                 defaultProvider: defaultProvider, decisions: decisions, deliveries: sent, routes: pipeline.rules.routes)
-            report.pending = await pipeline.queue.pendingCount + (try await pipeline.store.outboxStatus().depth)
+            // The whole outbox (shared on PostgreSQL), read every round, also when this worker sent nothing:
+            // the gauge is true on every worker.
+            let depth = try await pipeline.store.outboxStatus().depth
+            environment.metrics.outboxDepth(depth)
+            report.pending = await pipeline.queue.pendingCount + depth
             deliveries.record(report)
+            logRound(decisions: decisions, deliveries: sent, report: report)
             return report
         }
 

@@ -10,8 +10,12 @@ public import Prometheus
 public struct WorkerEnvironment: Sendable {
     /// What the poll loops and the rule reloader sleep on, and the senders' backoff waits on.
     public var clock: any Clock<Duration>
-    /// The wall clock in UNIX seconds.
+    /// The wall clock in UNIX seconds, as feeds, rules, timers and timestamps see it (`tick --now` and
+    /// `replay` pretend another time).
     public var now: @Sendable () -> Int
+    /// The real time in UNIX seconds, for credentials only (a provider token's `iat`, an OAuth token's
+    /// expiry): a provider checks them against its own clock, whatever time the worker pretends.
+    public var credentialsNow: @Sendable () -> Int
     /// Draws in `0..<1` (poll and backoff jitter).
     public var random: @Sendable () -> Double
     /// Where the worker logs.
@@ -36,10 +40,12 @@ public struct WorkerEnvironment: Sendable {
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Int, random: @escaping @Sendable () -> Double,
         logger: Logger, metrics: LiveRelayMetrics, prometheus: PrometheusCollectorRegistry?,
         output: @escaping @Sendable (String) -> Void, variables: [String: String], feedTransport: (any HTTPTransport)?,
-        providers: [String: any PushProvider], onAPIRunning: @escaping @Sendable (Int) async -> Void
+        providers: [String: any PushProvider], onAPIRunning: @escaping @Sendable (Int) async -> Void,
+        credentialsNow: (@Sendable () -> Int)? = nil
     ) {
         self.clock = clock
         self.now = now
+        self.credentialsNow = credentialsNow ?? now
         self.random = random
         self.logger = logger
         self.metrics = metrics
@@ -57,8 +63,8 @@ public struct WorkerEnvironment: Sendable {
         return WorkerEnvironment(
             clock: ContinuousClock(), now: { Int(Date().timeIntervalSince1970) },
             random: { Double.random(in: 0..<1) }, logger: logger,
-            metrics: LiveRelayMetrics(factory: PrometheusMetricsFactory(registry: registry)), prometheus: registry,
+            metrics: LiveRelayMetrics(factory: DescribedMetricsFactory(registry: registry)), prometheus: registry,
             output: output, variables: ProcessInfo.processInfo.environment, feedTransport: nil, providers: [:],
-            onAPIRunning: { _ in })
+            onAPIRunning: { _ in }, credentialsNow: { Int(Date().timeIntervalSince1970) })
     }
 }

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Logging
 import Synchronization
+import Worker
 
 @main
 struct LiveRelayCommand: AsyncParsableCommand {
@@ -15,6 +16,7 @@ struct LiveRelayCommand: AsyncParsableCommand {
 
             Start with:  liverelay replay Samples/sequences/espn-aus-egy/sequence.json --config Samples/demo/liverelay.json
             """,
+        version: BuildInfo.description,
         subcommands: [
             CheckCommand.self, TickCommand.self, RunCommand.self, ReplayCommand.self, EvalCommand.self,
             FactsCommand.self, SendCommand.self, ChannelsCommand.self, MigrateCommand.self,
@@ -30,22 +32,54 @@ struct LiveRelayCommand: AsyncParsableCommand {
     }
 }
 
-/// Options every command that reads a config shares.
+/// Options every command that reads a config shares: how it logs. Each option falls back to its
+/// environment variable, then to its default (a flag wins over the environment).
 struct LoggingOptions: ParsableArguments {
-    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .warning
+    @Option(
+        help: """
+            Log level on standard error: trace, debug, info, notice, warning, error, critical             (else $LIVERELAY_LOG_LEVEL, else warning).
+            """)
+    var logLevel: Logger.Level?
+
+    @Option(help: "Log lines as text or json, one object per line (else $LIVERELAY_LOG_FORMAT, else text).")
+    var logFormat: LineLogHandler.Format?
+
+    func validate() throws {
+        _ = try resolved(ProcessInfo.processInfo.environment)
+    }
+
+    /// The level and format: the flag's, else the environment's, else the defaults.
+    func resolved(_ environment: [String: String]) throws -> (Logger.Level, LineLogHandler.Format) {
+        var level = Logger.Level.warning
+        if let logLevel {
+            level = logLevel
+        } else if let raw = environment["LIVERELAY_LOG_LEVEL"] {
+            guard let parsed = Logger.Level(rawValue: raw.lowercased()) else {
+                throw ValidationError(
+                    "LIVERELAY_LOG_LEVEL=\(raw): expected trace, debug, info, notice, warning, error or critical")
+            }
+            level = parsed
+        }
+        var format = LineLogHandler.Format.text
+        if let logFormat {
+            format = logFormat
+        } else if let raw = environment["LIVERELAY_LOG_FORMAT"] {
+            guard let parsed = LineLogHandler.Format(rawValue: raw.lowercased()) else {
+                throw ValidationError("LIVERELAY_LOG_FORMAT=\(raw): expected text or json")
+            }
+            format = parsed
+        }
+        return (level, format)
+    }
 
     func bootstrap() {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let (level, format) = (try? resolved(ProcessInfo.processInfo.environment)) ?? (.warning, .text)
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, level: level) }
     }
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LineLogHandler.Format: ExpressibleByArgument {}
 
 /// A closed pipe is a write error (EPIPE), not a signal that ends the process.
 private let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()

@@ -28,10 +28,18 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: LoggingOptions
 
+    @OptionGroup var instance: InstanceOptions
+
+    func validate() throws {
+        _ = try instance.overrides(ProcessInfo.processInfo.environment)
+    }
+
     func run() async throws {
         logging.bootstrap()
         raiseDescriptorLimit()
-        let (loaded, rules) = try loadForRun(configPath: config)
+        let (read, rules) = try loadForRun(configPath: config)
+        var loaded = read
+        try instance.overrides(ProcessInfo.processInfo.environment).apply(to: &loaded)
         let store = try await openStateStore(loaded)
         var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
         let host = loaded.config.api.host

@@ -69,7 +69,7 @@ func postgresConfiguration(_ postgres: PostgresConfig, loaded: LoadedConfig) thr
     return PostgresStore.Configuration(
         url: postgres.url, password: password, tls: postgres.tls, caFile: postgres.caFile.map(loaded.resolve),
         schema: postgres.schema, worker: postgres.worker ?? PostgresStore.defaultWorkerName,
-        claimSeconds: postgres.claimSeconds)
+        claimSeconds: postgres.claimSeconds, workerTimeout: postgres.workerTimeout)
 }
 
 /// Builds the worker through the composition root, or exits with its diagnostics.

@@ -16,13 +16,16 @@ enum TestDatabase {
         "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
 
     /// `workers` stores on one new schema, migrated, their pools running for `body`; the schema is dropped.
-    static func with(workers: Int = 1, migrate: Bool = true, _ body: ([PostgresStore]) async throws -> Void)
-        async throws
-    {
+    static func with(
+        workers: Int = 1, migrate: Bool = true, workerTimeout: Int = 5, _ body: ([PostgresStore]) async throws -> Void
+    ) async throws {
         guard let url else { throw Absent() }
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         let stores = try (0..<workers).map { _ in
-            try PostgresStore(.init(url: url, password: password.map(Secret.init), schema: String(schema)))
+            try PostgresStore(
+                .init(
+                    url: url, password: password.map(Secret.init), schema: String(schema),
+                    workerTimeout: workerTimeout))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { await store.run() } }

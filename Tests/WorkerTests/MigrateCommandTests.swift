@@ -40,10 +40,10 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardOutput.contains(
-                "5 schema steps applied now (v1-feed-leases, v1-outbox, v2-outbox-channel-policy, v3-state, v4-start-pace), 5 in all"
+                "6 schema steps applied now (v1-feed-leases, v1-outbox, v2-outbox-channel-policy, v3-state, v4-start-pace, v5-worker-heartbeat), 6 in all"
             ))
         let again = try await CommandRun.run(liverelay, arguments)
-        #expect(again.standardOutput.contains("0 schema steps applied now, 5 in all, up to date"))
+        #expect(again.standardOutput.contains("0 schema steps applied now, 6 in all, up to date"))
         let wrong = try await CommandRun.run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["LIVERELAY_TEST_POSTGRES_PASSWORD=not-the-password-9f3", liverelay.path] + arguments)

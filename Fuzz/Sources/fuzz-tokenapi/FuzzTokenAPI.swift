@@ -26,14 +26,14 @@ public func fuzzTokenAPI(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         do {
             let decoded = try JSONValueDecoder().decode(TokenBody.self, from: body)
             checkToken(try? Validate.token(decoded.token))
-            _ = try? Validate.environment(decoded.environment)
+            _ = try? Validate.environment(decoded.environment, default: .production)
         } catch { _ = error.description }
     case 2:
         guard let body = try? JSONParser.parse(rest) else { return 0 }
         do {
             let decoded = try JSONValueDecoder().decode(ActivityTokenBody.self, from: body)
             checkToken(try? Validate.token(decoded.token, field: "token"))
-            _ = try? Validate.environment(decoded.environment)
+            _ = try? Validate.environment(decoded.environment, default: .production)
         } catch { _ = error.description }
     default:
         guard let body = try? JSONParser.parse(rest) else { return 0 }
@@ -54,15 +54,17 @@ public func fuzzTokenAPI(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Every path check on one step; an accepted id is a non-empty ASCII word of at most 200 characters with no
+/// Every path check on one step (percent-decoded by the checks); an accepted id is a non-empty ASCII word of at most 200 characters with no
 /// slash that is not made of dots only (a path step a proxy would resolve).
 private func checkStep(_ step: String) {
     let ids: [String?] = [
         try? Validate.device(step), try? Validate.attributesType(step), try? Validate.activity(step).rawValue,
         try? Validate.entity(step),
     ]
+    // A step is percent-decoded (`a%3Ab` is `a:b`), and otherwise taken as it is.
+    let decoded = step.contains("%") ? step.removingPercentEncoding : step
     for id in ids.compactMap({ $0 }) {
-        invariant(id == step, "a check changed the id")
+        invariant(id == decoded, "a check changed the id beyond percent-decoding")
         invariant(!id.isEmpty && id.utf8.count <= 200, "an accepted id of \(id.utf8.count) bytes")
         invariant(
             id.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") },
@@ -72,7 +74,7 @@ private func checkStep(_ step: String) {
     _ = try? Validate.addressProvider(step)
     _ = try? Validate.activityAddressProvider(step)
     checkToken(try? Validate.token(step))
-    _ = try? Validate.environment(step)
+    _ = try? Validate.environment(step, default: .production)
 }
 
 /// An accepted token is 64 to 512 lower-case hex digits, an even number.

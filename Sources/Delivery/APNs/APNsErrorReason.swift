@@ -110,8 +110,8 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
     // 429
     /// Provider tokens are replaced too often (more than once in 20 minutes).
     public static let tooManyProviderTokenUpdates = APNsErrorReason("TooManyProviderTokenUpdates", 429, .retry)
-    /// Too many requests to the same token in a short time.
-    public static let tooManyRequests = APNsErrorReason("TooManyRequests", 429, .retry)
+    /// Too many requests to the same token, or broadcasts to the same channel, in a short time.
+    public static let tooManyRequests = APNsErrorReason("TooManyRequests", 429, .throttle)
     // 500, 503
     /// An internal server error.
     public static let internalServerError = APNsErrorReason("InternalServerError", 500, .retry)

@@ -5,6 +5,9 @@ public import HTTP
 public enum DeliveryAction: String, Sendable, Hashable, CaseIterable {
     /// Temporary: try again with backoff.
     case retry
+    /// Too many requests to this one target (a device token, a broadcast channel): not again at once; the
+    /// outbox sends the target's newest state once it has room.
+    case throttle
     /// The token (or provider address) is dead: remove it from the registry and never use it again.
     case dropToken
     /// The provider's credentials expired: refresh them and retry once.
@@ -17,10 +20,11 @@ public enum DeliveryAction: String, Sendable, Hashable, CaseIterable {
 
 extension DeliveryOutcome {
     /// The outcome an action leads to; `reason` names the provider's answer, `retryAfter` is the answer's
-    /// `Retry-After` in seconds (used by `.retry` only).
+    /// `Retry-After` in seconds (used by `.retry` and `.throttle` only).
     public init(_ action: DeliveryAction, reason: String, retryAfter: Int? = nil) {
         switch action {
         case .retry: self = .retry(afterSeconds: retryAfter, reason: reason)
+        case .throttle: self = .throttled(afterSeconds: retryAfter, reason: reason)
         case .dropToken: self = .dropToken(reason: reason)
         case .refreshCredentials: self = .refreshCredentials(reason: reason)
         case .configuration: self = .configurationError(reason: reason)

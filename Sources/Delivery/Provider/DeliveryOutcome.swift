@@ -5,6 +5,9 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case delivered
     /// A temporary failure: try again, after the given number of seconds if the provider said so.
     case retry(afterSeconds: Int?, reason: String)
+    /// This target (a device token, a broadcast channel) is sent to too often (APNs 429 `TooManyRequests`):
+    /// the sender does not try again at once; the outbox sends the target's newest state when it has room.
+    case throttled(afterSeconds: Int?, reason: String)
     /// The token is no longer valid: forget it, never use it again.
     case dropToken(reason: String)
     /// The provider's credentials were rejected as expired: refresh them and retry once.
@@ -17,10 +20,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
 }
 
 extension DeliveryOutcome {
-    /// True for a temporary failure.
+    /// True for a temporary failure (throttled included).
     public var isRetry: Bool {
-        if case .retry = self { return true }
-        return false
+        switch self {
+        case .retry, .throttled: true
+        default: false
+        }
     }
 
     /// A stable short name for metrics and logs.
@@ -28,6 +33,7 @@ extension DeliveryOutcome {
         switch self {
         case .delivered: return "delivered"
         case .retry: return "retry"
+        case .throttled: return "throttled"
         case .dropToken: return "token_dropped"
         case .refreshCredentials: return "refresh_credentials"
         case .configurationError: return "configuration_error"
@@ -41,7 +47,7 @@ extension DeliveryOutcome {
     public var reason: String {
         switch self {
         case .delivered: "delivered"
-        case .retry(_, let reason), .dropToken(let reason), .refreshCredentials(let reason),
+        case .retry(_, let reason), .throttled(_, let reason), .dropToken(let reason), .refreshCredentials(let reason),
             .configurationError(let reason), .rejected(let reason):
             reason
         }
@@ -58,6 +64,7 @@ extension DeliveryOutcome {
         switch self {
         case .delivered: self
         case .retry(let after, let reason): .retry(afterSeconds: after, reason: Self.sanitize(reason))
+        case .throttled(let after, let reason): .throttled(afterSeconds: after, reason: Self.sanitize(reason))
         case .dropToken(let reason): .dropToken(reason: Self.sanitize(reason))
         case .refreshCredentials(let reason): .refreshCredentials(reason: Self.sanitize(reason))
         case .configurationError(let reason): .configurationError(reason: Self.sanitize(reason))

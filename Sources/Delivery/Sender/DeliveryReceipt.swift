@@ -17,6 +17,17 @@ public struct DeliveryReceipt: Sendable, Hashable {
     /// Whether the push reached the provider's service.
     public var delivered: Bool { outcome == .delivered }
 
+    /// The receipt of a request never made, because the worker's claim on the push lapsed (another worker
+    /// sends it): no answer, so the push's row is left as it is.
+    public static func notSent(to target: PushTarget) -> DeliveryReceipt {
+        DeliveryReceipt(
+            target: target, outcome: .retry(afterSeconds: nil, reason: "not sent: this worker's claims lapsed"),
+            attempts: 0)
+    }
+
+    /// Whether this is the receipt of a request never made (``notSent(to:)``).
+    public var notSent: Bool { attempts == 0 && outcome.isRetry }
+
     /// Whether the push failed in a way someone should look at: a dropped token is the normal end of a
     /// token, not a failure.
     public var failed: Bool {

@@ -5,8 +5,9 @@
 /// together. A `Retry-After` from the provider is honoured as a floor, up to `longestRetryAfter`; past it
 /// the push is given up.
 ///
-/// Two policies use it: the `Sender`'s retries within one delivery (the defaults: seconds, in process), and
-/// the outbox's rounds (``outbox``: minutes, across rounds and restarts).
+/// Three policies use it: the `Sender`'s retries within one delivery (the defaults: seconds, in process),
+/// the outbox's rounds (``outbox``: minutes, across rounds and restarts), and the outbox's rounds for a
+/// throttled target (``throttled``: every few seconds until it has room).
 public struct RetryPolicy: Sendable, Hashable {
     /// How many times one push is sent at most, the first time included.
     public var maxAttempts: Int
@@ -30,6 +31,15 @@ public struct RetryPolicy: Sendable, Hashable {
     /// 5 minutes, or as long as the provider's `Retry-After` asks, and given up after 10 rounds.
     public static let outbox: RetryPolicy = {
         var policy = RetryPolicy(maxAttempts: 10, baseDelay: .seconds(5), maxDelay: .seconds(300))
+        policy.longestRetryAfter = nil
+        return policy
+    }()
+
+    /// The outbox's rounds for a throttled target (APNs 429 `TooManyRequests` on a channel or a token): every
+    /// 2.5 to 5 s (or the `Retry-After`), so the newest state goes within seconds of the target's window
+    /// reopening, for up to 10 minutes; one request per target each time, never a burst.
+    public static let throttled: RetryPolicy = {
+        var policy = RetryPolicy(maxAttempts: 120, baseDelay: .seconds(5), maxDelay: .seconds(5))
         policy.longestRetryAfter = nil
         return policy
     }()

@@ -24,6 +24,8 @@ public struct Sender: Sendable {
     let retry: RetryPolicy
     let jitter: @Sendable () -> Double
     let health = ProviderHealth()
+    /// Identical lines (the same outcome for many targets) are written once and then counted.
+    let repeated = RepeatedLines()
     let logger: Logger
     let metrics: PushMetrics
 
@@ -64,8 +66,10 @@ public struct Sender: Sendable {
     /// `finished`, when given, hears each request's final receipts as soon as they are known (the push's index
     /// in `work`, the targets' range, their receipts), so the caller can record them before the rest are in;
     /// it runs on the sending task and must not wait.
+    /// `admit`, when given, is asked before each request: once it says no (the worker's claims on these
+    /// pushes lapsed), no more requests are made, and the rest get receipts that are ``DeliveryReceipt/notSent``.
     public func send(
-        _ work: [(push: LiveActivityPush, targets: [PushTarget])],
+        _ work: [(push: LiveActivityPush, targets: [PushTarget])], admit: (@Sendable () -> Bool)? = nil,
         finished: (@Sendable (_ item: Int, _ targets: Range<Int>, _ receipts: [DeliveryReceipt]) -> Void)? = nil
     ) async -> [[DeliveryReceipt]] {
         let traits = provider.traits
@@ -84,16 +88,35 @@ public struct Sender: Sendable {
                 finished?(request.item, request.targets, done.1)
                 inFlight -= 1
             }
+            var fenced = false
             for (index, request) in requests.enumerated() {
                 if inFlight >= traits.maxConcurrentDeliveries, let done = await group.next() { collect(done) }
                 let push = work[request.item].push
                 let targets = Array(work[request.item].targets[request.targets])
+                if fenced || admit?() == false {
+                    if !fenced {
+                        logger.warning(
+                            "requests stopped: this worker's claims lapsed (another worker sends these pushes)",
+                            metadata: ["provider": "\(traits.kind)", "requests": "\(requests.count - index)"])
+                    }
+                    fenced = true
+                    let unsent = targets.map { DeliveryReceipt.notSent(to: $0) }
+                    for (offset, receipt) in zip(request.targets, unsent) { receipts[request.item][offset] = receipt }
+                    finished?(request.item, request.targets, unsent)
+                    continue
+                }
                 group.addTask { (index, await self.deliver(push, to: targets)) }
                 inFlight += 1
             }
             for await done in group { collect(done) }
         }
         return receipts.map { $0.map { $0! } }
+    }
+
+    /// Tells how many log lines of each kind were left out since they were last written (at the end of a
+    /// delivery round).
+    public func flushRepeatedLogs() {
+        repeated.flush(logger)
     }
 
     /// One request's targets to their final outcomes: the targets to retry go again together after the
@@ -126,6 +149,7 @@ public struct Sender: Sendable {
             // What a server answered is bounded and stripped of echoed credentials before anything reads it.
             let outcomes = await provider.deliver(push, to: pending.map { targets[$0] }).map(\.sanitized)
             var again: [(index: Int, outcome: DeliveryOutcome)] = []
+            var throttled = 0
             var retryAfter: Int?
             var backoff = false
             var refresh = false
@@ -136,6 +160,10 @@ public struct Sender: Sendable {
                     again.append((index, outcome))
                     backoff = true
                     if let after { retryAfter = max(retryAfter ?? 0, after) }
+                case .throttled:
+                    // Asking again at once only spends the target's window: the outbox waits for it.
+                    throttled += 1
+                    receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
                 case .refreshCredentials where !refreshed:
                     again.append((index, outcome))
                     refresh = true
@@ -143,7 +171,7 @@ public struct Sender: Sendable {
                     let final = DeliveryOutcome.retry(
                         afterSeconds: nil, reason: "\(reason), again after refreshing the credentials")
                     receipts[index] = finish(
-                        final, "push not delivered, giving up", reason, attempts, target, about(target))
+                        final, "push not delivered this time", reason, attempts, target, about(target))
                 case .delivered:
                     logger.debug("push delivered", metadata: about(target).merging(["attempts": "\(attempts)"]) { $1 })
                     receipts[index] = DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
@@ -162,6 +190,16 @@ public struct Sender: Sendable {
                     receipts[index] = finish(outcome, "push rejected", reason, attempts, target, about(target))
                 }
             }
+            if throttled > 0 {
+                repeated.log(
+                    logger, .info, "push throttled by the provider: the newest state goes when the target has room",
+                    kind: "throttled",
+                    metadata.merging([
+                        "reason":
+                            "\(outcomes.first(where: { if case .throttled = $0 { true } else { false } })!.reason)",
+                        "targets": "\(throttled)",
+                    ]) { $1 })
+            }
             pending = again.map(\.index)
             if pending.isEmpty { break }
             if refresh {
@@ -178,22 +216,23 @@ public struct Sender: Sendable {
                 for (index, outcome) in again {
                     receipts[index] = DeliveryReceipt(target: targets[index], outcome: outcome, attempts: attempts)
                 }
-                logger.info("push not sent: the worker is stopping", metadata: metadata)
+                repeated.log(logger, .info, "push not sent: the worker is stopping", kind: "stopping", metadata)
                 break
             }
             guard let delay = retry.delay(afterAttempt: attempts, retryAfterSeconds: retryAfter, jitter: jitter()),
                 (try? await clock.sleep(for: delay)) != nil
             else {
+                // Not given up: a push in the outbox goes again at a later round (which says when it gives up).
                 for (index, outcome) in again {
                     receipts[index] = finish(
-                        outcome, "push not delivered, giving up", outcome.reason, attempts, targets[index],
+                        outcome, "push not delivered this time", outcome.reason, attempts, targets[index],
                         about(targets[index]))
                 }
                 break
             }
-            logger.info(
-                "push will be retried",
-                metadata: metadata.merging([
+            repeated.log(
+                logger, .info, "push will be retried", kind: "retried \(again[0].outcome.reason)",
+                metadata.merging([
                     "reason": "\(again[0].outcome.reason)", "delay": "\(delay)", "targets": "\(again.count)",
                 ]) { $1 })
         }
@@ -212,7 +251,9 @@ public struct Sender: Sendable {
         _ outcome: DeliveryOutcome, _ message: Logger.Message, _ reason: String, _ attempts: Int, _ target: PushTarget,
         _ metadata: Logger.Metadata
     ) -> DeliveryReceipt {
-        logger.warning(message, metadata: metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { $1 })
+        repeated.log(
+            logger, .warning, message, kind: "\(message) \(reason)",
+            metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { $1 })
         return DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
     }
 }

@@ -1,9 +1,9 @@
 /// "Did you mean …?" suggestions for misspelt keys and keywords.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `word`, if it is at most two edits away (a swap of neighbours counts as one)
     /// and closer than the length of either word, so that `x` does not suggest `id`. Ties go to the first
     /// candidate in sorted order, so suggestions are stable.
-    static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let w = Array(word.unicodeScalars)
         var best: (distance: Int, candidate: String)?
         for candidate in candidates.sorted() where candidate != word {

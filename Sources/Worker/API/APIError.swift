@@ -1,6 +1,9 @@
+import Delivery
 import Foundation
 import Hummingbird
 import LiveRelayCore
+import Logging
+import Synchronization
 
 /// A refused API request: its status and a JSON body `{"error": "…"}` that says what was wrong.
 struct APIError: Error, HTTPResponseError {
@@ -8,6 +11,8 @@ struct APIError: Error, HTTPResponseError {
     var message: String
     /// Answered with `Connection: close`.
     var closesConnection = false
+    /// More headers of the answer (`Allow` on a 405, `WWW-Authenticate` on a 401).
+    var extraHeaders: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, _ message: String) {
         self.status = status
@@ -15,21 +20,45 @@ struct APIError: Error, HTTPResponseError {
     }
 
     var headers: HTTPFields {
-        closesConnection
+        var headers: HTTPFields =
+            closesConnection
             ? [.contentType: "application/json", .connection: "close"] : [.contentType: "application/json"]
+        headers.append(contentsOf: extraHeaders)
+        return headers
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try APIServer.jsonResponse(["error": message], status: status)
         if closesConnection { response.headers[.connection] = "close" }
+        response.headers.append(contentsOf: extraHeaders)
         return response
+    }
+
+    /// 405: the path has other methods, named in `Allow`.
+    static func methodNotAllowed(_ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> APIError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        var error = APIError(.methodNotAllowed, "\(method.rawValue) is not allowed here; this path takes \(list)")
+        error.extraHeaders = [.allow: list]
+        return error
+    }
+
+    /// 401 with the challenge RFC 6750 describes (`error="invalid_token"` when a token was given).
+    static func unauthorized(_ message: String, error: String? = nil) -> APIError {
+        var refusal = APIError(.unauthorized, message)
+        refusal.extraHeaders = [
+            .wwwAuthenticate: "Bearer realm=\"liverelay\"" + (error.map { ", error=\"\($0)\"" } ?? "")
+        ]
+        return refusal
     }
 }
 
-/// Refuses requests without the configured bearer token (401), comparing in constant time; refuses every
-/// request when no token is configured (403), so registration is never open by accident.
+/// Refuses requests without the configured bearer token (401 with `WWW-Authenticate`), comparing in constant
+/// time; the scheme is case-insensitive (`bearer` as `Bearer`, RFC 7235). Refuses every request when no token
+/// is configured (403), so registration is never open by accident. Each refusal is counted
+/// (`liverelay_api_auth_failures_total`) and logged, repeated ones aggregated.
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: Secret?
+    let failures: AuthFailures
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -37,10 +66,19 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let token else {
             throw APIError(.forbidden, "token registration is off: set api.bearer-token in the config")
         }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            BearerAuthMiddleware.constantTimeEqual(Array(header.dropFirst(7).utf8), Array(token.value.utf8))
-        else {
-            throw APIError(.unauthorized, "missing or wrong bearer token")
+        guard let header = request.headers[.authorization] else {
+            failures.note("missing", context: context)
+            throw APIError.unauthorized("missing bearer token")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            failures.note("scheme", context: context)
+            throw APIError.unauthorized("the Authorization scheme must be Bearer", error: "invalid_request")
+        }
+        let given = parts[1].trimmingCharacters(in: .whitespaces)
+        guard BearerAuthMiddleware.constantTimeEqual(Array(given.utf8), Array(token.value.utf8)) else {
+            failures.note("wrong", context: context)
+            throw APIError.unauthorized("wrong bearer token", error: "invalid_token")
         }
         return try await next(request, context)
     }
@@ -86,8 +124,10 @@ enum Validate {
         return raw
     }
 
-    static func environment(_ raw: String?) throws -> PushEnvironment {
-        switch raw ?? "production" {
+    /// The environment a body names, or `default` (the provider's) when it names none.
+    static func environment(_ raw: String?, default fallback: PushEnvironment) throws -> PushEnvironment {
+        guard let raw else { return fallback }
+        switch raw {
         case "production": return .production
         case "sandbox": return .sandbox
         default: throw APIError(.badRequest, "environment: expected \"production\" or \"sandbox\"")
@@ -95,15 +135,41 @@ enum Validate {
     }
 
     /// `pattern` is anchored with `\A` and `\z`: `$` would also match before a final line break, letting `id\n`
-    /// through.
-    private static func identifier(_ raw: String?, field: String, pattern: String) throws -> String {
+    /// through. A path step is percent-decoded first (`a%3Ab` is `a:b`, as clients that escape `:` and `@`
+    /// send it); a malformed escape is refused.
+    private static func identifier(_ step: String?, field: String, pattern: String) throws -> String {
+        let raw = step.map { $0.contains("%") ? $0.removingPercentEncoding : $0 } ?? nil
         guard let raw, raw.range(of: pattern, options: .regularExpression) != nil else {
-            throw APIError(.badRequest, "\(field): \"\((raw ?? "").prefix(64))\" is not a valid \(field) id")
+            throw APIError(.badRequest, "\(field): \"\((step ?? "").prefix(64))\" is not a valid \(field) id")
         }
         // `.` and `..` are path steps, not ids: a proxy or a log reader would resolve them.
         guard !raw.allSatisfy({ $0 == "." }) else {
             throw APIError(.badRequest, "\(field): \"\(raw.prefix(64))\" is not a valid \(field) id (dots only)")
         }
         return raw
+    }
+}
+
+/// Counts refused credentials and logs them, the first of a kind at once and then at most one line every
+/// ten seconds with how many more came (a client retrying a wrong token in a loop writes a few lines). The
+/// token given is never logged.
+final class AuthFailures: Sendable {
+    private let metrics: LiveRelayMetrics
+    private let logger: Logger
+    private let log = Mutex(RepeatedLog<ContinuousClock.Instant>(window: .seconds(10)))
+
+    init(metrics: LiveRelayMetrics, logger: Logger) {
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    func note(_ reason: String, context: some RequestContext) {
+        metrics.authFailure(reason: reason)
+        guard let earlier = log.withLock({ $0.record(reason, now: .now) }) else { return }
+        logger.warning(
+            "token API request refused: bad credentials",
+            metadata: [
+                "reason": "\(reason)", "route": "\(context.endpointPath ?? "?")", "refused-since-last": "\(earlier)",
+            ])
     }
 }

@@ -1,6 +1,8 @@
 public import Foundation
 public import Hummingbird
 public import LiveRelayCore
+public import Logging
+import Rules
 public import Store
 
 /// Token registration as an app backend calls it. Every route needs `Authorization: Bearer <api.bearer-token>`.
@@ -29,13 +31,26 @@ public struct TokenAPI: Sendable {
     public let maxBodyBytes: Int
     /// Seconds of history the live report covers (`api.report-window`); 0: none is kept.
     public let reportWindow: Int
+    /// The APNs environment of a token registered without one: the default provider's.
+    public let defaultEnvironment: PushEnvironment
+    /// The attributes types the rules in force use (a push-to-start token of another type would never be
+    /// used); `nil` takes any.
+    let attributesTypes: (@Sendable () -> Set<String>)?
+    let metrics: LiveRelayMetrics
+    let failures: AuthFailures
     let now: @Sendable () -> Int
 
     public init(
         store: any StateStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
-        reportWindow: Int = 0, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
+        reportWindow: Int = 0, environment: PushEnvironment = .production,
+        attributesTypes: (@Sendable () -> Set<String>)? = nil, logger: Logger = Logger(label: "liverelay.api"),
+        metrics: LiveRelayMetrics = .none, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.reportWindow = reportWindow
+        self.defaultEnvironment = environment
+        self.attributesTypes = attributesTypes
+        self.metrics = metrics
+        self.failures = AuthFailures(metrics: metrics, logger: logger)
         self.store = store
         self.queue = queue
         self.feeds = feeds
@@ -45,17 +60,24 @@ public struct TokenAPI: Sendable {
     }
 
     /// Adds the routes to a router.
-    public func register(on router: Router<BasicRequestContext>) {
-        let api = router.group("v1").add(middleware: BearerAuthMiddleware(token: bearerToken))
+    public func register(on router: some RouterMethods<BasicRequestContext>) {
+        let api = router.group("v1").add(middleware: BearerAuthMiddleware(token: bearerToken, failures: failures))
         api.put("devices/:device/push-to-start/:type") { request, context in
             let device = try Validate.device(context.parameters.get("device"))
             let type = try Validate.attributesType(context.parameters.get("type"))
+            if let known = attributesTypes?(), !known.contains(type) {
+                let hint = Suggestion.closest(to: type, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw APIError(
+                    .badRequest,
+                    "attributes type \"\(type)\": no rule starts activities of it\(hint); the rules use "
+                        + (known.isEmpty ? "none" : known.sorted().joined(separator: ", ")))
+            }
             let body = try await decode(TokenBody.self, request)
             let token = try Validate.token(body.token)
             guard
                 try await store.registerPushToStartToken(
                     device: device, attributesType: type, token: token,
-                    environment: try Validate.environment(body.environment), now: now())
+                    environment: try Validate.environment(body.environment, default: defaultEnvironment), now: now())
             else {
                 throw APIError.droppedToken
             }
@@ -74,7 +96,7 @@ public struct TokenAPI: Sendable {
             let token = try Validate.token(body.token)
             switch try await store.registerActivityToken(
                 activity: activity, device: device, token: token,
-                environment: try Validate.environment(body.environment), now: now())
+                environment: try Validate.environment(body.environment, default: defaultEnvironment), now: now())
             {
             case .stored: break
             case .dropped: throw APIError.droppedToken
@@ -117,8 +139,20 @@ public struct TokenAPI: Sendable {
         return EntityKey(feed: feed, id: try Validate.entity(context.parameters.get("entity")))
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
-        try decode(type, from: try await json(request))
+    /// The body as `T`; a field `T` does not take is refused, named (with the closest one it takes).
+    func decode<T: APIBody>(_ type: T.Type, _ request: Request) async throws -> T {
+        let body = try await json(request)
+        guard case .object(let members) = body else { throw APIError(.badRequest, "the body must be a JSON object") }
+        if let null = members.keys.sorted().first(where: { members[$0] == .null }) {
+            throw APIError(.badRequest, "\(null): null is not a value here; leave the field out")
+        }
+        if let unknown = members.keys.sorted().first(where: { !T.fields.contains($0) }) {
+            let hint = Suggestion.closest(to: unknown, among: T.fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw APIError(
+                .badRequest,
+                "\(unknown): unknown field\(hint); this body takes \(T.fields.sorted().joined(separator: ", "))")
+        }
+        return try decode(type, from: body)
     }
 
     /// The body as JSON, refused when it is too large or not JSON.
@@ -152,12 +186,19 @@ public struct TokenAPI: Sendable {
     }
 }
 
-struct TokenBody: Decodable {
+/// A request body with a fixed set of fields: any other is refused.
+protocol APIBody: Decodable {
+    static var fields: Set<String> { get }
+}
+
+struct TokenBody: APIBody {
+    static let fields: Set<String> = ["token", "environment"]
     var token: String
     var environment: String?
 }
 
-struct ActivityTokenBody: Decodable {
+struct ActivityTokenBody: APIBody {
+    static let fields: Set<String> = ["token", "environment", "frequent-updates"]
     var token: String
     var environment: String?
     var frequentUpdates: Bool?

@@ -126,7 +126,8 @@ public enum ConfigSchema {
                 "schema": { "type": "string", "pattern": "^[a-z0-9_]+$", "description": "The PostgreSQL schema LiveRelay's tables live in. Default: the database's (public)." },
                 "worker": { "type": "string", "minLength": 1, "description": "This worker's name on its claims and leases; unique among the workers. Default: host name and process id." },
                 "lease-seconds": { "type": "integer", "minimum": 2, "description": "How long the feeds' poller holds its lease without renewing it: when a poller dies, another worker takes the feeds over within about 1.33 times this. Default: 1.5 times the shortest feed interval (at least 3), so a takeover takes at most 2 poll intervals." },
-                "claim-seconds": { "type": "integer", "minimum": 5, "description": "How long a worker's claim on outbox rows lasts: a worker that dies mid-fan-out loses its rows to the others after this. Default 60." },
+                "claim-seconds": { "type": "integer", "minimum": 5, "description": "How long a worker's claim on outbox rows lasts while its heartbeat goes on (a long round renews it). Default 60." },
+                "worker-timeout": { "type": "integer", "minimum": 2, "maximum": 3600, "description": "Seconds after its last heartbeat (written every fifth of this) at which a worker counts as gone: the others take its claimed outbox rows over at once, and a worker that stalled that long sends none of them. Default 3." },
                 "claim-batch": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "Outbox rows a worker claims at once; smaller batches share a fan-out between more workers. Default 1000." }
               }
             },
@@ -185,7 +186,8 @@ public enum ConfigSchema {
                 "interval": { "type": "integer", "minimum": 1, "description": "Seconds between polls in run mode. Default 30." },
                 "timeout": { "type": "integer", "minimum": 1, "description": "Seconds a request may take. Default 10." },
                 "max-body-bytes": { "type": "integer", "minimum": 1, "description": "A larger body is a feed error. Default 8388608 (8 MiB)." },
-                "longest-wait": { "type": "integer", "minimum": 1, "description": "The longest a server's Cache-Control max-age, Retry-After or ban may hold the feed, in seconds (at least the interval). Default 3600." },
+                "longest-wait": { "type": "integer", "minimum": 1, "description": "The longest a server's Retry-After or ban may hold the feed, in seconds (at least the interval). Default: 20 intervals, at least 300 and at most 3600." },
+                "longest-max-age": { "type": "integer", "minimum": 1, "description": "The longest a server's Cache-Control max-age may hold the feed, in seconds (at least the interval). Default: 4 intervals, at most longest-wait." },
                 "headers": {
                   "type": "object",
                   "description": "Extra request headers: a string, or a secret reference for credentials.",

@@ -78,10 +78,13 @@ public struct PostgresConfig: Sendable, Decodable {
     public var leaseSeconds: Int?
     public var claimSeconds: Int
     public var claimBatch: Int
+    /// Seconds after its last heartbeat at which a worker counts as gone.
+    public var workerTimeout: Int
 
     enum CodingKeys: String, CodingKey {
         case url, password, tls, schema, worker
         case caFile = "ca-file"
+        case workerTimeout = "worker-timeout"
         case leaseSeconds = "lease-seconds"
         case claimSeconds = "claim-seconds"
         case claimBatch = "claim-batch"
@@ -98,6 +101,7 @@ public struct PostgresConfig: Sendable, Decodable {
         leaseSeconds = try c.decodeIfPresent(Int.self, forKey: .leaseSeconds)
         claimSeconds = try c.decodeIfPresent(Int.self, forKey: .claimSeconds) ?? 60
         claimBatch = try c.decodeIfPresent(Int.self, forKey: .claimBatch) ?? 1000
+        workerTimeout = try c.decodeIfPresent(Int.self, forKey: .workerTimeout) ?? 3
     }
 }
 
@@ -112,8 +116,11 @@ public struct FeedConfig: Sendable, Decodable {
     public var timeout: Int
     /// Larger bodies are a feed error.
     public var maxBodyBytes: Int
-    /// The longest wait (seconds) a server's `max-age`, `Retry-After` or ban may impose on the feed.
-    public var longestWait: Int
+    /// The longest wait (seconds) a server's `Retry-After` or ban may impose on the feed; `nil`: tied to
+    /// the interval (`PollSchedule.Policy.defaultLongestWait`).
+    public var longestWait: Int?
+    /// The longest wait (seconds) a server's `max-age` may impose on the feed; `nil`: four intervals.
+    public var longestMaxAge: Int?
     /// Extra request headers; a value is a string or a secret reference (`{"env": …}` / `{"file": …}`).
     public var headers: [String: HeaderValue]
     /// A generic JSON mapping; a feed has this or `preset`, not both.
@@ -125,12 +132,14 @@ public struct FeedConfig: Sendable, Decodable {
         case id, url, interval, timeout, headers, mapping, preset
         case maxBodyBytes = "max-body-bytes"
         case longestWait = "longest-wait"
+        case longestMaxAge = "longest-max-age"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
-        longestWait = try c.decodeIfPresent(Int.self, forKey: .longestWait) ?? 3600
+        longestWait = try c.decodeIfPresent(Int.self, forKey: .longestWait)
+        longestMaxAge = try c.decodeIfPresent(Int.self, forKey: .longestMaxAge)
         url = try c.decode(String.self, forKey: .url)
         interval = try c.decodeIfPresent(Int.self, forKey: .interval) ?? 30
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10

@@ -17,9 +17,19 @@ struct OutboxSettlement: Sendable {
 
     /// True when the receipt ends the row's life in the outbox.
     func isFinal(_ index: Int, _ receipt: DeliveryReceipt) -> Bool {
-        guard case .retry(let after, _) = receipt.outcome else { return true }
-        return RetryPolicy.outbox.delay(afterAttempt: rows[index].attempts + 1, retryAfterSeconds: after, jitter: 0)
-            == nil
+        delay(rows[index], receipt.outcome, jitter: 0) == nil
+    }
+
+    /// When a row whose push got `outcome` goes again, or `nil` when it leaves the outbox: a temporary failure
+    /// as ``RetryPolicy/outbox`` says, a throttled target as ``RetryPolicy/throttled`` says.
+    private func delay(_ row: OutboxEntry, _ outcome: DeliveryOutcome, jitter: Double) -> Duration? {
+        switch outcome {
+        case .retry(let after, _):
+            RetryPolicy.outbox.delay(afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter)
+        case .throttled(let after, _):
+            RetryPolicy.throttled.delay(afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter)
+        default: nil
+        }
     }
 
     /// The writes for these rows' receipts.
@@ -36,15 +46,12 @@ struct OutboxSettlement: Sendable {
                 sent.insert(row.key.activity)
                 if let start = row.deviceStart { started.append(start) }
             }
-            if case .retry(let after, _) = receipt.outcome,
-                let delay = RetryPolicy.outbox.delay(
-                    afterAttempt: row.attempts + 1, retryAfterSeconds: after, jitter: jitter())
-            {
+            if let delay = delay(row, receipt.outcome, jitter: receipt.outcome.isRetry ? jitter() : 0) {
                 row.attempts += 1
                 row.nextAttempt = now + max(1, Int((delay / .seconds(1)).rounded(.up)))
                 later.append(row)
             } else {
-                if case .retry = receipt.outcome {
+                if receipt.outcome.isRetry {
                     logger.error(
                         "push given up after retries",
                         metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])

@@ -277,6 +277,7 @@ public struct Pipeline: Sendable {
                 full = round.full
                 batches += 1
             }
+            for sender in senders.values { sender.flushRepeatedLogs() }
             await gate.leave()
             return result
         } catch {
@@ -286,6 +287,11 @@ public struct Pipeline: Sendable {
     }
 
     private func deliverRound(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], full: Bool) {
+        // A worker whose heartbeat lapsed claims nothing until its next heartbeat has rejoined it; the rows
+        // it claims are sent only while they are its incarnation's.
+        let shared = store as? any SharedStore
+        if let shared, !shared.holdsClaims { return ([], false) }
+        let owner = shared?.claimOwner
         var due = try await store.dueOutbox(now: now, limit: claimBatch)
         let full = due.count == claimBatch
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
@@ -310,8 +316,24 @@ public struct Pipeline: Sendable {
             try await deleteDueChannels(now: now)
             return ([], full)
         }
+        // The claims are renewed while the batch goes out. No `defer` to stop the renewal: the 6.3.1 optimiser
+        // crashes on one in an `async throws(E)` function.
         let renewing = renewingClaims(due.map(\.key))
-        defer { renewing?.cancel() }
+        let delivered: Result<[PushDelivery], StoreFailure>
+        do throws(StoreFailure) {
+            delivered = .success(try await deliverBatch(due, owner: owner, now: now))
+        } catch {
+            delivered = .failure(error)
+        }
+        renewing?.cancel()
+        return (try delivered.get(), full)
+    }
+
+    /// Sends one claimed batch and writes its receipts as they come in; then the channels and the starts it
+    /// settled.
+    private func deliverBatch(_ due: [OutboxEntry], owner: String?, now: Int) async throws(StoreFailure)
+        -> [PushDelivery]
+    {
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
@@ -322,6 +344,10 @@ public struct Pipeline: Sendable {
             if Task.isCancelled {
                 // The stop cut the round: a request it cut short is no answer, and its row stays as it was.
                 let kept = zip(indices, receipts).filter { !$0.1.outcome.isRetry }
+                (indices, receipts) = (kept.map(\.0), kept.map(\.1))
+            } else if receipts.contains(where: \.notSent) {
+                // Fenced (the claims lapsed): a request never made is no answer; another worker has the row.
+                let kept = zip(indices, receipts).filter { !$0.1.notSent }
                 (indices, receipts) = (kept.map(\.0), kept.map(\.1))
             }
             let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
@@ -337,9 +363,18 @@ public struct Pipeline: Sendable {
             }.value
             if let written { throw written }
         }
-        let receipts = await send(batch, finished: journal.record)
+        let receipts = await send(batch, owner: owner, finished: journal.record)
         journal.finish()
         if let failure = await failure { throw failure }
+        // A channel APNs throttled takes nothing new before its row's next try: a state released meanwhile
+        // replaces that row and goes then, not into the closed window.
+        for (row, receipt) in zip(batch.rows, receipts) {
+            guard case .throttled(let after, _) = receipt.outcome, row.kind == PushTarget.TokenKind.channel.rawValue,
+                let channel = row.channel
+            else { continue }
+            let wait = RetryPolicy.throttled.delay(afterAttempt: 1, retryAfterSeconds: after, jitter: 1) ?? .zero
+            await queue.holdBroadcasts(channel: channel, until: now + Int((wait / .seconds(1)).rounded(.up)))
+        }
         let lost = Set(batch.rows.indices.filter { receipts[$0].failed && settlement.isFinal($0, receipts[$0]) })
         var deliveries = batch.deliveries(receipts, lost: lost)
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
@@ -354,23 +389,24 @@ public struct Pipeline: Sendable {
             // Only the phase: the rest of a record may have moved on since it was read (a poll under way).
             if !changed.isEmpty { try await store.markActive(changed.map(\.key)) }
         }
-        metrics.outboxDepth(try await store.outboxStatus().depth)
-        return (deliveries, full)
+        return deliveries
     }
 
     /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.
     /// `finished` hears each request's receipts (with their rows) as soon as they are known.
     private func send(
-        _ batch: OutboxBatch, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
+        _ batch: OutboxBatch, owner: String?, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
     ) async -> [DeliveryReceipt] {
+        // On a shared store each request goes only while this worker's claims are surely its own.
+        let fence = claimFence(owner)
         var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
         await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
             for (provider, pushes) in batch.byProvider {
                 guard let sender = senders[provider] else { continue }
                 group.addTask {
-                    let sent = await sender.send(pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) }) {
-                        item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts)
-                    }
+                    let sent = await sender.send(
+                        pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) }, admit: fence
+                    ) { item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts) }
                     return (pushes.flatMap(\.rows), sent.flatMap { $0 })
                 }
             }
@@ -392,6 +428,15 @@ public struct Pipeline: Sendable {
     }
 }
 
+extension Pipeline {
+    /// On a shared store, whether the rows claimed as `owner` are still surely this worker's (asked before
+    /// each request); `nil` on a store of one worker.
+    func claimFence(_ owner: String?) -> (@Sendable () -> Bool)? {
+        guard let shared = store as? any SharedStore, let owner else { return nil }
+        return { @Sendable in shared.holdsClaims(as: owner) }
+    }
+}
+
 /// One poll of one feed: what its body meant, and what the poll came to for the loop's schedule.
 public struct FeedPollResult: Sendable {
     /// What the body meant (or the feed error, or 304).
@@ -402,9 +447,11 @@ public struct FeedPollResult: Sendable {
 
 extension FeedRuntime {
     /// The feed's polling schedule: its interval, 10 % jitter, backoff capped at ten minutes, a server's
-    /// waits capped at `longest-wait`.
+    /// waits capped at `longest-wait` and `longest-max-age` (by default tied to the interval).
     public var pollPolicy: PollSchedule.Policy {
-        PollSchedule.Policy(interval: .seconds(interval), longestWait: .seconds(longestWait))
+        PollSchedule.Policy(
+            interval: .seconds(interval), longestWait: longestWait.map { .seconds($0) },
+            longestMaxAge: longestMaxAge.map { .seconds($0) })
     }
 }
 

@@ -142,6 +142,9 @@ public actor PushQueue {
         return StartPaces(windows: windows, keepFrom: now - pacer.window)
     }
 
+    /// Holds a channel APNs throttled: what is released for it goes no sooner than `until`.
+    public func holdBroadcasts(channel: String, until: Int) { broadcasts.hold(channel, until: until) }
+
     /// When a broadcast to this channel may go: now, or once the channel's pace allows another.
     public func admitBroadcast(channel: String, limit: Int, window: Int, now: Int) -> Int {
         switch broadcasts.admit(channel: channel, limit: limit, window: window, now: now) {

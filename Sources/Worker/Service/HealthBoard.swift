@@ -1,6 +1,7 @@
 public import Delivery
 public import Feeds
 import Foundation
+public import Store
 import Synchronization
 
 /// What `/healthz` reports: each feed's polls and the outbox's rounds, read from the counters of the poll
@@ -48,6 +49,9 @@ public final class HealthBoard: Sendable {
         public var provider: ProviderHealth
         /// Every provider, by id.
         public var providers: [String: ProviderHealth]
+        /// On a shared store: the workers seen (their heartbeats) and the outbox rows still claimed by gone
+        /// ones; absent on SQLite.
+        public var workers: WorkersStatus?
 
         /// Whether everything is healthy.
         public var healthy: Bool { status == "ok" }
@@ -56,12 +60,17 @@ public final class HealthBoard: Sendable {
     private let feeds: [PollLoop]
     private let outbox: PollLoop
     private let deliveries: DeliveryHealth
+    private let workers: @Sendable () -> WorkersStatus?
 
     /// A board over the worker's loops and the providers' deliveries.
-    public init(feeds: [PollLoop], outbox: PollLoop, deliveries: DeliveryHealth) {
+    public init(
+        feeds: [PollLoop], outbox: PollLoop, deliveries: DeliveryHealth,
+        workers: @escaping @Sendable () -> WorkersStatus? = { nil }
+    ) {
         self.feeds = feeds
         self.outbox = outbox
         self.deliveries = deliveries
+        self.workers = workers
     }
 
     /// The whole board.
@@ -72,7 +81,7 @@ public final class HealthBoard: Sendable {
         let healthy = feeds.values.allSatisfy(\.ok) && outbox.ok && providers.values.allSatisfy(\.ok)
         return Snapshot(
             status: healthy ? "ok" : "degraded", feeds: feeds, outbox: outbox,
-            provider: providers[defaultProvider]!, providers: providers)
+            provider: providers[defaultProvider]!, providers: providers, workers: workers())
     }
 }
 

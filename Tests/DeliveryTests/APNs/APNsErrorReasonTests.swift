@@ -24,7 +24,7 @@ import Testing
         ("BadPath", 404, .configuration), ("MethodNotAllowed", 405, .configuration),
         ("ExpiredToken", 410, .dropToken), ("Unregistered", 410, .dropToken),
         ("PayloadTooLarge", 413, .configuration), ("TooManyProviderTokenUpdates", 429, .retry),
-        ("TooManyRequests", 429, .retry), ("InternalServerError", 500, .retry),
+        ("TooManyRequests", 429, .throttle), ("InternalServerError", 500, .retry),
         ("ServiceUnavailable", 503, .retry), ("Shutdown", 503, .retry),
     ]
 

@@ -69,7 +69,8 @@ struct APNsProviderTests {
     @Test func overloadAndUnavailabilityAreRetriedWithBackoff() async throws {
         try await Bed.with { bed in
             bed.fake.script([
-                .status(429, reason: "TooManyRequests"), .status(503, reason: "ServiceUnavailable", retryAfter: 2),
+                .status(429, reason: "TooManyProviderTokenUpdates"),
+                .status(503, reason: "ServiceUnavailable", retryAfter: 2),
                 .dropConnection, .status(500, reason: "InternalServerError"),
             ])
             let clock = ImmediateClock()
@@ -81,6 +82,23 @@ struct APNsProviderTests {
             #expect(receipt.attempts == 5)
             #expect(clock.sleeps == [.milliseconds(250), .seconds(2), .seconds(1), .seconds(2)])
             #expect(bed.fake.accepted.count == 1)
+        }
+    }
+
+    /// `429 TooManyRequests` (too many requests to one token or channel) is not asked again at once: the
+    /// outbox sends the target's newest state when it has room.
+    @Test func tooManyRequestsToOneTargetIsThrottledNotRetriedAtOnce() async throws {
+        try await Bed.with { bed in
+            bed.fake.script([.status(429, reason: "TooManyRequests", retryAfter: 30)])
+            let clock = ImmediateClock()
+            let sender = Sender(
+                provider: bed.provider, logger: Self.logger, clock: clock,
+                retry: RetryPolicy(maxAttempts: 5), jitter: { 0 })
+            let receipt = await sender.send(Bed.update(), to: PushTarget(kind: .activity, token: Bed.token(1)))
+            #expect(receipt.outcome == .throttled(afterSeconds: 30, reason: "APNs answered TooManyRequests (429)"))
+            #expect(receipt.attempts == 1)
+            #expect(clock.sleeps.isEmpty)
+            #expect(bed.fake.requestCount == 1)
         }
     }
 

@@ -34,6 +34,29 @@ struct APILimitTests {
             _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
         }
 
+        /// What the server sends until it closes the connection, or until `seconds` pass with nothing more
+        /// (read on a thread of its own); `closed` says which.
+        func received(within seconds: Int) async -> (text: String, closed: Bool) {
+            await withCheckedContinuation { continuation in
+                Thread {
+                    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+                    setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    var text: [UInt8] = []
+                    while true {
+                        let n = recv(self.fd, &buffer, buffer.count, 0)
+                        if n > 0 {
+                            text += buffer[0..<n]
+                            continue
+                        }
+                        continuation.resume(
+                            returning: (String(decoding: text, as: UTF8.self), n == 0 || errno == ECONNRESET))
+                        return
+                    }
+                }.start()
+            }
+        }
+
         /// True when the server closes the connection within `seconds` (read on a thread of its own, so a
         /// blocking read never holds one of the threads the server runs on); what it sent before is dropped.
         func closedByServer(within seconds: Int) async -> Bool {
@@ -80,6 +103,35 @@ struct APILimitTests {
             #expect(await body.closedByServer(within: 8), "a body trickling in is cut")
 
             // A client that sends its request at once is answered, and may keep the connection for more.
+            let (status, _) = try await run.api.request("GET", "/healthz", bearer: nil)
+            #expect(status == 200 || status == 503)
+        }
+    }
+
+    /// A body over `api.max-body-bytes` (16 KiB) is refused with 413 as soon as it passes the limit, on any
+    /// route, chunked or with a `Content-Length`: the rest of the body is never waited for, and the
+    /// connection is closed.
+    @Test func aBodyOverTheLimitIsRefusedAsSoonAsItPassesIt() async throws {
+        try await Self.withRun { run in
+            let chunk = String(repeating: "x", count: 20 << 10)
+            for path in ["/v1/devices/a/push-to-start/T", "/v1/no-such-route"] {
+                let chunked = try Connection(port: run.port)
+                // The body never ends: only the first 20 KiB chunk is sent, and no last chunk.
+                chunked.send(
+                    "PUT \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n")
+                let (text, closed) = await chunked.received(within: 5)
+                #expect(text.hasPrefix("HTTP/1.1 413"), "\(path): \(text.prefix(200))")
+                #expect(text.contains(#"{"error":"body is larger than 16384 bytes"}"#))
+                #expect(closed, "\(path): the connection is closed, the rest of the body never read")
+
+                let announced = try Connection(port: run.port)
+                announced.send("PUT \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n{\"token\":")
+                let (answer, cut) = await announced.received(within: 5)
+                #expect(answer.hasPrefix("HTTP/1.1 413"), "\(path): \(answer.prefix(200))")
+                #expect(cut)
+            }
+            // A body within the limit is read as before.
             let (status, _) = try await run.api.request("GET", "/healthz", bearer: nil)
             #expect(status == 200 || status == 503)
         }

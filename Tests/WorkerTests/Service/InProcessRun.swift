@@ -39,7 +39,7 @@ struct InProcessRun {
         let (ports, port) = AsyncStream.makeStream(of: Int.self)
         var environment = WorkerEnvironment.test(
             clock: clock, now: clock.wallTime(from: start), logger: CapturingLogHandler.logger(logs),
-            metrics: LiveRelayMetrics(factory: PrometheusMetricsFactory(registry: registry)),
+            metrics: LiveRelayMetrics(factory: DescribedMetricsFactory(registry: registry)),
             variables: ["LIVERELAY_TEST_BEARER": bearer], providers: providers)
         environment.prometheus = registry
         environment.onAPIRunning = { port.yield($0) }

@@ -8,7 +8,9 @@ import Testing
 import Worker
 
 /// Three `liverelay run` processes on one PostgreSQL and the fake APNs (HTTP/2 + TLS): one polls the match,
-/// all three share its fan-outs through the outbox claims; the poller is killed with SIGKILL mid-fan-out.
+/// all three share its fan-outs through the outbox claims. The poller is killed with SIGKILL mid-fan-out
+/// (its claimed rows go to the others within seconds, taken over by heartbeat), or frozen with SIGSTOP past
+/// its heartbeat timeout and then let go on (it sends none of the rows the others took).
 @Suite(
     "several workers on PostgreSQL", .serialized,
     .enabled(
@@ -16,19 +18,82 @@ import Worker
         "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
     ))
 struct MultiWorkerTests {
-    static let devices = 10_000
     static let claimBatch = 500
+    /// The requests one worker has in flight to APNs at most (the provider's default).
+    static let inFlight = 64
 
     static func token(_ prefix: String, _ i: Int) -> String {
         prefix + String(format: "%08x", i) + String(repeating: "0", count: 54)
     }
 
-    /// 10,000 devices follow the match: kick-off (10,000 starts), the goal at 44' (10,000 updates to the
-    /// tokens the apps then report), full time (10,000 ends). The worker that polls is killed with SIGKILL
-    /// while full time fans out. Every device gets every push, in order; the survivors finish the dead
-    /// worker's rows once its claims expire and take the feed over; nothing is sent twice except what the
-    /// dead worker had in flight (at most one claim batch, each first sent before the kill).
-    @Test func threeWorkersShareTheFanOutAndSurviveASigkill() async throws {
+    /// Three named workers (`w1`…`w3`) on a schema of their own, `devices` devices subscribed to the match.
+    struct Bed {
+        let store: PostgresStore
+        let fake: FakeAPNs
+        let feed: FeedServer
+        let workers: [(name: String, run: RunWithAPNs)]
+        let devices: Int
+
+        var first: RunWithAPNs { workers[0].run }
+
+        /// The worker that polls now.
+        func poller() async throws -> (name: String, run: RunWithAPNs) {
+            let poller = try #require(try await store.leaseHolder(PollerLease.name)?.worker)
+            return try #require(workers.first { $0.name == poller })
+        }
+
+        /// Each device's pushes in order (`aa…` its start token, `bb…` its activity token), and where each
+        /// landed in the fake's record.
+        func pushesByToken() throws -> [String: [(timestamp: Int, event: String, index: Int)]] {
+            var byToken: [String: [(timestamp: Int, event: String, index: Int)]] = [:]
+            for (index, push) in fake.accepted.enumerated() {
+                let aps = try JSONParser.parse(push.body)["aps"]
+                guard case .int(let t)? = aps?["timestamp"], case .string(let e)? = aps?["event"] else { continue }
+                byToken[push.token, default: []].append((t, e, index))
+            }
+            return byToken
+        }
+
+        /// Every device got its start, every update and the end, never an older state after a newer; a push
+        /// that went twice was first sent before `cut` (in the fake's record), when given. Returns the
+        /// duplicates.
+        func checkEveryDeviceGotEverything(duplicatesFirstSentBefore cut: Int?) throws -> Int {
+            let byToken = try pushesByToken()
+            var duplicates = 0
+            for i in 0..<devices {
+                let starts = byToken[MultiWorkerTests.token("aa", i)] ?? []
+                let updates = byToken[MultiWorkerTests.token("bb", i)] ?? []
+                #expect(starts.first?.event == "start", "device \(i) got its start")
+                #expect(updates.last?.event == "end", "device \(i) got the end")
+                #expect(Set(updates.map(\.event)) == ["update", "end"], "device \(i) got every push")
+                for seen in [starts, updates] {
+                    #expect(
+                        zip(seen, seen.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp },
+                        "device \(i): never older after newer")
+                    for (a, b) in zip(seen, seen.dropFirst()) where a.timestamp == b.timestamp {
+                        duplicates += 1
+                        if let cut {
+                            #expect(a.index < cut, "device \(i): a push sent twice was first sent before the cut")
+                        }
+                    }
+                }
+            }
+            return duplicates
+        }
+
+        /// Stops the workers still running (SIGTERM): each exits 0.
+        func stop(except gone: Set<String> = []) async {
+            for w in workers where !gone.contains(w.name) {
+                w.run.process.signal(SIGTERM)
+                #expect(
+                    await w.run.process.waitForExit() == 0, "\(w.name): \(w.run.process.standardError.suffix(2_000))")
+            }
+        }
+    }
+
+    /// The kick-off (a start per device) and the goal (an update per device, to the tokens the apps then
+    /// report), shared by the three workers; then `body` with full time about to fan out.
+    static func withThreeWorkers(devices: Int, _ body: (Bed) async throws -> Void) async throws {
         let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
         let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"]
         let schema = "mw_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
@@ -43,12 +108,10 @@ struct MultiWorkerTests {
             let store = try PostgresStore(
                 .init(url: url, password: password.map(Secret.init), schema: String(schema), worker: "test"))
             let pool = Task { await store.run() }
-            defer {
-                pool.cancel()
-            }
+            defer { pool.cancel() }
             try await store.open()
             let entity = EntityKey(feed: "espn-worldcup", id: "760499")
-            for i in 0..<Self.devices {
+            for i in 0..<devices {
                 try await store.subscribe(device: "d\(i)", to: entity)
                 try await store.registerPushToStartToken(
                     device: "d\(i)", attributesType: "MatchAttributes", token: Self.token("aa", i),
@@ -69,76 +132,124 @@ struct MultiWorkerTests {
                 workers.append((name, try await RunWithAPNs.start(replay, fake: fake, feed: feed)))
             }
             defer { for w in workers { w.run.transport.shutdown() } }
-            let first = workers[0].run
+            let bed = Bed(store: store, fake: fake, feed: feed, workers: workers, devices: devices)
             fake.setResponseDelay(.milliseconds(2))
 
             feed.advance(to: 1)
-            #expect(await first.waitForAccepted(Self.devices, timeout: .seconds(300)), "kick-off: every start")
+            #expect(await bed.first.waitForAccepted(devices, timeout: .seconds(300)), "kick-off: every start")
             try await store.importActivityTokens(
-                (0..<Self.devices).map { i in
+                (0..<devices).map { i in
                     (activity: "match-760499", device: "d\(i)", token: Self.token("bb", i), environment: .sandbox)
                 }, now: 0)
             feed.advance(to: 3)
-            #expect(await first.waitForAccepted(2 * Self.devices, timeout: .seconds(300)), "the goal: every update")
+            #expect(await bed.first.waitForAccepted(2 * devices, timeout: .seconds(300)), "the goal: every update")
+            try await body(bed)
+        }
+    }
 
-            let poller = try #require(try await store.leaseHolder(PollerLease.name)?.worker)
-            let victim = try #require(workers.first { $0.name == poller })
-            feed.advance(to: 7)
-            #expect(await first.waitForAccepted(2 * Self.devices + 1_500, timeout: .seconds(300)))
+    /// 10,000 devices: kick-off, the goal at 44', full time. The worker that polls is killed with SIGKILL
+    /// while full time fans out: the rows it had claimed go to the survivors as soon as its heartbeat lapses
+    /// (5 s), well before the claims expire (20 s here, 60 by default); every device gets every push, in
+    /// order; nothing is sent twice except what the dead worker had in flight (at most one claim batch,
+    /// each first sent before the kill); a survivor takes the feed over.
+    @Test func threeWorkersShareTheFanOutAndADeadOnesRowsGoWithinSeconds() async throws {
+        let devices = 10_000
+        try await Self.withThreeWorkers(devices: devices) { bed in
+            let victim = try await bed.poller()
+            bed.feed.advance(to: 7)
+            #expect(await bed.first.waitForAccepted(2 * devices + 1_500, timeout: .seconds(300)))
             victim.run.process.signal(SIGKILL)
+            let killed = ContinuousClock.now
             _ = await victim.run.process.waitForExit()
-            // What the dead worker's connections delivered is recorded by now; its claimed rows cannot go again
-            // before the claims expire (20 s; a busy machine must not let a live round's claims lapse).
-            try await Task.sleep(for: .milliseconds(500))
-            let atKill = fake.accepted.count
-            #expect(atKill < 3 * Self.devices, "the kill landed mid-fan-out")
+            let held = try await bed.store.claims(of: victim.name)
+            let atKill = bed.fake.accepted.count
+            #expect(atKill < 3 * devices, "the kill landed mid-fan-out (\(atKill - 2 * devices) of \(devices) sent)")
 
-            // The survivors finish the fan-out once the dead worker's claims expire.
-            #expect(await first.waitForAccepted(3 * Self.devices, timeout: .seconds(300)), "full time: every end")
-            // And one of them polls the feed now (within two poll intervals of the lease's end).
+            // The dead worker's rows are taken over (claimed by the others), then sent again: each of their
+            // tokens gets the end after the kill (none of them was settled, so each goes again).
+            let tokens = Set(held.map(\.target))
+            var (takenOver, delay): (Duration?, Duration?) = (nil, nil)
+            while ContinuousClock.now < killed + .seconds(60) {
+                if takenOver == nil, try await bed.store.claims(of: victim.name).isEmpty {
+                    takenOver = ContinuousClock.now - killed
+                }
+                let ended = Set(
+                    bed.fake.accepted[atKill...].filter { $0.body.contains(#""event":"end""#) }.map(\.token))
+                if tokens.isSubset(of: ended) {
+                    delay = ContinuousClock.now - killed
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let measured = try #require(delay, "the dead worker's \(held.count) rows were delivered")
+            print(
+                "the dead worker held \(held.count) rows; taken over \(takenOver.map { "\($0)" } ?? "?") and all "
+                    + "delivered \(measured) after the kill")
+            #expect(measured < .seconds(10), "its \(held.count) rows went \(measured) after the kill")
+            for w in bed.workers where w.name != victim.name {
+                for line in w.run.process.standardError.split(separator: "\n")
+                where line.contains("stalled") || line.contains("heartbeat") || line.contains("requests stopped") {
+                    print("\(w.name): \(line)")
+                }
+            }
+            #expect(await bed.first.waitForAccepted(3 * devices, timeout: .seconds(300)), "full time: every end")
+
+            // One of the survivors polls the feed now (within two poll intervals of the lease's end).
             var holder: String?
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                holder = try await store.leaseHolder(PollerLease.name)?.worker
-                if let holder, holder != poller { break }
+                holder = try await bed.store.leaseHolder(PollerLease.name)?.worker
+                if let holder, holder != victim.name { break }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            #expect(holder != nil && holder != poller, "a surviving worker took the feed over")
-            try await Task.sleep(for: .seconds(1))
-            for w in workers where w.name != poller {
-                w.run.process.signal(SIGTERM)
-                #expect(await w.run.process.waitForExit() == 0)
-            }
+            #expect(holder != nil && holder != victim.name, "a surviving worker took the feed over")
+            await bed.stop(except: [victim.name])
 
-            #expect(fake.rejections.isEmpty)
-            let accepted = fake.accepted
-            var byToken: [String: [(timestamp: Int, event: String, index: Int)]] = [:]
-            for (index, push) in accepted.enumerated() {
-                let aps = try JSONParser.parse(push.body)["aps"]
-                guard case .int(let t)? = aps?["timestamp"], case .string(let e)? = aps?["event"] else { continue }
-                byToken[push.token, default: []].append((t, e, index))
-            }
-            var duplicates = 0
-            for i in 0..<Self.devices {
-                let starts = byToken[Self.token("aa", i)] ?? []
-                let updates = byToken[Self.token("bb", i)] ?? []
-                #expect(starts.first?.event == "start", "device \(i) got its start")
-                #expect(updates.map(\.event).filter { $0 != "update" }.allSatisfy { $0 == "end" })
-                #expect(updates.last?.event == "end", "device \(i) got the end")
-                #expect(Set(updates.map(\.event)) == ["update", "end"], "device \(i) got every push")
-                for seen in [starts, updates] {
-                    #expect(
-                        zip(seen, seen.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp },
-                        "device \(i): never older after newer")
-                    // The same push twice: only one the dead worker had in flight (sent before the kill).
-                    for (a, b) in zip(seen, seen.dropFirst()) where a.timestamp == b.timestamp {
-                        duplicates += 1
-                        #expect(a.index < atKill, "device \(i): a push sent twice was first sent before the kill")
-                    }
-                }
-            }
+            #expect(bed.fake.rejections.isEmpty)
+            let duplicates = try bed.checkEveryDeviceGotEverything(duplicatesFirstSentBefore: atKill)
             #expect(duplicates <= Self.claimBatch, "at most the dead worker's claims went twice: \(duplicates)")
-            #expect(try await store.outboxStatus().depth == 0, "nothing left behind")
+            #expect(try await bed.store.outboxStatus().depth == 0, "nothing left behind")
+        }
+    }
+
+    /// The poller is frozen (SIGSTOP) mid-fan-out for longer than its heartbeat timeout: the others take its
+    /// claimed rows over and finish full time. Let go on (SIGCONT), it finds its claims lapsed, sends none
+    /// of those rows again (the fence before each request), gives them up, rejoins, and goes on working.
+    @Test func aFrozenWorkerFindsItsClaimsTakenOverAndSendsNoneOfThemAgain() async throws {
+        let devices = 4_000
+        try await Self.withThreeWorkers(devices: devices) { bed in
+            let frozen = try await bed.poller()
+            bed.fake.setResponseDelay(.milliseconds(4))
+            bed.feed.advance(to: 7)
+            #expect(await bed.first.waitForAccepted(2 * devices + 600, timeout: .seconds(300)))
+            frozen.run.process.signal(SIGSTOP)
+            let stopped = ContinuousClock.now
+            let held = try await bed.store.claims(of: frozen.name)
+            #expect(!held.isEmpty, "it was frozen holding rows")
+            #expect(await bed.first.waitForAccepted(3 * devices, timeout: .seconds(120)), "the others finish")
+            print("frozen holding \(held.count) rows; full time done \(ContinuousClock.now - stopped) after the stop")
+            #expect(ContinuousClock.now - stopped < .seconds(20))
+
+            let afterStop = bed.fake.accepted.count
+            frozen.run.process.signal(SIGCONT)
+            defer { print("the frozen worker's log:\n\(frozen.run.process.standardError.suffix(4_000))") }
+            #expect(
+                await frozen.run.process.waitForError(
+                    containing: "this worker stalled past its heartbeat timeout", timeout: .seconds(20)),
+                "\(frozen.run.process.standardError.suffix(3_000))")
+            // Long enough for a resumed round to have sent anything it still meant to. What it had handed to its
+            // HTTP/2 connection before the stop may still leave (libcurl was frozen too): at most its window of
+            // requests in flight (64), never a new request.
+            try await Task.sleep(for: .seconds(3))
+            let resumed = bed.fake.accepted.count - afterStop
+            print("after SIGCONT the frozen worker's connections delivered \(resumed) requests it had in flight")
+            #expect(resumed <= Self.inFlight, "only what was in flight at the stop: \(resumed)")
+            await bed.stop()
+
+            #expect(bed.fake.rejections.isEmpty)
+            let duplicates = try bed.checkEveryDeviceGotEverything(duplicatesFirstSentBefore: nil)
+            #expect(duplicates <= Self.inFlight, "at most what was in flight at the stop went twice: \(duplicates)")
+            #expect(try await bed.store.outboxStatus().depth == 0, "nothing left behind")
         }
     }
 }
