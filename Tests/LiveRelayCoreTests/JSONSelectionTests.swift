@@ -112,6 +112,32 @@ import Testing
                 == ["a": 1, "é": "ü", "skip": [:]])
     }
 
+    /// A key given twice is an error in every mode, also in an object the selection reads only in part or
+    /// skips, escapes decoded (`"a"` and `"\u0061"` are one key), as a plain parse says. (Found by the
+    /// `json` fuzz target: a copy of a JsonLogic case with `"rule"` twice, which a plain parse refused and a
+    /// selective one took.)
+    @Test func aKeyGivenTwiceIsRefusedWhereverItIs() throws {
+        var selection = JSONSelection()
+        selection.include([.any, .key("0")])
+        selection.include([.key("events"), .any, .key("id")])
+        for text in [
+            #"[1, {"description": "x", "rule": {"a": 1}, "rule": {"a": 1}, "data": {}}]"#,
+            #"{"events": [{"id": 1, "id": 2}]}"#, #"{"events": [{"x": 1, "x": 2}]}"#,
+            #"{"skip": {"deep": {"k": 1, "k": 1}}}"#, #"[{"0": 1, "0": 2}]"#,
+        ] {
+            #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(Data(text.utf8)) }
+            #expect(throws: JSONParseError.self, "\(text)") {
+                try JSONParser.parse(Data(text.utf8), selecting: selection)
+            }
+        }
+        var ids = JSONSelection()
+        ids.include([.key("events"), .any, .key("id")])
+        #expect(
+            try JSONParser.parse(
+                Data(#"{"events": [{"id": 1, "x": {"id": 2}}, {"id": 3, "x": {"y": 1}, "y": 2}]}"#.utf8),
+                selecting: ids) == ["events": [["id": 1], ["id": 3]]], "the same key in different objects is fine")
+    }
+
     @Test func memberNamesCanBeKeptWithoutTheirValues() throws {
         var selection = JSONSelection()
         selection.includeMemberNames(at: [])

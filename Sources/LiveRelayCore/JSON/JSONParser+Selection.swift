@@ -31,10 +31,12 @@ extension JSONParser {
 
     private mutating func parseSelectedObject(_ selection: JSONSelection) throws(JSONParseError) -> JSONValue {
         var object: [String: JSONValue] = [:]
+        let keys = seenKeys.count
         try walkObject { (p: inout JSONParser) throws(JSONParseError) in
             // The key is matched by its bytes; text is made only for a selected member (or one with escapes).
             let keyStart = p.index + 1
             let plain = try p.skipString()
+            try p.noteKey(SeenKey(start: keyStart - 1, end: p.index, plain: plain), since: keys)
             let keyBytes = UnsafeBufferPointer(rebasing: p.bytes[keyStart..<(p.index - 1)])
             let key: String?
             let child: JSONSelection?
@@ -55,6 +57,7 @@ extension JSONParser {
                 try p.skipValue()
             }
         }
+        seenKeys.removeSubrange(keys...)
         return .object(object)
     }
 
@@ -78,11 +81,15 @@ extension JSONParser {
         guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
+            let keys = seenKeys.count
             try walkObject { (p: inout JSONParser) throws(JSONParseError) in
-                _ = try p.skipString()
+                let start = p.index
+                let plain = try p.skipString()
+                try p.noteKey(SeenKey(start: start, end: p.index, plain: plain), since: keys)
                 try p.expectColon(after: nil)
                 try p.skipValue()
             }
+            seenKeys.removeSubrange(keys...)
         case UInt8(ascii: "["):
             try walkArray { (p: inout JSONParser, _: Int) throws(JSONParseError) in try p.skipValue() }
         case UInt8(ascii: "\""): _ = try skipString()
@@ -148,4 +155,42 @@ extension JSONParser {
         if i == bytes.count { return true }
         return String(validating: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self) != nil
     }
+
+    /// Refuses a key the object (its keys are `seenKeys[since...]`) already has, compared as text (escapes
+    /// decoded), as a plain parse does; remembers it otherwise.
+    mutating func noteKey(_ key: SeenKey, since first: Int) throws(JSONParseError) {
+        var key = key
+        key.hash = key.plain ? Self.fnv(UnsafeBufferPointer(rebasing: bytes[(key.start + 1)..<(key.end - 1)])) : 0
+        if !key.plain { key.hash = Self.fnv(Array(try text(of: key).utf8)) }
+        for seen in seenKeys[first...] where seen.hash == key.hash {
+            let text = try text(of: key)
+            if try self.text(of: seen) == text { throw error("duplicate key \"\(text)\"", at: key.start) }
+        }
+        seenKeys.append(key)
+    }
+
+    /// A key's text.
+    private mutating func text(of key: SeenKey) throws(JSONParseError) -> String {
+        if key.plain { return String(decoding: bytes[(key.start + 1)..<(key.end - 1)], as: UTF8.self) }
+        let resume = index
+        index = key.start
+        defer { index = resume }
+        return try parseString()
+    }
+
+    /// FNV-1a of some bytes.
+    static func fnv(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+}
+
+/// A key of an object read without building it: where it is (its quotes), whether its bytes are its text
+/// (no escapes), and a hash of its text.
+struct SeenKey {
+    var start: Int
+    var end: Int
+    var plain: Bool
+    var hash: UInt64 = 0
 }

@@ -31,6 +31,9 @@ public struct JSONParser: ~Copyable {
     let numberMode: NumberMode
     var depth = 0
     var map: SourceMapBuilder?
+    /// The keys of the objects being read without building them (a selective parse), innermost last, to
+    /// refuse a key given twice there as everywhere: reused, so reading a large body allocates it once.
+    var seenKeys: [SeenKey] = []
     private static let maxDepth = 512
 
     /// Parses a whole JSON text.

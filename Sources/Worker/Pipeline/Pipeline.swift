@@ -24,7 +24,7 @@ public struct Pipeline: Sendable {
     public let metrics: LiveRelayMetrics
     let logger: Logger
     /// Draws in `0..<1`, for the outbox's backoff jitter.
-    private let random: @Sendable () -> Double
+    let random: @Sendable () -> Double
     /// Seconds after which a device started without reporting the activity's token may be started again;
     /// `nil`: never (see ``StartGuard``).
     let restartAfter: Int?
@@ -327,113 +327,6 @@ public struct Pipeline: Sendable {
         }
         renewing?.cancel()
         return (try delivered.get(), full)
-    }
-
-    /// Sends one claimed batch and writes its receipts as they come in; then the channels and the starts it
-    /// settled.
-    private func deliverBatch(_ due: [OutboxEntry], owner: String?, now: Int) async throws(StoreFailure)
-        -> [PushDelivery]
-    {
-        let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
-        // Each request's receipts are written as they come in, while the rest are sent (several that arrive
-        // during one write share the next), so a crash resends at most what was in flight.
-        let settlement = OutboxSettlement(rows: batch.rows, now: now, jitter: random)
-        let journal = ReceiptJournal()
-        async let failure = journal.write { indices, receipts async throws(StoreFailure) in
-            var (indices, receipts) = (indices, receipts)
-            if Task.isCancelled {
-                // The stop cut the round: a request it cut short is no answer, and its row stays as it was.
-                let kept = zip(indices, receipts).filter { !$0.1.outcome.isRetry }
-                (indices, receipts) = (kept.map(\.0), kept.map(\.1))
-            } else if receipts.contains(where: \.notSent) {
-                // Fenced (the claims lapsed): a request never made is no answer; another worker has the row.
-                let kept = zip(indices, receipts).filter { !$0.1.notSent }
-                (indices, receipts) = (kept.map(\.0), kept.map(\.1))
-            }
-            let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
-            // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
-            let written = await Task { () -> StoreFailure? in
-                do throws(StoreFailure) {
-                    try await store.settleOutbox(
-                        done: done, later: later, started: started, sent: sent, now: now)
-                } catch {
-                    return error
-                }
-                return nil
-            }.value
-            if let written { throw written }
-        }
-        let receipts = await send(batch, owner: owner, finished: journal.record)
-        journal.finish()
-        if let failure = await failure { throw failure }
-        // A channel APNs throttled takes nothing new before its row's next try: a state released meanwhile
-        // replaces that row and goes then, not into the closed window.
-        for (row, receipt) in zip(batch.rows, receipts) {
-            guard case .throttled(let after, _) = receipt.outcome, row.kind == PushTarget.TokenKind.channel.rawValue,
-                let channel = row.channel
-            else { continue }
-            let wait = RetryPolicy.throttled.delay(afterAttempt: 1, retryAfterSeconds: after, jitter: 1) ?? .zero
-            await queue.holdBroadcasts(channel: channel, until: now + Int((wait / .seconds(1)).rounded(.up)))
-        }
-        let lost = Set(batch.rows.indices.filter { receipts[$0].failed && settlement.isFinal($0, receipts[$0]) })
-        var deliveries = batch.deliveries(receipts, lost: lost)
-        for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
-            reportLostEnd(delivery)
-        }
-        try await recordChannelDeliveries(&deliveries, now: now)
-        try await deleteDueChannels(now: now)
-        let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
-        if !started.isEmpty {
-            var records = try await store.activities(Set(started.map(\.activity)))
-            let changed = ledger.delivered(started, records: &records)
-            // Only the phase: the rest of a record may have moved on since it was read (a poll under way).
-            if !changed.isEmpty { try await store.markActive(changed.map(\.key)) }
-        }
-        return deliveries
-    }
-
-    /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.
-    /// `finished` hears each request's receipts (with their rows) as soon as they are known.
-    private func send(
-        _ batch: OutboxBatch, owner: String?, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
-    ) async -> [DeliveryReceipt] {
-        // On a shared store each request goes only while this worker's claims are surely its own.
-        let fence = claimFence(owner)
-        var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
-        await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
-            for (provider, pushes) in batch.byProvider {
-                guard let sender = senders[provider] else { continue }
-                group.addTask {
-                    let sent = await sender.send(
-                        pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) }, admit: fence
-                    ) { item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts) }
-                    return (pushes.flatMap(\.rows), sent.flatMap { $0 })
-                }
-            }
-            for await (rows, sent) in group {
-                for (row, receipt) in zip(rows, sent) { receipts[row] = receipt }
-            }
-        }
-        var unsent: [Int] = []
-        let all = receipts.enumerated().map { index, receipt in
-            if let receipt { return receipt }
-            unsent.append(index)
-            return DeliveryReceipt(
-                target: batch.rows[index].target,
-                outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
-                attempts: 0)
-        }
-        if !unsent.isEmpty { finished(unsent, unsent.map { all[$0] }) }
-        return all
-    }
-}
-
-extension Pipeline {
-    /// On a shared store, whether the rows claimed as `owner` are still surely this worker's (asked before
-    /// each request); `nil` on a store of one worker.
-    func claimFence(_ owner: String?) -> (@Sendable () -> Bool)? {
-        guard let shared = store as? any SharedStore, let owner else { return nil }
-        return { @Sendable in shared.holdsClaims(as: owner) }
     }
 }
 
