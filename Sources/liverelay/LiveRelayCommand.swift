@@ -72,6 +72,11 @@ struct LoggingOptions: ParsableArguments {
         return (level, format)
     }
 
+    /// The log format in force (the flag's, else the environment's, else text).
+    var format: LineLogHandler.Format {
+        (try? resolved(ProcessInfo.processInfo.environment))?.1 ?? .text
+    }
+
     func bootstrap() {
         let (level, format) = (try? resolved(ProcessInfo.processInfo.environment)) ?? (.warning, .text)
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, level: level) }

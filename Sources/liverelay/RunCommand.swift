@@ -43,7 +43,15 @@ struct RunCommand: AsyncParsableCommand {
         let store = try await openStateStore(loaded)
         var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
         let host = loaded.config.api.host
-        environment.onAPIRunning = { port in standardError("liverelay: API listening on http://\(host):\(port)") }
+        // Said whatever the log level (scripts and supervisors wait for it), in the logs' own format.
+        let json = logging.format == .json
+        environment.onAPIRunning = { port in
+            let text = "API listening on http://\(host):\(port)"
+            standardError(
+                json
+                    ? LineLogHandler.line(.json, at: Date(), level: .notice, label: "liverelay.run", message: text, [:])
+                    : "liverelay: \(text)")
+        }
         let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
         defer { worker.shutdown() }
         try await worker.serviceGroup(gracePeriod: .seconds(gracePeriod), signals: [.sigterm, .sigint]).run()

@@ -29,13 +29,14 @@ struct OperatorCommandLineTests {
         environment["LIVERELAY_LOG_FORMAT"] = "json"
         environment["LIVERELAY_LOG_LEVEL"] = "info"
         let fromEnvironment = try BackgroundProcess(liverelay, ["run", "--config", config], environment: environment)
-        #expect(await fromEnvironment.waitForError(containing: "API listening on http://127.0.0.1:"))
+        #expect(await fromEnvironment.waitForError(containing: #""message":"API listening on http://127.0.0.1:"#))
         #expect(!fromEnvironment.standardError.contains("127.0.0.1:8787"), "\(fromEnvironment.standardError)")
         // The match in the recording starts: one info line for it and one for the round, as JSON objects.
         #expect(await fromEnvironment.waitForError(containing: #""message":"delivery round""#))
         fromEnvironment.signal(SIGTERM)
         #expect(await fromEnvironment.waitForExit() == 0)
-        let lines = fromEnvironment.standardError.split(separator: "\n").filter { $0.hasPrefix("{") }
+        let lines = fromEnvironment.standardError.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") }, "every line is JSON: \(lines)")
         let starting = try #require(lines.first { $0.contains(#""message":"activity starting""#) })
         let object = try JSONParser.parse(Data(starting.utf8))
         #expect(object["level"] == "info")

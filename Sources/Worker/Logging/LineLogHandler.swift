@@ -41,7 +41,7 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// The line of one event.
-    static func line(
+    public static func line(
         _ format: Format, at date: Date, level: Logger.Level, label: String, message: String,
         _ fields: Logger.Metadata
     ) -> String {
