@@ -40,8 +40,13 @@ let package = Package(
         .target(name: "LiveRelayCore"),
         // libcurl, with typed wrappers for its variadic calls.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // HTTPTransport and CurlTransport (libcurl multi on its own threads).
-        .target(name: "HTTP", dependencies: ["CCurl", "LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
+        // nghttp2 and OpenSSL, for the push lane.
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev", "libssl-dev"])]),
+        // HTTPTransport, CurlTransport (libcurl multi on its own threads) and HTTP2Lane (nghttp2, for pushes).
+        .target(
+            name: "HTTP",
+            dependencies: ["CCurl", "CNGHTTP2", "LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
         // Feed bodies → facts per entity → changes.
         .target(name: "Feeds", dependencies: ["LiveRelayCore"]),
         // JsonLogic, rule files, the rule engine. Pure: no I/O besides reading rule files, no clock.

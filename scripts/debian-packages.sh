@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages LiveRelay builds against when they are missing: libcurl's and SQLite's
-# headers and pkg-config. Runs apt-get update first, and sudo when not root. Sourced by scripts/demo and
+# Installs the Debian packages LiveRelay builds against when they are missing: the headers of libcurl (feeds),
+# nghttp2 and OpenSSL (the push lane) and SQLite, and pkg-config. Runs apt-get update first, and sudo when not
+# root. Sourced by scripts/demo and
 # scripts/test; does nothing when everything is there. Arguments are more packages: the tests add
 # liverelay_test_packages.
 
@@ -9,7 +10,7 @@
 # PostgreSQL for the store suite (scripts/postgres-cluster.sh runs a throwaway cluster).
 liverelay_test_packages=(chromium postgresql jq)
 liverelay_install_packages() {
-    local wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config "$@")
+    local wanted=(libcurl4-openssl-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config "$@")
     local missing=()
     if ! command -v dpkg >/dev/null 2>&1; then
         echo "not a Debian system: make sure these are installed: ${wanted[*]}" >&2

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// Reads one request at a time (an HTTP/1.1 connection, or an HTTP/2 stream behind
 /// `HTTP2FramePayloadToHTTP1ServerCodec`), records it, and writes what the server's handler answers.
@@ -62,6 +63,10 @@ final class LoopbackRequestHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
+    private static func streamID(_ context: ChannelHandlerContext) -> HTTP2StreamID? {
+        try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+    }
+
     private func respond(_ response: ServerResponse, closeAfter: Bool, context: ChannelHandlerContext) {
         guard isOpen else { return }
         switch response.fault {
@@ -74,6 +79,27 @@ final class LoopbackRequestHandler: ChannelInboundHandler, RemovableChannelHandl
         case .closeConnection:
             (context.channel.parent ?? context.channel).close(promise: nil)
             return
+        case .goAway:
+            if let parent = context.channel.parent, let stream = Self.streamID(context) {
+                let last = HTTP2StreamID(max(0, Int(stream) - 2))
+                parent.writeAndFlush(
+                    HTTP2Frame(
+                        streamID: .rootStream,
+                        payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil)),
+                    promise: nil)
+            }
+            return
+        case .refuse:
+            if let parent = context.channel.parent, let stream = Self.streamID(context) {
+                parent.writeAndFlush(HTTP2Frame(streamID: stream, payload: .rstStream(.refusedStream)), promise: nil)
+            }
+            return
+        case .lowerStreamLimit(let limit):
+            context.channel.parent?.writeAndFlush(
+                HTTP2Frame(
+                    streamID: .rootStream,
+                    payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]))),
+                promise: nil)
         case nil:
             break
         }

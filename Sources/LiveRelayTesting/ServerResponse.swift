@@ -10,6 +10,13 @@ public struct ServerResponse: Sendable {
         case hang
         /// Close the whole TCP connection (on HTTP/2, every stream on it) without a response.
         case closeConnection
+        /// HTTP/2: send GOAWAY with the stream before this one as the last processed, and leave this stream
+        /// unanswered (the client takes it, and any later one, as never processed).
+        case goAway
+        /// HTTP/2: reset this stream with `REFUSED_STREAM` (the server did not process it).
+        case refuse
+        /// HTTP/2: announce this `SETTINGS_MAX_CONCURRENT_STREAMS` on the connection, then answer normally.
+        case lowerStreamLimit(Int)
     }
 
     /// The status code.

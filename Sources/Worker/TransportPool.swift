@@ -2,22 +2,31 @@ import Delivery
 import HTTP
 import Synchronization
 
-/// The libcurl transports a worker opens (one for feeds, one per provider), to stop them together.
+/// The transports a worker opens (libcurl for feeds, the push lane or libcurl per provider), to stop them
+/// together.
 final class TransportPool: Sendable {
     private let http: HTTPConfig
     private let directory: String
-    private let opened = Mutex<[CurlTransport]>([])
+    private let opened = Mutex<[@Sendable () -> Void]>([])
 
     init(http: HTTPConfig, directory: String) {
         self.http = http
         self.directory = directory
     }
 
-    /// A provider's transport: its connections and streams, one connection per host per thread, the
-    /// config's CA file and write coalescing.
-    func open(_ shape: ProviderContext.TransportShape) throws(HTTPError) -> CurlTransport {
+    /// A provider's transport: the nghttp2 lane for an HTTP/2 provider (unless the config says `curl`), else
+    /// libcurl with its connections and streams, one connection per host per thread, the config's CA file
+    /// and write coalescing.
+    func open(_ shape: ProviderContext.TransportShape) throws(HTTPError) -> any HTTPTransport {
+        let caFile = http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        if shape.http2, http.pushLane == .nghttp2 {
+            let lane = try HTTP2Lane(
+                configuration: HTTP2Lane.Configuration(caFile: caFile, connections: shape.connections))
+            opened.withLock { $0.append(lane.shutdown) }
+            return lane
+        }
         var configuration = CurlTransport.Configuration()
-        configuration.caFile = http.caFile.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        configuration.caFile = caFile
         configuration.threads = shape.connections
         configuration.maxConnectionsPerHost = 1
         configuration.maxConcurrentStreams = shape.streams
@@ -34,13 +43,13 @@ final class TransportPool: Sendable {
     }
 
     private func keep(_ transport: CurlTransport) -> CurlTransport {
-        opened.withLock { $0.append(transport) }
+        opened.withLock { $0.append(transport.shutdown) }
         return transport
     }
 
     /// Stops every transport opened.
     func shutdown() {
-        for transport in opened.withLock({ $0 }) { transport.shutdown() }
+        for stop in opened.withLock({ $0 }) { stop() }
     }
 }
 

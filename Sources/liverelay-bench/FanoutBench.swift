@@ -20,6 +20,7 @@ struct FanoutBench: AsyncParsableCommand {
     @Option(help: "Concurrent streams per connection.") var streams = 100
     @Option(help: "Let the kernel merge small writes, as the push providers' transports do by default.")
     var coalesceWrites = true
+    @Option(help: "The HTTP/2 lane: nghttp2 (HTTP2Lane) or curl (CurlTransport).") var lane = "nghttp2"
 
     func run() async throws {
         let pushes = try loadPushes()
@@ -29,8 +30,13 @@ struct FanoutBench: AsyncParsableCommand {
         http.maxConnectionsPerHost = 1
         http.maxConcurrentStreams = streams
         http.coalesceWrites = coalesceWrites
-        let transport = try CurlTransport(configuration: http)
-        defer { transport.shutdown() }
+        let transport: any HTTPTransport
+        if lane == "curl" {
+            let curl = try CurlTransport(configuration: http)
+            transport = curl
+        } else {
+            transport = try HTTP2Lane(configuration: HTTP2Lane.Configuration(caFile: ca, connections: connections))
+        }
         let signing = try APNsSigningKey(
             pem: Secret(String(contentsOfFile: key, encoding: .utf8)), keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
         let provider = APNsProvider(

@@ -26,14 +26,25 @@ import Worker
         #expect(loaded.feeds[0].url.hasPrefix("file:///"))
         #expect(loaded.feeds[0].url.hasSuffix("/Samples/recordings/espn-soccer-scoreboard-1-first-half.json"))
         #expect(loaded.config.provider.bundleID == "com.example.scores")
-        #expect(loaded.config.http.coalesceWrites)
+        // The defaults are the fast ones: pushes over the nghttp2 lane, no write merging on libcurl.
+        #expect(loaded.config.http.pushLane == .nghttp2)
+        #expect(!loaded.config.http.coalesceWrites)
     }
 
-    @Test func pushWritesAreMergedUnlessTheConfigSaysNo() throws {
+    @Test func thePushLaneAndWriteMergingAreSettings() throws {
         let text = """
-            { "feeds": [], "provider": { "type": "console" }, "http": { "coalesce-writes": false } }
+            { "feeds": [], "provider": { "type": "console" }, "http": { "coalesce-writes": true, "push-lane": "curl" } }
             """
-        #expect(try load(text).get().config.http.coalesceWrites == false)
+        #expect(try load(text).get().config.http.coalesceWrites == true)
+        #expect(try load(text).get().config.http.pushLane == .curl)
+        let lane = """
+            { "feeds": [], "provider": { "type": "console" }, "http": { "push-lane": "h2o" } }
+            """
+        guard case .failure(let refused) = try load(lane) else {
+            Issue.record("an unknown push lane was accepted")
+            return
+        }
+        #expect(refused.description.contains("push-lane"))
         let wrong = """
             { "feeds": [], "provider": { "type": "console" }, "http": { "coalesce-writes": "no" } }
             """

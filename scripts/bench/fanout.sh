@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The fan-out benchmark: the same pushes (160-hex tokens, 300–600-byte Live Activity payloads) to the same
 # loopback HTTP/2 + TLS server (nginx on one core) from h2load (the ceiling), aioapns (the peer) and
-# LiveRelay's APNs sender, each pinned to the other core; prints one table with the ratios.
+# LiveRelay's APNs sender over its push lane (nghttp2) and over libcurl, each pinned to the other core;
+# prints one table with the ratios.
 #   usage: scripts/bench/fanout.sh [pushes] [connections] [streams]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,10 +35,13 @@ echo "{\"client\": \"h2load\", \"pushes_per_second\": $rate, \"pushes\": $count,
 taskset -c "$client_core" python3 scripts/bench/aioapns_peer.py --port "${FANOUT_URL##*:}" --ca "$FANOUT_CA" \
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --in-flight "$streams" >> "$results"
-# LiveRelay.
+# LiveRelay: its push lane (nghttp2), and libcurl (the lane it replaced, `http.push-lane: curl`).
 taskset -c "$client_core" .build/release/liverelay-bench fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --streams "$streams" >> "$results"
+taskset -c "$client_core" .build/release/liverelay-bench fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
+    --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
+    --streams "$streams" --lane curl | sed 's/"client":"liverelay"/"client":"liverelay-curl"/' >> "$results"
 
 python3 - "$results" <<'PY'
 import json, sys
@@ -46,7 +50,7 @@ by = {r["client"]: r for r in rows}
 lr, ceiling, peer = by["liverelay"]["pushes_per_second"], by["h2load"]["pushes_per_second"], by["aioapns"]["pushes_per_second"]
 print("| client | pushes/s | p50 ms | p99 ms | CPU s | CPU µs/push | peak RSS MB | failures |")
 print("|---|---|---|---|---|---|---|---|")
-for name in ["h2load", "liverelay", "aioapns"]:
+for name in ["h2load", "liverelay", "liverelay-curl", "aioapns"]:
     r = by[name]
     cpu = r.get("cpu_seconds")
     per = f"{cpu / r['pushes'] * 1e6:.1f}" if cpu else ""

@@ -30,14 +30,18 @@ public final class APNsProvider: SingleTargetProvider {
         public var inputPushToken: Bool
         /// Broadcast channels (iOS 18); `nil`: tokens only.
         public var broadcast: Broadcast?
+        /// Requests in flight at most: the transport's connections times the streams of each, so the window
+        /// follows what the connections can carry instead of a fixed number.
+        public var maxInFlight: Int
 
         /// Creates a configuration.
         public init(
             endpoint: APNsEndpoint, bundleID: String, expirationSeconds: Int = 3600,
             tokenRefreshInterval: Int = 50 * 60, requestTimeout: Duration = .seconds(10), inputPushToken: Bool = false,
-            broadcast: Broadcast? = nil
+            broadcast: Broadcast? = nil, maxInFlight: Int = 100
         ) {
             self.broadcast = broadcast
+            self.maxInFlight = maxInFlight
             self.endpoint = endpoint
             self.bundleID = bundleID
             self.expirationSeconds = expirationSeconds
@@ -88,9 +92,11 @@ public final class APNsProvider: SingleTargetProvider {
         }
     }
 
-    /// APNs tokens of the provider's environment, 64 requests in flight (multiplexed over the connections).
+    /// APNs tokens of the provider's environment, as many requests in flight as the connections carry.
     public var traits: ProviderTraits {
-        ProviderTraits(kind: .apns, addressing: .apnsTokens(environment: configuration.endpoint.environment))
+        ProviderTraits(
+            kind: .apns, addressing: .apnsTokens(environment: configuration.endpoint.environment),
+            maxConcurrentDeliveries: configuration.maxInFlight)
     }
     /// The configuration the provider was made with.
     public let configuration: Configuration

@@ -97,7 +97,7 @@ public struct APNsProviderConfig: ProviderSettings {
         environment = try c.decodeIfPresent(PushEnvironment.self, forKey: .environment) ?? .production
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint)
         connections = try c.decodeIfPresent(Int.self, forKey: .connections) ?? 1
-        maxConcurrentStreams = try c.decodeIfPresent(Int.self, forKey: .maxConcurrentStreams) ?? 100
+        maxConcurrentStreams = try c.decodeIfPresent(Int.self, forKey: .maxConcurrentStreams) ?? 1000
         tokenRefresh = try c.decodeIfPresent(Int.self, forKey: .tokenRefresh) ?? 3000
         timeout = try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 10
         inputPushToken = try c.decodeIfPresent(Bool.self, forKey: .inputPushToken) ?? false
@@ -122,8 +122,10 @@ public struct APNsProviderConfig: ProviderSettings {
                 endpoint: endpoint.map { APNsEndpoint(url: $0, environment: environment) } ?? .apple(environment),
                 bundleID: context.bundleID, expirationSeconds: context.expiration, tokenRefreshInterval: tokenRefresh,
                 requestTimeout: .seconds(timeout), inputPushToken: inputPushToken,
-                broadcast: channels?.broadcast(environment: environment, endpoint: endpoint)),
-            key: signingKey, transport: try context.transport(connections: connections, streams: maxConcurrentStreams),
+                broadcast: channels?.broadcast(environment: environment, endpoint: endpoint),
+                maxInFlight: connections * maxConcurrentStreams),
+            key: signingKey,
+            transport: try context.transport(connections: connections, streams: maxConcurrentStreams, http2: true),
             now: context.now, tokenCache: context.tokenCache)
     }
 }

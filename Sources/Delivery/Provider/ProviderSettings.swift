@@ -32,6 +32,8 @@ public struct ProviderContext: Sendable {
         public var connections: Int
         /// Requests in flight per connection at most.
         public var streams: Int
+        /// The provider's servers speak HTTP/2 (ALPN `h2`), so the push lane may carry its requests.
+        public var http2: Bool
     }
 
     /// The app's bundle id.
@@ -73,9 +75,11 @@ public struct ProviderContext: Sendable {
     }
 
     /// A libcurl transport of its own for the provider.
-    public func transport(connections: Int = 1, streams: Int = 100) throws(ProviderSetupError) -> any HTTPTransport {
+    public func transport(connections: Int = 1, streams: Int = 100, http2: Bool = false) throws(ProviderSetupError)
+        -> any HTTPTransport
+    {
         do {
-            return try openTransport(TransportShape(connections: connections, streams: streams))
+            return try openTransport(TransportShape(connections: connections, streams: streams, http2: http2))
         } catch {
             throw ProviderSetupError(key: nil, message: "cannot start the HTTP/2 transport: \(error)")
         }

@@ -152,7 +152,8 @@ public enum ConfigSchema {
               "description": "HTTP client settings shared by feeds and providers.",
               "properties": {
                 "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." },
-                "coalesce-writes": { "type": "boolean", "description": "Let the kernel merge the small writes of push requests (Nagle) on the providers' connections: about a third less CPU per push in a fan-out, for up to one round trip of delay on a lone request. Default true; feeds never use it." }
+                "coalesce-writes": { "type": "boolean", "description": "Let the kernel merge the small writes of push requests (Nagle) on the providers' libcurl connections: less CPU per push while a fan-out keeps the connection full, but a request that finds it idle waits for a delayed ACK. Default false; feeds and the nghttp2 lane never use it." },
+                "push-lane": { "enum": ["nghttp2", "curl"], "description": "What carries the pushes of providers whose servers speak HTTP/2 (APNs): nghttp2 driven directly (default, the fast one) or libcurl." }
               }
             }
           },
@@ -288,7 +289,7 @@ public enum ConfigSchema {
                 "environment": { "enum": ["production", "sandbox"], "description": "apns: production (TestFlight and App Store builds) or sandbox (development builds). Only tokens registered for it are used. Default production." },
                 "endpoint": { "type": "string", "pattern": "^https?://", "description": "apns, fcm, pushwoosh, getui: a custom server URL instead of the provider's own (tests point it at a loopback fake). getui: the domain only, default https://restapi.getui.com." },
                 "connections": { "type": "integer", "minimum": 1, "maximum": 16, "description": "apns: HTTP/2 connections (each on its own libcurl thread). Default 1." },
-                "max-concurrent-streams": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "apns: the most requests in flight on one connection; the server's own limit applies too. Default 100." },
+                "max-concurrent-streams": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "apns: the most requests in flight on one connection (the provider keeps connections × this many in flight); the server's own limit applies too: the lane holds the rest until streams free up. Default 1000 (APNs' own limit)." },
                 "token-refresh": { "type": "integer", "minimum": 1200, "maximum": 3300, "description": "apns: seconds between provider tokens (JWT), 20 to 55 minutes. Default 3000." },
                 "timeout": { "type": "integer", "minimum": 1, "description": "apns, fcm, pushwoosh, getui: seconds one request may take. Default 10." },
                 "input-push-token": { "type": "boolean", "description": "apns: ask every started activity for its update token (iOS 18 input-push-token). Default false." },

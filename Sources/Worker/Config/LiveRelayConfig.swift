@@ -239,25 +239,39 @@ public struct PriorityConfig: Sendable, Decodable {
 public struct HTTPConfig: Sendable, Decodable {
     /// A PEM file of extra trusted CAs (replaces the system bundle for this process). Verification stays on.
     public var caFile: String?
-    /// Let the kernel merge the small writes of push requests (Nagle's algorithm) on the providers'
-    /// connections: about a third less CPU per push in a fan-out, for up to one round trip of delay on a lone
-    /// request. Feeds never use it.
+    /// Let the kernel merge the small writes of push requests (Nagle's algorithm) on the providers' libcurl
+    /// connections: less CPU per push in a fan-out that keeps the connection full, but every request that
+    /// finds it idle waits for a delayed ACK (~40 ms). Off by default; feeds never use it, nor does the
+    /// nghttp2 lane (it gathers frames itself).
     public var coalesceWrites: Bool
+    /// What carries the pushes of providers whose servers speak HTTP/2 (APNs).
+    public var pushLane: PushLane
+
+    /// The HTTP/2 client of the push providers.
+    public enum PushLane: String, Sendable, Decodable {
+        /// nghttp2 driven directly (``HTTP2Lane``): the fast one.
+        case nghttp2
+        /// libcurl (``CurlTransport``), as the feeds use.
+        case curl
+    }
 
     enum CodingKeys: String, CodingKey {
         case caFile = "ca-file"
         case coalesceWrites = "coalesce-writes"
+        case pushLane = "push-lane"
     }
 
-    public init(caFile: String? = nil, coalesceWrites: Bool = true) {
+    public init(caFile: String? = nil, coalesceWrites: Bool = false, pushLane: PushLane = .nghttp2) {
         self.caFile = caFile
         self.coalesceWrites = coalesceWrites
+        self.pushLane = pushLane
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
-        coalesceWrites = try c.decodeIfPresent(Bool.self, forKey: .coalesceWrites) ?? true
+        coalesceWrites = try c.decodeIfPresent(Bool.self, forKey: .coalesceWrites) ?? false
+        pushLane = try c.decodeIfPresent(PushLane.self, forKey: .pushLane) ?? .nghttp2
     }
 }
 

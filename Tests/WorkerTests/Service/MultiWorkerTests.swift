@@ -19,7 +19,8 @@ import Worker
     ))
 struct MultiWorkerTests {
     static let claimBatch = 500
-    /// The requests one worker has in flight to APNs at most (the provider's default).
+    /// The requests one worker has in flight to APNs at most (one connection × `max-concurrent-streams`, set
+    /// below to keep the window small enough to assert on).
     static let inFlight = 64
 
     static func token(_ prefix: String, _ i: Int) -> String {
@@ -122,9 +123,13 @@ struct MultiWorkerTests {
             for name in ["w1", "w2", "w3"] {
                 let path = setup.configPath.replacingOccurrences(of: ".json", with: "-\(name).json")
                 var config = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: setup.configPath)))
-                if case .object(var members) = config, case .object(var pg)? = members["postgres"] {
+                if case .object(var members) = config, case .object(var pg)? = members["postgres"],
+                    case .object(var provider)? = members["provider"]
+                {
                     pg["worker"] = .string(name)
                     members["postgres"] = .object(pg)
+                    provider["max-concurrent-streams"] = .int(Self.inFlight)
+                    members["provider"] = .object(provider)
                     config = .object(members)
                 }
                 try config.jsonData().write(to: URL(fileURLWithPath: path))
@@ -238,8 +243,8 @@ struct MultiWorkerTests {
                     containing: "this worker stalled past its heartbeat timeout", timeout: .seconds(20)),
                 "\(frozen.run.process.standardError.suffix(3_000))")
             // Long enough for a resumed round to have sent anything it still meant to. What it had handed to its
-            // HTTP/2 connection before the stop may still leave (libcurl was frozen too): at most its window of
-            // requests in flight (64), never a new request.
+            // HTTP/2 connection before the stop may still leave (the push lane was frozen too): at most its
+            // window of requests in flight (64), never a new request.
             try await Task.sleep(for: .seconds(3))
             let resumed = bed.fake.accepted.count - afterStop
             print("after SIGCONT the frozen worker's connections delivered \(resumed) requests it had in flight")

@@ -1,0 +1,109 @@
+import CNGHTTP2
+import Foundation
+import Synchronization
+
+/// The ``HTTPTransport`` for pushes: HTTP/2 driven directly with nghttp2 (the library `h2load` is built on)
+/// over OpenSSL, on dedicated threads.
+///
+/// Each of `configuration.connections` threads keeps one long-lived connection per origin and multiplexes
+/// every request it is given over it, as many streams at once as the server's `SETTINGS` allow (nghttp2
+/// holds the rest until streams free up, and follows a server that lowers its limit). Frames are gathered
+/// and written with one `send`; request bodies are written from the caller's bytes; TLS verification is
+/// always on (the system's CAs, or `caFile` instead), and `https` must negotiate `h2`. `http://` URLs speak
+/// HTTP/2 with prior knowledge (loopback fakes).
+///
+/// What happens when things go wrong: a connection that breaks sends its requests in flight once more on a
+/// new connection (a second loss fails them with ``HTTPError/Code/connectionReset``); after a GOAWAY the
+/// streams the server accepted finish and the ones it did not go on a new connection; a reset stream fails
+/// with ``HTTPError/Code/connectionReset``; a request past its `timeout` (queueing and connecting included)
+/// is reset and fails with ``HTTPError/Code/timeout``; a cancelled caller's stream is reset and the caller
+/// gets ``HTTPError/Code/cancelled``. `shutdown()` fails queued and running requests with
+/// ``HTTPError/Code/shutdown``. Responses are not decompressed: the lane asks for no content encoding.
+public final class HTTP2Lane: HTTPTransport {
+    /// How the lane connects.
+    public struct Configuration: Sendable {
+        /// A PEM file of CA certificates to trust instead of the system's; verification is always on.
+        public var caFile: String?
+        /// Threads, each with its own connection per origin.
+        public var connections: Int
+        /// The limit for connecting (TCP and TLS), within each request's own timeout.
+        public var connectTimeout: Duration
+
+        /// A configuration.
+        public init(caFile: String? = nil, connections: Int = 1, connectTimeout: Duration = .seconds(10)) {
+            self.caFile = caFile
+            self.connections = connections
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    /// The configuration the lane was created with.
+    public let configuration: Configuration
+    private let threads: [LaneThread]
+    private let context: LaneTLSContext
+    private let next = Atomic<UInt64>(0)
+
+    /// Starts the lane's threads; fails if the CA file cannot be read.
+    public init(configuration: Configuration = .init()) throws(HTTPError) {
+        self.configuration = configuration
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw HTTPError(code: .tls, url: "", message: "could not create a TLS context")
+        }
+        cnghttp2_set_min_tls12(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        let loaded =
+            configuration.caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) }
+            ?? SSL_CTX_set_default_verify_paths(context)
+        guard loaded == 1 else {
+            SSL_CTX_free(context)
+            throw HTTPError(
+                code: .tls, url: "",
+                message: "could not load the CA certificates from \(configuration.caFile ?? "the system")")
+        }
+        let shared = LaneTLSContext(context)
+        self.context = shared
+        threads = (0..<max(1, configuration.connections)).map {
+            LaneThread(name: "h2-\($0)", tls: shared, connectTimeout: configuration.connectTimeout)
+        }
+    }
+
+    deinit {
+        shutdown()
+        for thread in threads { thread.join() }
+    }
+
+    /// Sends `request` on one of the lane's connections and waits for the whole response.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        guard let (origin, path) = LaneOrigin.split(request.url) else {
+            throw HTTPError(code: .invalidURL, url: request.url, message: "the HTTP/2 lane takes http and https URLs")
+        }
+        let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let thread = threads[Int(id % UInt64(threads.count))]
+        let result = await withTaskCancellationHandler {
+            // Unchecked: the lane's thread resumes each job exactly once (`LaneJob.finish` clears it).
+            await withUnsafeContinuation { continuation in
+                thread.submit(
+                    LaneJob(request: request, origin: origin, path: path, id: id, continuation: continuation))
+            }
+        } onCancel: {
+            thread.cancel(id)
+        }
+        return try result.get()
+    }
+
+    /// Stops the threads; running and later requests fail with ``HTTPError/Code/shutdown``. Calling it
+    /// again does nothing.
+    public func shutdown() {
+        for thread in threads { thread.stop() }
+    }
+}
+
+/// An OpenSSL client context, shared by a lane's threads (OpenSSL allows `SSL_new` from any thread once it
+/// is set up); freed with the last of them.
+final class LaneTLSContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { SSL_CTX_free(pointer) }
+}

@@ -1,0 +1,579 @@
+import CNGHTTP2
+import Foundation
+import Glibc
+
+/// One HTTP/2 connection of a lane thread: a non-blocking socket, OpenSSL over memory BIOs (so every write
+/// is one `send` with `MSG_NOSIGNAL`, and many frames go out in one), and an nghttp2 client session. Owned
+/// and driven by one thread only.
+final class LaneConnection {
+    /// Why a connection attempt failed: the code and words for the requests that waited on it.
+    struct SetupFailure: Error {
+        var code: HTTPError.Code
+        var message: String
+    }
+
+    let origin: LaneOrigin
+    private(set) var fd: Int32
+    private var ssl: OpaquePointer?
+    private var readBIO: OpaquePointer?
+    private var writeBIO: OpaquePointer?
+    private var session: OpaquePointer?
+    /// Requests on the connection, by stream id.
+    private(set) var streams: [Int32: LaneJob] = [:]
+    /// Requests the server never processed (refused, or above a GOAWAY's last stream id): safe to send again.
+    var refused: [LaneJob] = []
+    /// Requests that ended, to resume once the thread is done with nghttp2's callbacks.
+    var finished: [(LaneJob, Result<HTTPResponse, HTTPError>)] = []
+    /// Bytes encrypted and not yet taken by the socket.
+    private var pending: [UInt8] = []
+    private var plain: [UInt8] = []
+    private var pendingStart = 0
+    /// Set when the connection can carry nothing more: the reason, for the requests it held.
+    private(set) var broken: String?
+    /// The server's first SETTINGS arrived: its stream limit is known.
+    private var settled = false
+    /// The server sent GOAWAY: no new streams; the ones below its last stream id finish here.
+    private(set) var goingAway = false
+    private let readBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 << 10)
+
+    /// Connects (TCP, then TLS with ALPN `h2` and the host verified, for `https`) and starts the HTTP/2
+    /// session; waits at most until `deadline`.
+    init(origin: LaneOrigin, tls context: OpaquePointer?, deadline: UInt64) throws(SetupFailure) {
+        self.origin = origin
+        fd = try Self.connect(origin, deadline: deadline)
+        do {
+            if origin.tls, let context {
+                try startTLS(context, deadline: deadline)
+            }
+            try startSession()
+            try awaitSettings(deadline: deadline)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+        readBuffer.deallocate()
+    }
+
+    /// Releases the session, TLS and the socket.
+    func close() {
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        if let ssl { SSL_free(ssl) }  // frees both BIOs
+        ssl = nil
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    // MARK: connecting
+
+    private static func connect(_ origin: LaneOrigin, deadline: UInt64) throws(SetupFailure) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(origin.host, String(origin.port), &hints, &list)
+        guard resolved == 0, let first = list else {
+            throw SetupFailure(
+                code: .connectionFailed,
+                message: "could not resolve \(origin.host): \(String(cString: gai_strerror(resolved)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = "no address"
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            entry = address.pointee.ai_next
+            let fd = socket(
+                address.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { continue }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return fd }
+            guard errno == EINPROGRESS else {
+                lastError = String(cString: strerror(errno))
+                Glibc.close(fd)
+                continue
+            }
+            guard waitFor(fd, events: Int16(POLLOUT), until: deadline) else {
+                Glibc.close(fd)
+                throw SetupFailure(code: .timeout, message: "connecting to \(origin.authority) timed out")
+            }
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length)
+            if failure == 0 { return fd }
+            lastError = String(cString: strerror(failure))
+            Glibc.close(fd)
+        }
+        throw SetupFailure(code: .connectionFailed, message: "could not connect to \(origin.authority): \(lastError)")
+    }
+
+    /// Waits until `fd` is ready for `events` or `deadline` passes; `false` on the deadline.
+    static func waitFor(_ fd: Int32, events: Int16, until deadline: UInt64) -> Bool {
+        while true {
+            let now = laneNow()
+            guard now < deadline else { return false }
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let wait = Int32(clamping: (deadline - now) / 1_000_000 + 1)
+            let ready = poll(&entry, 1, wait)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true }  // the next call reports the error
+        }
+    }
+
+    private func startTLS(_ context: OpaquePointer, deadline: UInt64) throws(SetupFailure) {
+        guard let ssl = SSL_new(context), let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem())
+        else { throw SetupFailure(code: .tls, message: "could not set up TLS: \(Self.openSSLErrors())") }
+        self.ssl = ssl
+        self.readBIO = readBIO
+        self.writeBIO = writeBIO
+        SSL_set_bio(ssl, readBIO, writeBIO)
+        SSL_set_connect_state(ssl)
+        let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
+        SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count))
+        let isAddress = origin.host.contains(":") || origin.host.allSatisfy { $0.isNumber || $0 == "." }
+        if isAddress {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), origin.host)
+        } else {
+            cnghttp2_set_sni(ssl, origin.host)
+            SSL_set1_host(ssl, origin.host)
+        }
+        while true {
+            ERR_clear_error()
+            let result = SSL_do_handshake(ssl)
+            try flushHandshake(deadline: deadline)
+            if result == 1 { break }
+            let reason = SSL_get_error(ssl, result)
+            guard reason == SSL_ERROR_WANT_READ else {
+                let verify = SSL_get_verify_result(ssl)
+                let detail =
+                    verify != X509_V_OK
+                    ? "certificate verify failed: \(String(cString: X509_verify_cert_error_string(verify)))"
+                    : Self.openSSLErrors()
+                throw SetupFailure(code: .tls, message: "TLS handshake with \(origin.authority) failed: \(detail)")
+            }
+            guard Self.waitFor(fd, events: Int16(POLLIN), until: deadline) else {
+                throw SetupFailure(code: .timeout, message: "TLS handshake with \(origin.authority) timed out")
+            }
+            let count = recv(fd, readBuffer, 64 << 10, 0)
+            if count == 0 {
+                throw SetupFailure(
+                    code: .tls, message: "\(origin.authority) closed the connection during the TLS handshake")
+            }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw SetupFailure(
+                    code: .tls, message: "TLS handshake with \(origin.authority): \(String(cString: strerror(errno)))")
+            }
+            BIO_write(readBIO, readBuffer, Int32(count))
+        }
+        var selected: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &selected, &length)
+        guard length == 2, let selected, selected[0] == UInt8(ascii: "h"), selected[1] == UInt8(ascii: "2") else {
+            throw SetupFailure(code: .protocolError, message: "\(origin.authority) did not offer HTTP/2 (ALPN h2)")
+        }
+    }
+
+    private func flushHandshake(deadline: UInt64) throws(SetupFailure) {
+        moveEncrypted()
+        while pendingStart < pending.count {
+            guard writePending() else {
+                throw SetupFailure(
+                    code: .tls, message: "TLS handshake with \(origin.authority): \(broken ?? "write failed")")
+            }
+            if pendingStart < pending.count, !Self.waitFor(fd, events: Int16(POLLOUT), until: deadline) {
+                throw SetupFailure(code: .timeout, message: "TLS handshake with \(origin.authority) timed out")
+            }
+        }
+    }
+
+    private static func openSSLErrors() -> String {
+        var texts: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            texts.append(String(cString: buffer))
+        }
+        return texts.isEmpty ? "unknown TLS error" : texts.joined(separator: "; ")
+    }
+
+    private func startSession() throws(SetupFailure) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, laneOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, laneOnData)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, laneOnStreamClose)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, laneOnFrame)
+        var session: OpaquePointer?
+        guard nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+            throw SetupFailure(code: .other, message: "could not start an HTTP/2 session")
+        }
+        self.session = session
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        flush()
+        if let broken { throw SetupFailure(code: .connectionReset, message: broken) }
+    }
+
+    /// Reads until the server's SETTINGS arrive, so the first requests already keep to its stream limit.
+    private func awaitSettings(deadline: UInt64) throws(SetupFailure) {
+        while !settled {
+            if let broken { throw SetupFailure(code: .connectionReset, message: broken) }
+            guard Self.waitFor(fd, events: Int16(POLLIN), until: deadline) else {
+                throw SetupFailure(code: .timeout, message: "\(origin.authority) sent no HTTP/2 SETTINGS in time")
+            }
+            read()
+            flush()
+        }
+        if let broken { throw SetupFailure(code: .connectionReset, message: broken) }
+    }
+
+    // MARK: requests
+
+    /// Whether new requests may go on this connection.
+    var acceptsRequests: Bool { broken == nil && !goingAway }
+
+    /// Whether the connection has nothing left to do after a GOAWAY.
+    var isDrained: Bool { goingAway && streams.isEmpty }
+
+    /// Requests in flight.
+    var load: Int { streams.count }
+
+    /// The server's stream limit as announced (nghttp2 holds requests beyond it until streams free up).
+    var remoteStreamLimit: Int {
+        guard let session else { return 0 }
+        return Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Header fields HTTP/2 forbids or the lane sets itself.
+    private static let forbidden: [[UInt8]] = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "content-length",
+        "expect",
+    ].map { Array($0.utf8) }
+
+    /// Hands a request to nghttp2; it goes out at the next `flush`.
+    func submit(_ job: LaneJob) {
+        guard let session else { return job.fail(.connectionReset, "the connection was closed") }
+        let request = job.request
+        var storage: [UInt8] = []
+        storage.reserveCapacity(256 + request.headers.count * 48)
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        spans.reserveCapacity(request.headers.count + 6)
+        func add(_ name: String, _ value: String, lowercase: Bool = false) {
+            let nameStart = storage.count
+            if lowercase {
+                for byte in name.utf8 { storage.append(byte >= 65 && byte <= 90 ? byte + 32 : byte) }
+            } else {
+                storage.append(contentsOf: name.utf8)
+            }
+            let valueStart = storage.count
+            storage.append(contentsOf: value.utf8)
+            spans.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        add(":method", request.method)
+        add(":scheme", origin.tls ? "https" : "http")
+        add(":authority", origin.authority)
+        add(":path", job.path)
+        var agent = false
+        for header in request.headers {
+            let mark = storage.count
+            add(header.name, header.value, lowercase: true)
+            let name = storage[spans[spans.count - 1].name]
+            if name.elementsEqual("user-agent".utf8) {
+                agent = true
+            } else if Self.forbidden.contains(where: { name.elementsEqual($0) }) {
+                storage.removeSubrange(mark...)
+                spans.removeLast()
+            }
+        }
+        if !agent { add("user-agent", "LiveRelay") }
+        if let validators = request.validators {
+            if let tag = validators.etag { add("if-none-match", tag) }
+            if let date = validators.lastModified { add("if-modified-since", date) }
+        }
+        let body = request.body ?? (["POST", "PUT", "PATCH"].contains(request.method) ? Data() : nil)
+        if let body { add("content-length", String(body.count)) }
+        let stream: Int32 = storage.withUnsafeMutableBufferPointer { bytes in
+            var fields = spans.map { span in
+                nghttp2_nv(
+                    name: bytes.baseAddress! + span.name.lowerBound,
+                    value: bytes.baseAddress! + span.value.lowerBound, namelen: span.name.count,
+                    valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            if body != nil, body?.isEmpty == false {
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: laneReadBody)
+                return nghttp2_submit_request(session, nil, &fields, fields.count, &provider, nil)
+            }
+            return nghttp2_submit_request(session, nil, &fields, fields.count, nil, nil)
+        }
+        guard stream > 0 else {
+            if stream == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
+                goingAway = true
+                refused.append(job)
+                return
+            }
+            return job.fail(.other, "HTTP/2: \(String(cString: nghttp2_strerror(stream)))")
+        }
+        streams[stream] = job
+    }
+
+    /// Gives up on a request (its deadline passed, or its caller cancelled): resets its stream.
+    func abandon(_ job: LaneJob) -> Bool {
+        guard let (stream, _) = streams.first(where: { $0.value === job }) else { return false }
+        streams[stream] = nil
+        if let session {
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(NGHTTP2_CANCEL.rawValue))
+        }
+        return true
+    }
+
+    /// Takes every request still on the connection (it broke).
+    func takeStreams() -> [LaneJob] {
+        let jobs = streams.sorted { $0.key < $1.key }.map(\.value)
+        streams.removeAll()
+        return jobs
+    }
+
+    // MARK: I/O
+
+    /// Whether encrypted bytes wait for the socket.
+    var wantsWrite: Bool { pendingStart < pending.count }
+
+    /// Serialises what nghttp2 has to send, encrypts it and writes as much as the socket takes.
+    func flush() {
+        guard broken == nil, let session else { return }
+        // What the socket did not take last time goes first.
+        guard writePending(), pendingStart >= pending.count else { return }
+        while pendingStart >= pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+            // Frames are gathered first, so TLS makes few large records and the socket gets one `send`.
+            plain.removeAll(keepingCapacity: true)
+            while plain.count < 256 << 10 {
+                var chunk: UnsafePointer<UInt8>?
+                let count = nghttp2_session_mem_send(session, &chunk)
+                if count < 0 {
+                    return breakConnection("HTTP/2: \(String(cString: nghttp2_strerror(Int32(count))))")
+                }
+                guard count > 0, let chunk else { break }
+                plain.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+            }
+            if let ssl {
+                if !plain.isEmpty {
+                    plain.withUnsafeBufferPointer { bytes in _ = SSL_write(ssl, bytes.baseAddress!, Int32(bytes.count))
+                    }
+                }
+                moveEncrypted()
+            } else {
+                swap(&pending, &plain)
+            }
+            guard pendingStart < pending.count else { return }
+            guard writePending() else { return }
+        }
+    }
+
+    private func moveEncrypted() {
+        guard let writeBIO else { return }
+        let available = Int(BIO_ctrl_pending(writeBIO))
+        guard available > 0 else { return }
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: available))
+        pending.withUnsafeMutableBufferPointer { bytes in
+            _ = BIO_read(writeBIO, bytes.baseAddress! + start, Int32(available))
+        }
+    }
+
+    /// Writes pending bytes until the socket would block; `false` if the connection broke.
+    private func writePending() -> Bool {
+        while pendingStart < pending.count {
+            let written = pending.withUnsafeBufferPointer { bytes in
+                send(fd, bytes.baseAddress! + pendingStart, pending.count - pendingStart, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                pendingStart += written
+            } else if written < 0, errno == EAGAIN || errno == EINTR {
+                return true
+            } else {
+                breakConnection("writing to \(origin.authority): \(String(cString: strerror(errno)))")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Reads what the socket has, decrypts it and hands it to nghttp2.
+    func read() {
+        guard broken == nil, let session else { return }
+        while true {
+            let count = recv(fd, readBuffer, 64 << 10, 0)
+            if count == 0 { return breakConnection("\(origin.authority) closed the connection") }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { return }
+                return breakConnection("reading from \(origin.authority): \(String(cString: strerror(errno)))")
+            }
+            if let ssl, let readBIO {
+                BIO_write(readBIO, readBuffer, Int32(count))
+                while true {
+                    let plain = SSL_read(ssl, readBuffer, 64 << 10)
+                    if plain > 0 {
+                        guard receive(session, readBuffer, Int(plain)) else { return }
+                        continue
+                    }
+                    let reason = SSL_get_error(ssl, plain)
+                    if reason == SSL_ERROR_WANT_READ { break }
+                    if reason == SSL_ERROR_ZERO_RETURN { return breakConnection("\(origin.authority) closed TLS") }
+                    return breakConnection("TLS with \(origin.authority): \(Self.openSSLErrors())")
+                }
+            } else {
+                guard receive(session, readBuffer, count) else { return }
+            }
+            if count < 64 << 10 { return }
+        }
+    }
+
+    private func receive(_ session: OpaquePointer, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let used = nghttp2_session_mem_recv(session, bytes, count)
+        guard used >= 0 else {
+            breakConnection("HTTP/2 from \(origin.authority): \(String(cString: nghttp2_strerror(Int32(used))))")
+            return false
+        }
+        return true
+    }
+
+    /// Marks the connection unusable with the reason.
+    private func breakConnection(_ reason: String) {
+        if broken == nil { broken = reason }
+    }
+
+    // MARK: nghttp2's callbacks
+
+    fileprivate func header(_ stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let job = streams[stream] else { return }
+        if name.count == 7, name[0] == UInt8(ascii: ":") {  // :status
+            var status = 0
+            for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
+            if status >= 200 {  // a final response; informational ones are left out
+                job.status = status
+                job.headers.removeAll()
+            }
+            return
+        }
+        job.headers.append(
+            HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+    }
+
+    fileprivate func data(_ stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let job = streams[stream] else { return }
+        guard job.body.count + bytes.count <= job.request.maxResponseBytes else {
+            _ = abandon(job)
+            finished.append(
+                (
+                    job,
+                    .failure(
+                        HTTPError(
+                            code: .responseTooLarge, url: job.request.url,
+                            message: "the response body is larger than \(job.request.maxResponseBytes) bytes"))
+                ))
+            return
+        }
+        job.body.append(bytes.baseAddress!, count: bytes.count)
+    }
+
+    fileprivate func close(_ stream: Int32, code: UInt32) {
+        guard let job = streams.removeValue(forKey: stream) else { return }
+        if code == NGHTTP2_NO_ERROR.rawValue, job.status > 0 {
+            finished.append(
+                (
+                    job,
+                    .success(
+                        HTTPResponse(status: job.status, headers: job.headers, body: job.body, httpVersion: .http2))
+                ))
+        } else if code == NGHTTP2_REFUSED_STREAM.rawValue, job.status == 0 {
+            refused.append(job)
+        } else {
+            let reason = String(cString: nghttp2_http2_strerror(code))
+            finished.append(
+                (
+                    job,
+                    .failure(
+                        HTTPError(
+                            code: .connectionReset, url: job.request.url,
+                            message: "\(origin.authority) reset the stream: \(reason)"))
+                ))
+        }
+    }
+
+    fileprivate func goAway(lastStream: Int32) {
+        goingAway = true
+    }
+
+    fileprivate func settingsArrived() {
+        settled = true
+    }
+
+    fileprivate func bodyBytes(
+        _ stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        guard let job = streams[stream], let body = job.request.body else {
+            flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+            return 0
+        }
+        let count = min(length, body.count - job.sentBytes)
+        body.withUnsafeBytes { raw in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + job.sentBytes, byteCount: count)
+        }
+        job.sentBytes += count
+        if job.sentBytes == body.count { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+        return count
+    }
+}
+
+private func connection(_ user: UnsafeMutableRawPointer?) -> LaneConnection {
+    Unmanaged<LaneConnection>.fromOpaque(user!).takeUnretainedValue()
+}
+
+private let laneOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, user in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    connection(user).header(
+        frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private let laneOnData: nghttp2_on_data_chunk_recv_callback = { _, _, stream, bytes, length, user in
+    connection(user).data(stream, UnsafeBufferPointer(start: bytes, count: length))
+    return 0
+}
+
+private let laneOnStreamClose: nghttp2_on_stream_close_callback = { _, stream, code, user in
+    connection(user).close(stream, code: code)
+    return 0
+}
+
+private let laneOnFrame: nghttp2_on_frame_recv_callback = { _, frame, user in
+    guard let frame else { return 0 }
+    switch frame.pointee.hd.type {
+    case UInt8(NGHTTP2_GOAWAY.rawValue):
+        connection(user).goAway(lastStream: frame.pointee.goaway.last_stream_id)
+    case UInt8(NGHTTP2_SETTINGS.rawValue) where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+        connection(user).settingsArrived()
+    default:
+        break
+    }
+    return 0
+}
+
+private let laneReadBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, user in
+    connection(user).bodyBytes(stream, into: buffer!, length: length, flags: flags!)
+}

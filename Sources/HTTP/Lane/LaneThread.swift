@@ -1,0 +1,285 @@
+import CNGHTTP2
+import Foundation
+import Glibc
+
+/// One thread of an ``HTTP2Lane``: it owns its connections (one per origin, plus those finishing after a
+/// GOAWAY), blocks in `poll`, and is the only one to touch them or to resume their callers. Callers hand it
+/// requests under `lock` and wake it through an eventfd only when it sleeps.
+final class LaneThread: @unchecked Sendable {
+    private let lock = NSLock()
+    private var inbox: [LaneJob] = []
+    private var cancels: [UInt64] = []
+    private var stopping = false
+    private var sleeping = false
+    private var wakePending = false
+    private let wakeFD: Int32
+    private let tls: LaneTLSContext
+    private let connectTimeout: Duration
+    private let done = DispatchSemaphore(value: 0)
+
+    // Thread-confined.
+    private var active: [LaneOrigin: LaneConnection] = [:]
+    private var draining: [LaneConnection] = []
+    private var waiting: [(origin: LaneOrigin, job: LaneJob)] = []
+    private var nextTimeoutScan: UInt64 = 0
+
+    init(name: String, tls: LaneTLSContext, connectTimeout: Duration) {
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    deinit {
+        Glibc.close(wakeFD)
+    }
+
+    /// Queues a request; fails it at once after `stop`.
+    func submit(_ job: LaneJob) {
+        lock.lock()
+        if stopping {
+            lock.unlock()
+            return job.fail(.shutdown, "the HTTP/2 lane was shut down")
+        }
+        inbox.append(job)
+        let wake = sleeping && !wakePending
+        if wake { wakePending = true }
+        lock.unlock()
+        if wake { signal() }
+    }
+
+    /// Stops the request `id` if it is still queued or in flight; its caller gets `cancelled`.
+    func cancel(_ id: UInt64) {
+        lock.lock()
+        guard !stopping else { return lock.unlock() }
+        cancels.append(id)
+        let wake = sleeping && !wakePending
+        if wake { wakePending = true }
+        lock.unlock()
+        if wake { signal() }
+    }
+
+    /// Stops the thread: queued and running requests fail with ``HTTPError/Code/shutdown``.
+    func stop() {
+        lock.lock()
+        let first = !stopping
+        stopping = true
+        lock.unlock()
+        if first { signal() }
+    }
+
+    /// Waits until the thread has ended (after `stop`).
+    func join() {
+        done.wait()
+        done.signal()
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: the loop
+
+    private func run() {
+        var fds: [pollfd] = []
+        var polled: [LaneConnection] = []
+        while true {
+            lock.lock()
+            let incoming = inbox
+            inbox.removeAll(keepingCapacity: true)
+            let cancelled = cancels
+            cancels.removeAll()
+            let stop = stopping
+            lock.unlock()
+            if stop { return shutDown() }
+            for job in incoming { waiting.append((job.origin, job)) }
+            for id in cancelled { cancel(id: id) }
+            let now = laneNow()
+            if now >= nextTimeoutScan {
+                expire(now)
+                nextTimeoutScan = now + 50_000_000
+            }
+            submitWaiting()
+            for connection in connections { connection.flush() }
+            for connection in connections { settle(connection) }
+
+            fds.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            for connection in connections {
+                fds.append(
+                    pollfd(
+                        fd: connection.fd, events: Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0),
+                        revents: 0))
+                polled.append(connection)
+            }
+            var timeout: Int32 = waiting.isEmpty ? (polled.contains { $0.load > 0 } ? 50 : -1) : 0
+            if timeout != 0 {
+                lock.lock()
+                if inbox.isEmpty && cancels.isEmpty && !stopping { sleeping = true } else { timeout = 0 }
+                lock.unlock()
+            }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if timeout != 0 {
+                lock.lock()
+                sleeping = false
+                lock.unlock()
+            }
+            guard ready > 0 else { continue }
+            if fds[0].revents != 0 {
+                var value: UInt64 = 0
+                _ = Glibc.read(wakeFD, &value, 8)
+                lock.lock()
+                wakePending = false
+                lock.unlock()
+            }
+            for (index, connection) in polled.enumerated() where fds[index + 1].revents != 0 {
+                connection.read()
+                connection.flush()
+                settle(connection)
+            }
+        }
+    }
+
+    private var connections: [LaneConnection] { Array(active.values) + draining }
+
+    /// Puts the waiting requests on their origin's connection, connecting first where there is none.
+    private func submitWaiting() {
+        guard !waiting.isEmpty else { return }
+        let jobs = waiting
+        waiting.removeAll(keepingCapacity: true)
+        var failedOrigins: [LaneOrigin: LaneConnection.SetupFailure] = [:]
+        for (origin, job) in jobs {
+            if let failure = failedOrigins[origin] {
+                job.fail(failure.code, failure.message)
+                continue
+            }
+            var connection = active[origin]
+            if connection == nil {
+                do {
+                    let deadline = min(job.deadline, laneNow() &+ UInt64(connectTimeoutNanos))
+                    let made = try LaneConnection(
+                        origin: origin, tls: origin.tls ? tls.pointer : nil, deadline: deadline)
+                    active[origin] = made
+                    connection = made
+                } catch {
+                    failedOrigins[origin] = error
+                    job.fail(error.code, error.message)
+                    continue
+                }
+            }
+            connection!.submit(job)
+        }
+    }
+
+    private var connectTimeoutNanos: Int64 {
+        let parts = connectTimeout.components
+        return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+    }
+
+    /// Resumes the callers of finished requests, sends refused ones again, and retires a connection that
+    /// broke (its requests go again once on a new connection) or finished after a GOAWAY.
+    private func settle(_ connection: LaneConnection) {
+        let finished = connection.finished
+        connection.finished.removeAll()
+        for (job, result) in finished { job.finish(result) }
+        for job in connection.refused {
+            job.refusals += 1
+            if job.refusals > 3 {
+                job.fail(.connectionReset, "\(connection.origin.authority) refused the request \(job.refusals) times")
+            } else {
+                job.rewind()
+                waiting.append((connection.origin, job))
+            }
+        }
+        connection.refused.removeAll()
+        if connection.goingAway, active[connection.origin] === connection {
+            active[connection.origin] = nil
+            draining.append(connection)
+        }
+        if let reason = connection.broken {
+            for job in connection.takeStreams() {
+                if job.resent {
+                    job.fail(.connectionReset, reason)
+                } else {
+                    job.resent = true
+                    job.rewind()
+                    waiting.append((connection.origin, job))
+                }
+            }
+            retire(connection)
+        } else if connection.isDrained {
+            retire(connection)
+        }
+    }
+
+    private func retire(_ connection: LaneConnection) {
+        if active[connection.origin] === connection { active[connection.origin] = nil }
+        draining.removeAll { $0 === connection }
+        for job in connection.takeStreams() {
+            job.fail(.connectionReset, connection.broken ?? "the connection was closed")
+        }
+        connection.close()
+    }
+
+    /// Fails the requests whose deadline has passed.
+    private func expire(_ now: UInt64) {
+        waiting.removeAll { entry in
+            guard entry.job.deadline <= now else { return false }
+            entry.job.fail(.timeout, "no response within \(entry.job.request.timeout)")
+            return true
+        }
+        for connection in connections {
+            for job in connection.jobs(expiringBy: now) {
+                _ = connection.abandon(job)
+                job.fail(.timeout, "no response within \(job.request.timeout)")
+            }
+        }
+    }
+
+    private func cancel(id: UInt64) {
+        if let index = waiting.firstIndex(where: { $0.job.id == id }) {
+            let job = waiting.remove(at: index).job
+            return job.fail(.cancelled, "the request was cancelled")
+        }
+        for connection in connections {
+            if let job = connection.job(id: id), connection.abandon(job) {
+                return job.fail(.cancelled, "the request was cancelled")
+            }
+        }
+    }
+
+    private func shutDown() {
+        for (_, job) in waiting { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+        waiting.removeAll()
+        lock.lock()
+        let late = inbox
+        inbox.removeAll()
+        lock.unlock()
+        for job in late { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+        for connection in connections {
+            for job in connection.takeStreams() { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+            connection.close()
+        }
+        active.removeAll()
+        draining.removeAll()
+    }
+}
+
+extension LaneConnection {
+    /// The requests on the connection whose deadline is at or before `now`.
+    func jobs(expiringBy now: UInt64) -> [LaneJob] {
+        streams.values.filter { $0.deadline <= now }
+    }
+
+    /// The request `id`, if it is on the connection.
+    func job(id: UInt64) -> LaneJob? {
+        streams.values.first { $0.id == id }
+    }
+}

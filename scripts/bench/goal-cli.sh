@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The goal moment through the command line users run: `liverelay replay` of the recorded AUS v EGY match
+# (Samples/sequences/espn-aus-egy) with the APNs provider, pointed at the loopback HTTP/2 + TLS server of
+# fanout-server.sh (nginx on core 0), while N devices hold the update token of the match's activity
+# (match-760499, loaded with `replay --tokens`), so each update and the end of the match go to N devices
+# (6 pushes × N: the 20' clock, both goals, half-time, extra time, full time; the start has no
+# push-to-start token). The config is Samples/demo/liverelay.json's with the provider switched to
+# `apns` and nothing else set, so the defaults are the ones users get. The replay is pinned to one core
+# (CLIENT_CORE, 1) and timed whole: starting, loading the N tokens into the state file, the eight steps.
+# Pushes are counted from nginx's access log (enabled here, status and time of each request), which also
+# gives the time to the first push and the send window (first to last request).
+# Prints one JSON line and one human line; exits non-zero when a request was not answered 200, the count
+# is not 6 × N, or the replay failed.
+#   usage: scripts/bench/goal-cli.sh [devices] [extra config JSON, e.g. '{"provider": {…}, "http": {…}}']
+#   GOAL_PROVIDER_EXTRA='{"max-concurrent-streams": 1000}' / GOAL_HTTP_EXTRA='{"coalesce-writes": false}'
+#   are merged into the provider / http objects (after the second argument).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+devices=${1:-50000}
+extra=${2:-}
+dir=${GOAL_DIR:-/tmp/liverelay-goal-cli}
+client_core=${CLIENT_CORE:-1}
+liverelay=$root/.build/release/liverelay
+activity=match-760499
+pushes_per_device=6
+
+[ -x "$liverelay" ] || { echo "$liverelay is missing: swift build -c release --product liverelay" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+mkdir -p "$dir"
+eval "$(scripts/bench/fanout-server.sh start "$dir")"
+trap 'scripts/bench/fanout-server.sh stop "$dir"' EXIT
+
+# fanout-server.sh turns the access log off; here each request's status and time are what is counted.
+sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
+    "$dir/nginx.conf"
+grep -q 'access_log .*access.log goal' "$dir/nginx.conf" || { echo "could not enable nginx's access log in $dir/nginx.conf" >&2; exit 1; }
+nginx -p "$dir" -c "$dir/nginx.conf" -s reload 2> "$dir/logs/reload.txt" || { cat "$dir/logs/reload.txt" >&2; exit 1; }
+sleep 0.5
+
+# The config and the token file.
+python3 - "$root" "$dir" "$devices" "$activity" "$FANOUT_URL" "$FANOUT_CA" "$FANOUT_KEY" "$extra" <<'PY'
+import hashlib, json, os, sys
+root, dir, devices, activity, url, ca, key, extra = sys.argv[1:]
+demo = os.path.join(root, "Samples/demo")
+config = json.load(open(os.path.join(demo, "liverelay.json")))
+config.pop("$schema", None)
+absolute = lambda p: os.path.normpath(os.path.join(demo, p))
+config["rules"] = [absolute(p) for p in config["rules"]]
+config["contracts"] = [absolute(p) for p in config["contracts"]]
+for feed in config["feeds"]:
+    if feed["url"].startswith("file:"):
+        feed["url"] = "file:" + absolute(feed["url"][len("file:"):])
+config["provider"] = {
+    "type": "apns", "bundle-id": config["provider"]["bundle-id"], "key-id": "ABC123DEFG", "team-id": "DEF123GHIJ",
+    "key": {"file": key}, "endpoint": url,
+}
+config["http"] = {"ca-file": ca}
+def merge(into, more):
+    for k, v in more.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            merge(into[k], v)
+        else:
+            into[k] = v
+if extra:
+    merge(config, json.loads(extra))
+for var, section in [("GOAL_PROVIDER_EXTRA", "provider"), ("GOAL_HTTP_EXTRA", "http")]:
+    if os.environ.get(var):
+        merge(config[section], json.loads(os.environ[var]))
+json.dump(config, open(os.path.join(dir, "liverelay.json"), "w"), indent=2)
+# 160-hex tokens, as the fan-out benchmark's; one device each.
+with open(os.path.join(dir, "tokens.json"), "w") as f:
+    rows = ({"activity": activity, "device": f"device-{i}",
+             "token": (hashlib.sha256(str(i).encode()).hexdigest() * 3)[:160]} for i in range(int(devices)))
+    f.write('{"activities": [\n' + ",\n".join(json.dumps(r) for r in rows) + "\n]}\n")
+PY
+
+: > "$dir/logs/access.log"
+set +e
+start=$(date +%s.%N)
+taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
+    "$liverelay" replay Samples/sequences/espn-aus-egy/sequence.json --config "$dir/liverelay.json" \
+    --tokens "$dir/tokens.json" > /dev/null 2> "$dir/stderr.txt"
+code=$?
+set -e
+# Flush nginx's log buffer (USR1 reopens the log) and let it settle.
+kill -USR1 "$(cat "$dir/nginx.pid")"
+sleep 1.2
+
+python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" <<'PY'
+import json, sys
+dir, devices, per, code, start, provider_extra, http_extra, extra = sys.argv[1:]
+devices, per, code, start = int(devices), int(per), int(code), float(start)
+wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
+wall, cpu, rss_kb = float(wall), float(user) + float(sys_), int(rss_kb)
+times, statuses = [], {}
+for line in open(f"{dir}/logs/access.log"):
+    t, status, uri = line.split(" ", 2)
+    if not uri.startswith("/3/device/"):
+        continue
+    times.append(float(t))
+    statuses[status] = statuses.get(status, 0) + 1
+pushes = statuses.get("200", 0)
+failed = sum(n for s, n in statuses.items() if s != "200")
+send = max(times) - min(times) if times else 0.0
+result = {
+    "bench": "goal-cli", "devices": devices, "pushes": pushes, "expected_pushes": devices * per,
+    "failed_requests": failed, "statuses": statuses, "counted_from": "nginx access log",
+    "exit_code": code, "wall_seconds": round(wall, 3),
+    "pushes_per_second": round(pushes / wall, 1) if wall else None,
+    "seconds_to_first_push": round(min(times) - start, 3) if times else None,
+    "send_seconds": round(send, 3),
+    "send_pushes_per_second": round(pushes / send, 1) if send else None,
+    "cpu_seconds": round(cpu, 3), "user_seconds": float(user), "sys_seconds": float(sys_),
+    "cpu_us_per_push": round(cpu / pushes * 1e6, 2) if pushes else None,
+    "peak_rss_mb": round(rss_kb / 1024, 1),
+    "provider_extra": json.loads(provider_extra) if provider_extra else {},
+    "http_extra": json.loads(http_extra) if http_extra else {},
+    "extra": json.loads(extra) if extra else {},
+}
+print(json.dumps(result))
+print(f"goal-cli: {devices} devices, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
+      f"{wall:.2f} s wall, {result['pushes_per_second'] or 0:,.0f} pushes/s "
+      f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
+      f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push, "
+      f"peak RSS {rss_kb / 1024:.0f} MB")
+problems = []
+if code != 0:
+    problems.append(f"liverelay replay exited {code}")
+if failed:
+    problems.append(f"{failed} requests not answered 200: {statuses}")
+if pushes != devices * per:
+    problems.append(f"{pushes} pushes answered 200, expected {devices * per} ({per} × {devices} devices)")
+if problems:
+    print("goal-cli FAILED: " + "; ".join(problems), file=sys.stderr)
+    err = open(f"{dir}/stderr.txt").read()
+    if err:
+        print("liverelay stderr (last lines):\n" + "\n".join(err.splitlines()[-20:]), file=sys.stderr)
+    sys.exit(1)
+PY
