@@ -48,12 +48,13 @@ extension SQLiteStore {
 
     /// Marks devices as started on their activities at `now`.
     static func markStarted(_ starts: [DeviceStart], now: Int, in db: Database) throws {
+        let mark = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity_start (activity, device, started_at) VALUES (?, ?, ?)
+                ON CONFLICT(activity, device) DO UPDATE SET started_at = excluded.started_at
+                """)
         for s in starts {
-            try db.execute(
-                sql: """
-                    INSERT INTO activity_start (activity, device, started_at) VALUES (?, ?, ?)
-                    ON CONFLICT(activity, device) DO UPDATE SET started_at = excluded.started_at
-                    """, arguments: [s.activity.rawValue, s.device, now])
+            try mark.execute(arguments: [s.activity.rawValue, s.device, now])
         }
     }
 
@@ -64,13 +65,13 @@ extension SQLiteStore {
             "reading starts",
             { db in
                 var out: [DeviceStart: ActivityDevice] = [:]
+                let startedAt = try db.cachedStatement(
+                    sql: "SELECT started_at FROM activity_start WHERE activity = ? AND device = ?")
+                let tokenAt = try db.cachedStatement(
+                    sql: "SELECT updated_at FROM activity_token WHERE activity = ? AND device = ?")
                 for s in starts {
-                    let started = try Int.fetchOne(
-                        db, sql: "SELECT started_at FROM activity_start WHERE activity = ? AND device = ?",
-                        arguments: [s.activity.rawValue, s.device])
-                    let token = try Int.fetchOne(
-                        db, sql: "SELECT updated_at FROM activity_token WHERE activity = ? AND device = ?",
-                        arguments: [s.activity.rawValue, s.device])
+                    let started = try Int.fetchOne(startedAt, arguments: [s.activity.rawValue, s.device])
+                    let token = try Int.fetchOne(tokenAt, arguments: [s.activity.rawValue, s.device])
                     out[s] = ActivityDevice(device: s.device, startedAt: started, tokenAt: token)
                 }
                 return out

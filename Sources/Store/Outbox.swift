@@ -138,36 +138,38 @@ extension SQLiteStore {
                 try Self.saveThrottleStates(throttleStates, db)
                 try Self.saveStartPaces(paces, db)
                 try Self.saveHistory(history, db)
+                // Statements prepared once and reused: a fan-out runs them once per device.
+                let rewrite = try db.cachedStatement(
+                    sql: "UPDATE outbox SET push = ?, timestamp = ? WHERE activity = ? AND token = ? AND timestamp = ?")
                 for r in rewrites {
-                    try db.execute(
-                        sql:
-                            "UPDATE outbox SET push = ?, timestamp = ? WHERE activity = ? AND token = ? AND timestamp = ?",
+                    try rewrite.execute(
                         arguments: [
                             String(decoding: r.row.push, as: UTF8.self), r.row.timestamp, r.row.key.activity.rawValue,
                             r.row.key.target, r.previousTimestamp,
                         ])
                 }
+                let drop = try db.cachedStatement(
+                    sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
                 for d in drops {
-                    try db.execute(
-                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
-                        arguments: [d.key.activity.rawValue, d.key.target, d.timestamp])
+                    try drop.execute(arguments: [d.key.activity.rawValue, d.key.target, d.timestamp])
                 }
                 var seq = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
+                          address_device, address_user, address_activity, provider, channel, channel_policy)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
+                        environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
+                        attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
+                        address_device = excluded.address_device, address_user = excluded.address_user,
+                        address_activity = excluded.address_activity, provider = excluded.provider,
+                        channel = excluded.channel, channel_policy = excluded.channel_policy
+                        WHERE excluded.timestamp > outbox.timestamp
+                        """)
                 for e in entries {
                     seq += 1
-                    try db.execute(
-                        sql: """
-                            INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
-                              address_device, address_user, address_activity, provider, channel, channel_policy)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            ON CONFLICT(activity, token) DO UPDATE SET kind = excluded.kind, device = excluded.device,
-                            environment = excluded.environment, push = excluded.push, timestamp = excluded.timestamp,
-                            attempts = excluded.attempts, next_attempt = excluded.next_attempt, seq = excluded.seq,
-                            address_device = excluded.address_device, address_user = excluded.address_user,
-                            address_activity = excluded.address_activity, provider = excluded.provider,
-                            channel = excluded.channel, channel_policy = excluded.channel_policy
-                            WHERE excluded.timestamp > outbox.timestamp
-                            """,
+                    try insert.execute(
                         arguments: [
                             e.key.activity.rawValue, e.key.target, e.kind, e.device, e.environment,
                             String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
@@ -184,7 +186,8 @@ extension SQLiteStore {
             "reading the outbox",
             { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT * FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?",
+                    db.cachedStatement(
+                        sql: "SELECT \(Self.entryColumns) FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"),
                     arguments: [now, limit]
                 ).map(Self.entry)
             }, write: false)
@@ -200,7 +203,7 @@ extension SQLiteStore {
                     let chunk = keys[start..<min(start + 500, keys.count)]
                     let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                     rows += try Row.fetchAll(
-                        db, sql: "SELECT * FROM outbox WHERE activity IN (\(marks)) ORDER BY seq",
+                        db, sql: "SELECT \(Self.entryColumns) FROM outbox WHERE activity IN (\(marks)) ORDER BY seq",
                         arguments: StatementArguments(chunk.map(\.rawValue))
                     ).map(Self.entry)
                 }
@@ -208,15 +211,20 @@ extension SQLiteStore {
             }, write: false)
     }
 
+    /// The columns `entry` reads, in its order (by position: looking a column up by name lower-cases it
+    /// each time).
+    private static let entryColumns = """
+        activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, address_device,
+        address_user, address_activity, provider, channel, channel_policy
+        """
+
     private static func entry(_ row: Row) -> OutboxEntry {
-        let push: String = row["push"]
+        let push: String = row[5]
         return OutboxEntry(
-            key: OutboxKey(activity: ActivityKey(row["activity"]), target: row["token"]), kind: row["kind"],
-            device: row["device"], environment: row["environment"], push: Data(push.utf8),
-            timestamp: row["timestamp"], attempts: row["attempts"], nextAttempt: row["next_attempt"],
-            address: ProviderAddress(
-                device: row["address_device"], user: row["address_user"], activity: row["address_activity"]),
-            provider: row["provider"], channel: row["channel"], channelPolicy: row["channel_policy"])
+            key: OutboxKey(activity: ActivityKey(row[0]), target: row[1]), kind: row[2], device: row[3],
+            environment: row[4], push: Data(push.utf8), timestamp: row[6], attempts: row[7], nextAttempt: row[8],
+            address: ProviderAddress(device: row[9], user: row[10], activity: row[11]), provider: row[12],
+            channel: row[13], channelPolicy: row[14])
     }
 
     /// Removes rows after their final receipts, unless a newer push has replaced one meanwhile.
@@ -224,10 +232,10 @@ extension SQLiteStore {
         try await run(
             "completing outbox rows",
             { db in
+                let delete = try db.cachedStatement(
+                    sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
                 for r in rows {
-                    try db.execute(
-                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
-                        arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
+                    try delete.execute(arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
             }, write: true)
     }
@@ -244,15 +252,17 @@ extension SQLiteStore {
         try await run(
             "settling outbox rows",
             { db in
+                let delete = try db.cachedStatement(
+                    sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
                 for r in done {
-                    try db.execute(
-                        sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?",
-                        arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
+                    try delete.execute(arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
+                let retry = try db.cachedStatement(
+                    sql:
+                        "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?"
+                )
                 for r in later {
-                    try db.execute(
-                        sql:
-                            "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?",
+                    try retry.execute(
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
                 try SQLiteStore.markStarted(started, now: now, in: db)
