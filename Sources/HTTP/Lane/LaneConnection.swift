@@ -197,7 +197,8 @@ final class LaneConnection {
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            texts.append(String(cString: buffer))
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            texts.append(String(decoding: bytes, as: UTF8.self))
         }
         return texts.isEmpty ? "unknown TLS error" : texts.joined(separator: "; ")
     }
