@@ -210,49 +210,48 @@ extension PostgresStore {
 
     // MARK: Provider tokens
 
-    public func providerToken(key: String) -> (token: String, issuedAt: Int)? { providerTokens.get(key) }
+    public func providerToken(key: String) async -> (token: String, issuedAt: Int)? { providerTokens.get(key) }
 
     /// Saves the token unless another worker saved one issued less than 20 minutes before it, and returns
-    /// the one to use. Synchronous (the provider mints under its own lock, once per refresh interval): it
-    /// runs on a connection of its own on a NIO event loop, so the thread that waits never holds up the
-    /// work it waits for; if the database does not answer, the token minted here is used.
-    public func saveProviderToken(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int) {
-        let quiet = Logger(label: "liverelay.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        let saved = PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: probe, id: 2, logger: quiet
-        ).flatMap { connection in
-            connection.query(
-                """
-                INSERT INTO provider_token (key, token, issued_at) VALUES ($1, $2, $3)
-                ON CONFLICT (key) DO UPDATE SET token = excluded.token, issued_at = excluded.issued_at
-                WHERE provider_token.issued_at <= excluded.issued_at - 1200
-                """, [PostgresData(string: key), PostgresData(string: token), PostgresData(int: issuedAt)]
-            ).flatMap { _ in
-                connection.query(
-                    "SELECT token, issued_at FROM provider_token WHERE key = $1", [PostgresData(string: key)])
-            }.flatMapThrowing { result in
-                try result.rows.first.map { row in try row.decode((String, Int).self) }
-            }.always { _ in
-                let closing: EventLoopFuture<Void> = connection.close()
-                _ = closing
-            }
-        }
-        // Waited for at most 5 seconds (the work runs on the event loop, not on the waiting thread).
-        let answer = Mutex<Result<(String, Int)?, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        saved.whenComplete { result in
-            answer.withLock { $0 = result }
-            done.signal()
-        }
+    /// the one to use. Awaited off the provider's lock; if the database does not answer within 5 seconds
+    /// (or fails), the token minted here is used.
+    public func saveProviderToken(key: String, token: String, issuedAt: Int) async -> (token: String, issuedAt: Int) {
         var use = (token: token, issuedAt: issuedAt)
-        switch done.wait(timeout: .now() + 5) == .success ? answer.withLock({ $0 }) : nil {
+        let answer = await withTaskGroup(of: Result<(token: String, issuedAt: Int)?, Failure>?.self) { group in
+            group.addTask {
+                do throws(Failure) {
+                    try await self.execute(
+                        "saving a provider token",
+                        """
+                        INSERT INTO provider_token (key, token, issued_at) VALUES (\(key), \(token), \(issuedAt))
+                        ON CONFLICT (key) DO UPDATE SET token = excluded.token, issued_at = excluded.issued_at
+                        WHERE provider_token.issued_at <= excluded.issued_at - 1200
+                        """)
+                    let found = try await self.rows(
+                        "reading the provider token", "SELECT token, issued_at FROM provider_token WHERE key = \(key)")
+                    guard let row = found.first else { return .success(nil) }
+                    let (kept, at) = try self.decode(row, (String, Int).self, "reading the provider token")
+                    return .success((kept, at))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch answer {
         case .success(let kept?)?:
             use = kept
         case .success(nil)?:
             break
         case .failure(let error)?:
             // The token works from memory; APNs may refuse it if another worker minted one just before.
-            logger.warning("provider token not shared: \(Self.describe(error))")
+            logger.warning("provider token not shared: \(error)")
         case nil:
             logger.warning("provider token not shared: the database did not answer within 5 seconds")
         }

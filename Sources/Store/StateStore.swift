@@ -171,13 +171,12 @@ public protocol StateStore: AnyObject, Sendable {
 
     // MARK: Provider tokens
 
-    /// The saved provider token (a signed JWT) for `key`. Synchronous: it is read once, when a provider is
-    /// made.
-    func providerToken(key: String) -> (token: String, issuedAt: Int)?
+    /// The saved provider token (a signed JWT) for `key`; read once, at a provider's first request.
+    func providerToken(key: String) async -> (token: String, issuedAt: Int)?
     /// Saves a newly minted provider token and returns the token to use: this one, or one another worker
     /// sharing the store minted less than 20 minutes before it (APNs refuses a new token sooner).
     @discardableResult
-    func saveProviderToken(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int)
+    func saveProviderToken(key: String, token: String, issuedAt: Int) async -> (token: String, issuedAt: Int)
 
     // MARK: Schema
 

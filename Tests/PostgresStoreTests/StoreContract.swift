@@ -357,9 +357,9 @@ enum StoreContract {
                 "windows whose last start left the window are removed")
         },
         StoreCheck(name: "provider tokens and migrations") { store in
-            #expect(store.providerToken(key: "apns") == nil)
-            store.saveProviderToken(key: "apns", token: "jwt", issuedAt: 5)
-            #expect(store.providerToken(key: "apns")?.token == "jwt")
+            #expect(await store.providerToken(key: "apns") == nil)
+            await store.saveProviderToken(key: "apns", token: "jwt", issuedAt: 5)
+            #expect(await store.providerToken(key: "apns")?.token == "jwt")
             let applied = try await store.appliedMigrations()
             #expect(!applied.isEmpty)
         },

@@ -39,14 +39,14 @@ public struct APNsChannelClient: Sendable {
     /// The app's bundle id, without a push-type suffix.
     public let bundleID: String
     private let transport: any HTTPTransport
-    private let authorization: @Sendable () throws -> String
+    private let authorization: @Sendable () async throws -> String
     private let timeout: Duration
 
     /// - Parameter authorization: the `authorization` header's value (`bearer <provider token>`), asked for
     ///   each request (``APNsProvider/authorization()`` shares the push provider's token).
     public init(
         endpoint: Endpoint, bundleID: String, transport: any HTTPTransport, timeout: Duration = .seconds(10),
-        authorization: @escaping @Sendable () throws -> String
+        authorization: @escaping @Sendable () async throws -> String
     ) {
         self.endpoint = endpoint
         self.bundleID = bundleID
@@ -104,7 +104,7 @@ public struct APNsChannelClient: Sendable {
     ) async throws(ChannelFailure) -> HTTPResponse {
         let bearer: String
         do {
-            bearer = try authorization()
+            bearer = try await authorization()
         } catch {
             throw ChannelFailure(.configuration, operation: operation, status: nil, reason: nil, message: "\(error)")
         }

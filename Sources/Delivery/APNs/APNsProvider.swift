@@ -111,6 +111,10 @@ public final class APNsProvider: SingleTargetProvider {
         var token: String?
         var mints = 0
         var topicVerified = false
+        /// The token cache was read (on first use, not in `init`: reading it may wait on a database).
+        var loaded = false
+        /// The mint under way: one at a time, awaited by every request that needs its token.
+        var minting: Task<Result<String, APNsSigningKey.Failure>, Never>?
     }
 
     /// - Parameters:
@@ -129,14 +133,10 @@ public final class APNsProvider: SingleTargetProvider {
         self.tokenCache = tokenCache
         encoder = APNsRequestEncoder(
             bundleID: configuration.bundleID, expirationSeconds: configuration.expirationSeconds)
-        var initial = State(policy: ProviderTokenPolicy(refreshInterval: configuration.tokenRefreshInterval))
-        if let saved = tokenCache?.load(key: Self.cacheKey(key)), saved.issuedAt <= now(),
-            now() - saved.issuedAt < initial.policy.refreshInterval
-        {
-            initial.policy.restore(issuedAt: saved.issuedAt)
-            initial.token = saved.token
-        }
-        state = Mutex(initial)
+        state = Mutex(
+            State(
+                policy: ProviderTokenPolicy(refreshInterval: configuration.tokenRefreshInterval),
+                loaded: tokenCache == nil))
     }
 
     private let tokenCache: (any ProviderTokenCache)?
@@ -153,7 +153,7 @@ public final class APNsProvider: SingleTargetProvider {
         return BroadcastChannels(
             client: APNsChannelClient(
                 endpoint: broadcast.management, bundleID: configuration.bundleID, transport: transport,
-                timeout: configuration.requestTimeout, authorization: { try self.authorization() }),
+                timeout: configuration.requestTimeout, authorization: { try await self.authorization() }),
             storagePolicy: broadcast.storagePolicy, deleteAfter: broadcast.deleteAfter,
             maxBroadcasts: broadcast.maxBroadcasts, window: broadcast.window)
     }
@@ -226,7 +226,7 @@ public final class APNsProvider: SingleTargetProvider {
     ) async -> DeliveryOutcome {
         let bearer: String
         do {
-            bearer = try providerToken()
+            bearer = try await providerToken()
         } catch {
             return .configurationError(reason: error.description)
         }
@@ -252,7 +252,9 @@ public final class APNsProvider: SingleTargetProvider {
     /// The `authorization` header's value (`bearer <provider token>`) this provider sends now, for the other
     /// APNs requests made with the same key (``APNsChannelClient``): one token shared, minted as
     /// ``ProviderTokenPolicy`` says.
-    public func authorization() throws(APNsSigningKey.Failure) -> String { "bearer " + (try providerToken()) }
+    public func authorization() async throws(APNsSigningKey.Failure) -> String {
+        "bearer " + (try await providerToken())
+    }
 
     /// Marks the current provider token as rejected; a new one is minted for the next request unless the
     /// current one is younger than 20 minutes (see ``ProviderTokenPolicy``).
@@ -261,29 +263,68 @@ public final class APNsProvider: SingleTargetProvider {
         state.withLock { _ = $0.policy.expired(now: now) }
     }
 
-    private func providerToken() throws(APNsSigningKey.Failure) -> String {
-        let now = now()
-        return try state.withLock { (state: inout State) throws(APNsSigningKey.Failure) -> String in
-            switch state.policy.token(now: now) {
-            case .use:
-                if let token = state.token { return token }
-                fallthrough
-            case .mint:
+    /// The provider token to send now. The usual case takes the lock once and awaits nothing; reading the
+    /// cache (once) and minting (once per refresh interval, one mint at a time, its save to the cache
+    /// included) run outside the lock, and every request that needs the new token awaits the same mint.
+    private func providerToken() async throws(APNsSigningKey.Failure) -> String {
+        enum Step {
+            case use(String)
+            case load
+            case wait(Task<Result<String, APNsSigningKey.Failure>, Never>)
+        }
+        while true {
+            let now = now()
+            let step = state.withLock { (state: inout State) -> Step in
+                guard state.loaded else { return .load }
+                if let minting = state.minting { return .wait(minting) }
+                if case .use = state.policy.token(now: now), let token = state.token { return .use(token) }
                 let issuedAt = state.policy.issuedAt ?? now
-                var token = try key.token(issuedAt: issuedAt)
-                state.mints += 1
-                // Saved before any request uses it (rare: once per refresh interval, so a short blocking write
-                // under the lock is fine). On a store several workers share, one of them may have minted one
-                // just before: APNs would refuse a second so soon, so that one is used.
-                if let kept = tokenCache?.save(key: Self.cacheKey(key), token: token, issuedAt: issuedAt),
-                    kept.token != token
-                {
-                    token = kept.token
-                    state.policy.restore(issuedAt: kept.issuedAt)
-                }
-                state.token = token
-                return token
+                let minting = Task { await self.mint(issuedAt: issuedAt) }
+                state.minting = minting
+                return .wait(minting)
             }
+            switch step {
+            case .use(let token):
+                return token
+            case .load:
+                await loadSaved()
+            case .wait(let minting):
+                return try await minting.value.get()
+            }
+        }
+    }
+
+    /// Adopts the cached token if it is young enough (APNs refuses a new one within 20 minutes of the last).
+    private func loadSaved() async {
+        let saved = await tokenCache?.load(key: Self.cacheKey(key))
+        let now = now()
+        state.withLock { state in
+            guard !state.loaded else { return }
+            state.loaded = true
+            if let saved, saved.issuedAt <= now, now - saved.issuedAt < state.policy.refreshInterval {
+                state.policy.restore(issuedAt: saved.issuedAt)
+                state.token = saved.token
+            }
+        }
+    }
+
+    /// Signs a token and saves it before any request uses it. On a store several workers share, one of them
+    /// may have minted one just before: APNs would refuse a second so soon, so that one is used.
+    private func mint(issuedAt: Int) async -> Result<String, APNsSigningKey.Failure> {
+        let minted: String
+        do {
+            minted = try key.token(issuedAt: issuedAt)
+        } catch {
+            state.withLock { $0.minting = nil }
+            return .failure(error)
+        }
+        let kept = await tokenCache?.save(key: Self.cacheKey(key), token: minted, issuedAt: issuedAt)
+        return state.withLock { state in
+            state.mints += 1
+            if let kept, kept.token != minted { state.policy.restore(issuedAt: kept.issuedAt) }
+            state.token = kept?.token ?? minted
+            state.minting = nil
+            return .success(kept?.token ?? minted)
         }
     }
 

@@ -68,8 +68,9 @@ public final class HTTP2Lane: HTTPTransport {
     }
 
     deinit {
+        // Not waiting for the threads: a lane is often released on a cooperative thread, and one of its
+        // threads may be in the middle of connecting. Each ends on its own once it sees the stop.
         shutdown()
-        for thread in threads { thread.join() }
     }
 
     /// Sends `request` on one of the lane's connections and waits for the whole response.

@@ -15,7 +15,6 @@ final class LaneThread: @unchecked Sendable {
     private let wakeFD: Int32
     private let tls: LaneTLSContext
     private let connectTimeout: Duration
-    private let done = DispatchSemaphore(value: 0)
 
     // Thread-confined.
     private var active: [LaneOrigin: LaneConnection] = [:]
@@ -27,10 +26,7 @@ final class LaneThread: @unchecked Sendable {
         self.tls = tls
         self.connectTimeout = connectTimeout
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-        let thread = Thread { [self] in
-            run()
-            done.signal()
-        }
+        let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
     }
@@ -71,12 +67,6 @@ final class LaneThread: @unchecked Sendable {
         stopping = true
         lock.unlock()
         if first { signal() }
-    }
-
-    /// Waits until the thread has ended (after `stop`).
-    func join() {
-        done.wait()
-        done.signal()
     }
 
     private func signal() {

@@ -7,9 +7,9 @@ public struct StoreTokenCache: ProviderTokenCache {
 
     public init(store: any StateStore) { self.store = store }
 
-    public func load(key: String) -> (token: String, issuedAt: Int)? { store.providerToken(key: key) }
+    public func load(key: String) async -> (token: String, issuedAt: Int)? { await store.providerToken(key: key) }
 
-    public func save(key: String, token: String, issuedAt: Int) -> (token: String, issuedAt: Int) {
-        store.saveProviderToken(key: key, token: token, issuedAt: issuedAt)
+    public func save(key: String, token: String, issuedAt: Int) async -> (token: String, issuedAt: Int) {
+        await store.saveProviderToken(key: key, token: token, issuedAt: issuedAt)
     }
 }

@@ -59,7 +59,8 @@ struct APNsBroadcastTests {
         try await Self.withChannels(.mostRecent) { bed, _ in
             let channel = try await APNsChannelClient(
                 endpoint: .init(url: bed.fake.url), bundleID: Bed.bundleID, transport: bed.transport,
-                timeout: .seconds(60), authorization: { [provider = bed.provider] in try provider.authorization() }
+                timeout: .seconds(60),
+                authorization: { [provider = bed.provider] in try await provider.authorization() }
             ).create(.noStorage)
             let outcome = await bed.provider.deliver(Bed.update(1), to: .broadcast(channel))
             guard case .rejected(let reason) = outcome else {

@@ -13,7 +13,7 @@ struct APNsChannelClientTests {
     static func client(_ bed: APNsTestbed, bundleID: String = Bed.bundleID) -> APNsChannelClient {
         APNsChannelClient(
             endpoint: .init(url: bed.fake.url), bundleID: bundleID, transport: bed.transport, timeout: .seconds(60),
-            authorization: { [provider = bed.provider] in try provider.authorization() })
+            authorization: { [provider = bed.provider] in try await provider.authorization() })
     }
 
     /// Create (each policy), read, list, delete: what the fake holds follows; a deleted channel is gone.
@@ -130,7 +130,7 @@ struct APNsChannelClientTests {
         method: String, resource: String, channel: String?, body: String?, status: Int, reason: String
     ) async throws {
         try await Bed.with { bed in
-            var headers = [HTTPHeader("authorization", try bed.provider.authorization())]
+            var headers = [HTTPHeader("authorization", try await bed.provider.authorization())]
             if let channel { headers.append(HTTPHeader("apns-channel-id", channel)) }
             let response = try await bed.transport.send(
                 HTTPRequest(

@@ -137,6 +137,44 @@ struct APNsProviderTests {
         }
     }
 
+    @Test func manyPushesAwaitOneMintWhoseSaveTakesAWhile() async throws {
+        let cache = SlowTokenCache()
+        try await Bed.with(tokenCache: cache) { bed in
+            let delivered = await withTaskGroup(of: Bool.self) { group in
+                for n in 0..<50 {
+                    group.addTask {
+                        await bed.provider.deliver(Bed.update(n), to: PushTarget(kind: .activity, token: Bed.token(n)))
+                            == .delivered
+                    }
+                }
+                var all: [Bool] = []
+                for await one in group { all.append(one) }
+                return all
+            }
+            #expect(delivered.count == 50 && delivered.allSatisfy { $0 })
+            // One token, minted once, saved before any request carried it; the cache read once.
+            #expect(bed.provider.mintedTokens == 1)
+            #expect(cache.saves.load(ordering: .relaxed) == 1)
+            #expect(cache.loads.load(ordering: .relaxed) >= 1)
+            #expect(Set(bed.fake.providerTokens.map(\.token)).count == 1)
+            #expect(cache.saved.withLock { $0?.token } == bed.fake.providerTokens.first?.token)
+        }
+    }
+
+    @Test func aCachedTokenYoungEnoughIsUsedInsteadOfANewOne() async throws {
+        let cache = SlowTokenCache()
+        try await Bed.with(tokenCache: cache) { bed in
+            let issuedAt = bed.time.now - 10 * 60
+            let earlier = try bed.key.token(issuedAt: issuedAt)
+            cache.saved.withLock { $0 = (earlier, issuedAt) }
+            let outcome = await bed.provider.deliver(Bed.update(), to: PushTarget(kind: .activity, token: Bed.token(1)))
+            #expect(outcome == .delivered)
+            #expect(bed.provider.mintedTokens == 0, "a token 10 minutes old is kept (APNs refuses a new one so soon)")
+            #expect(bed.fake.providerTokens.map(\.issuedAt) == [issuedAt])
+            #expect(cache.saves.load(ordering: .relaxed) == 0)
+        }
+    }
+
     @Test func anExpiredProviderTokenIsReplacedOnceAndThePushRetried() async throws {
         try await Bed.with { bed in
             let sender = Sender(provider: bed.provider, logger: Self.logger, clock: ImmediateClock())
@@ -169,5 +207,25 @@ struct APNsProviderTests {
             #expect(bed.fake.maxInFlight <= 5)
             #expect(bed.fake.connectionCount == 1)
         }
+    }
+}
+
+/// A provider-token cache that takes its time (as a database can), counting its calls.
+final class SlowTokenCache: ProviderTokenCache {
+    let loads = Atomic<Int>(0)
+    let saves = Atomic<Int>(0)
+    let saved = Mutex<(token: String, issuedAt: Int)?>(nil)
+
+    func load(key: String) async -> (token: String, issuedAt: Int)? {
+        loads.add(1, ordering: .relaxed)
+        try? await Task.sleep(for: .milliseconds(50))
+        return saved.withLock { $0 }
+    }
+
+    func save(key: String, token: String, issuedAt: Int) async -> (token: String, issuedAt: Int) {
+        saves.add(1, ordering: .relaxed)
+        try? await Task.sleep(for: .milliseconds(200))
+        saved.withLock { $0 = (token, issuedAt) }
+        return (token, issuedAt)
     }
 }

@@ -33,7 +33,7 @@ struct APNsTestbed {
 
     static func with(
         maxConcurrentStreams: Int? = nil, connections: Int = 1, refresh: Int = 50 * 60,
-        configure: (inout APNsProvider.Configuration) -> Void = { _ in },
+        tokenCache: (any ProviderTokenCache)? = nil, configure: (inout APNsProvider.Configuration) -> Void = { _ in },
         _ body: (APNsTestbed) async throws -> Void
     ) async throws {
         let key = APNsSigningKey(key: P256.Signing.PrivateKey(), keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
@@ -52,7 +52,8 @@ struct APNsTestbed {
         // Generous: the suite runs in parallel on two cores, and a timeout must not stand in for an answer.
         configuration.requestTimeout = .seconds(60)
         configure(&configuration)
-        let provider = APNsProvider(configuration: configuration, key: key, transport: transport, now: { time.now })
+        let provider = APNsProvider(
+            configuration: configuration, key: key, transport: transport, now: { time.now }, tokenCache: tokenCache)
         let bed = APNsTestbed(key: key, fake: fake, transport: transport, provider: provider, time: time)
         do {
             try await body(bed)

@@ -23,7 +23,7 @@ struct ChannelKillTests {
             // creation (APNs has it) and before its row (the state file has none).
             var orphan: String?
             for n in 1...30 {
-                try bed.restore()
+                try await bed.restore()
                 let created = bed.fake.createdChannels.count
                 let killed = try await bed.tick(at: kickOff, kill: "before:\(n)")
                 guard killed.status == SIGKILL else { break }

@@ -56,9 +56,9 @@ struct KillPointTests {
 
         /// Puts the saved state file back, with the APNs provider token in use now (a real APNs would not
         /// take a second one minted within 20 minutes: going back in the state file is not going back in time).
-        func restore() throws {
+        func restore() async throws {
             let key = "apns DEF123GHIJ ABC123DEFG"
-            let token = try SQLiteStore(path: statePath).providerToken(key: key)
+            let token = await (try SQLiteStore(path: statePath)).providerToken(key: key)
             let files = FileManager.default
             for suffix in ["", "-wal", "-shm"] {
                 try? files.removeItem(atPath: statePath + suffix)
@@ -66,7 +66,7 @@ struct KillPointTests {
                 if files.fileExists(atPath: saved) { try files.copyItem(atPath: saved, toPath: statePath + suffix) }
             }
             if let token {
-                try SQLiteStore(path: statePath).saveProviderToken(
+                await (try SQLiteStore(path: statePath)).saveProviderToken(
                     key: key, token: token.token, issuedAt: token.issuedAt)
             }
         }
@@ -148,7 +148,7 @@ struct KillPointTests {
                 #expect(expected.values.allSatisfy { $0 == 1 })
                 for moment in ["before", "after"] {
                     for n in 1... {
-                        try bed.restore()
+                        try await bed.restore()
                         let offset = bed.fake.accepted.count
                         let killed = try await bed.tick(at: now, kill: "\(moment):\(n)")
                         guard killed.status == SIGKILL else {
@@ -169,7 +169,7 @@ struct KillPointTests {
                     }
                 }
                 // On to the next step from the tick that was never killed.
-                try bed.restore()
+                try await bed.restore()
                 #expect(try await bed.tick(at: now).status == 0)
                 if step == 1 { try await Self.registerActivityTokens(bed, devices: devices) }
             }
