@@ -110,6 +110,13 @@ struct ReplayCommand: AsyncParsableCommand {
             })
         progress.clear()
         if let report { try write(ReplayReport.build(summary.trace), to: report) }
+        // A provider that stopped on a configuration error (a key APNs refuses, a certificate that does not
+        // verify) sent nothing from then on: the replay did not do what it was asked, whatever it printed.
+        let stopped = worker.pipeline.senders.compactMap { id, sender in sender.stoppedReason.map { (id, $0) } }
+        for (id, reason) in stopped.sorted(by: { $0.0 < $1.0 }) {
+            standardError("error: provider \(id) stopped: \(reason); what it did not send is not delivered")
+        }
+        if !stopped.isEmpty { throw ExitCode(1) }
     }
 
     /// Writes the report in the format its extension names; a file that cannot be written is a clear error.
