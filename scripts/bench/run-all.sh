@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every LiveRelay benchmark in one go (release build): throttle decisions, rule evaluations, pipeline
-# latency, a cold cron tick, memory with 1M tokens, the fan-out against h2load and aioapns, and broadcast
-# channels at scale. Prints each benchmark's own table, then one summary table of every figure against its
+# latency, a cold cron tick, memory with 1M tokens, the fan-out against h2load and aioapns, broadcast
+# channels at scale, and the goal moment through `liverelay replay`. Prints each benchmark's own table, then one summary table of every figure against its
 # target, with the ratios.
 #   usage: scripts/bench/run-all.sh [fan-out pushes]
 set -euo pipefail
@@ -19,6 +19,7 @@ name=tick section "Cold tick (target < 300 ms)" $bench tick
 name=memory section "Memory (target < 300 MB)" $bench memory
 name=fanout section "Fan-out (targets: ≥ 0.70 of h2load, ≥ 5× aioapns)" scripts/bench/fanout.sh "${1:-100000}"
 name=channels section "Broadcast channels (1,000,000 devices, token vs both mode; 10,000 channels)" scripts/bench/channels.sh
+name=goal section "The goal through liverelay replay (20,000 devices, the default config)" scripts/bench/goal-cli.sh 20000
 
 python3 - "$out" /tmp/liverelay-fanout/results.jsonl <<'PY'
 import json, sys
