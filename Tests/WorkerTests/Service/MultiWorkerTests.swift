@@ -252,8 +252,12 @@ struct MultiWorkerTests {
             await bed.stop()
 
             #expect(bed.fake.rejections.isEmpty)
+            // What went twice is what the frozen worker had sent but not yet written as sent: its requests in
+            // flight and the receipts waiting for their write (ReceiptJournal), all among the rows it held.
             let duplicates = try bed.checkEveryDeviceGotEverything(duplicatesFirstSentBefore: nil)
-            #expect(duplicates <= Self.inFlight, "at most what was in flight at the stop went twice: \(duplicates)")
+            #expect(
+                duplicates <= held.count,
+                "at most the rows it held at the stop went twice: \(duplicates) of \(held.count)")
             #expect(try await bed.store.outboxStatus().depth == 0, "nothing left behind")
         }
     }
