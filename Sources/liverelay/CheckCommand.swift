@@ -31,11 +31,10 @@ struct CheckCommand: AsyncParsableCommand {
                 let loaded = try ConfigLoader.load(path: config)
                 rules = loaded.loadRules()
                 if !ruleFiles.isEmpty {
-                    let extra = loaded.ruleLoader.load(paths: ruleFiles)
+                    var extra = loaded.ruleLoader.load(paths: ruleFiles)
+                    ContractCheck.apply(to: &extra, contracts: loaded.contracts, facts: loaded.factTypes)
                     rules.rules += extra.rules
                     rules.diagnostics += extra.diagnostics
-                    rules.diagnostics += ContractCheck.problems(
-                        rules: extra.rules, contracts: loaded.contracts, facts: loaded.factTypes)
                     rules.files += extra.files
                 }
                 diagnostics += loaded.startProblems(rules: rules, variables: ProcessInfo.processInfo.environment)

@@ -45,12 +45,12 @@ import Testing
         let rulePath = directory.appendingPathComponent("match.rules.json").path
         try "{\"rules\": [\n\(rules)\n]}\n".write(toFile: rulePath, atomically: true, encoding: .utf8)
         let loaded = try ContractLoader.load(path: contractPath, resolvedPath: contractPath).get()
-        let set = RuleLoader(knownFeeds: ["f"]).load(paths: [rulePath])
-        #expect(set.diagnostics.isEmpty, "\(set.diagnostics)")
-        return ContractCheck.problems(
-            rules: set.rules, contracts: ["MatchAttributes": loaded], facts: ["f": facts]
-        ).map {
-            "\($0.location.map { "\($0)" } ?? "-"): \($0.message.replacingOccurrences(of: " (contract \(contractPath))", with: ""))"
+        var loader = RuleLoader(knownFeeds: ["f"])
+        loader.stateSchemas = ["MatchAttributes": loaded.contentState.written]
+        var set = loader.load(paths: [rulePath])
+        ContractCheck.apply(to: &set, contracts: ["MatchAttributes": loaded], facts: ["f": facts])
+        return set.diagnostics.map {
+            "\($0.location.map { "\($0)" } ?? "-"): \($0.isError ? "" : "warning: ")\($0.message.replacingOccurrences(of: " (contract \(contractPath))", with: ""))"
         }
     }
 
@@ -103,6 +103,75 @@ import Testing
                 #"5:20: rule exists: content-state field "homeScore" is integer in the contract, but the rule gives it a boolean (exists)"#,
                 #"9:20: rule coalesce: content-state field "homeScore" is integer in the contract, but the rule gives it string (??)"#,
             ])
+    }
+
+    /// `format` always gives text and `round` a number, so each in a field of the other type is refused by
+    /// the contract on every push: `check` says so.
+    @Test func formatAndRoundAreTypedByCheck() throws {
+        let problems = try Self.check(
+            Self.rule("format", state: #"{"homeScore": {"format": [{"var": "curr.home.score"}, 0]}}"#) + ",\n"
+                + Self.rule("round", state: #"{"status": {"round": [{"var": "curr.home.score"}]}}"#) + ",\n"
+                + Self.rule("fine", state: #"{"clock": {"format": [{"var": "curr.home.score"}]}}"#))
+        #expect(
+            problems == [
+                #"5:20: rule format: content-state field "homeScore" is integer in the contract, but the rule gives it text (format)"#,
+                #"9:20: rule round: content-state field "status" is string in the contract, but the rule gives it a number (round)"#,
+            ])
+    }
+
+    /// A misspelt field read back from the activity's state reads null forever (its condition always true or
+    /// never): where the contract closes the content-state, `check` names it and the field meant.
+    @Test func aMisspeltActivityStateFieldIsFoundByCheck() throws {
+        let rule = """
+            {"id": "comeback", "feed": "f", "event": "update",
+             "when": {">": [{"var": "curr.home.score"}, {"var": "activity.state.homeScroe"}]},
+             "activity": {"key": "m", "attributes-type": "MatchAttributes"},
+             "content-state": {"homeScore": {"var": "curr.home.score"}}}
+            """
+        let fine = """
+            {"id": "fine", "feed": "f", "event": "update",
+             "when": {"!==": [{"var": "activity.state.status"}, {"var": "curr.status"}]},
+             "activity": {"key": "m", "attributes-type": "MatchAttributes"},
+             "content-state": {"status": {"var": "curr.status"}}}
+            """
+        let problems = try Self.check(rule + ",\n" + fine)
+        #expect(
+            problems == [
+                #"3:46: rule comeback: "activity.state.homeScroe": the contract's content-state has no homeScroe at activity.state (did you mean activity.state.homeScore?), so this reads null; it has clock, endsAt, homeScore, period, status"#
+            ])
+    }
+
+    /// A rule whose attributes type no contract describes, in a config that has contracts, would have none of
+    /// its pushes checked: a warning, with the type meant.
+    @Test func aRuleWithoutAContractAmongContractsIsAWarning() throws {
+        let rule = """
+            {"id": "typo", "feed": "f", "when": true, "event": "update",
+             "activity": {"key": "m", "attributes-type": "MatchAtributes"},
+             "content-state": {"status": "x"}}
+            """
+        let problems = try Self.check(rule)
+        #expect(
+            problems == [
+                "2:1: warning: rule typo: no contract describes attributes type MatchAtributes (did you mean MatchAttributes?), so its pushes are not checked; contracts describe MatchAttributes"
+            ])
+    }
+
+    /// A rule the contract check finds broken is out of the rule set: what runs is what `check` loaded.
+    @Test func aRuleBrokenByItsContractIsLeftOutOfTheRuleSet() throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let contractPath = directory.appendingPathComponent("match.contract.json").path
+        try Self.contract.write(toFile: contractPath, atomically: true, encoding: .utf8)
+        let rulePath = directory.appendingPathComponent("match.rules.json").path
+        let rules =
+            Self.rule("typo", state: #"{"homeScroe": 1}"#) + ",\n" + Self.rule("fine", state: #"{"status": "x"}"#)
+        try "{\"rules\": [\n\(rules)\n]}\n".write(toFile: rulePath, atomically: true, encoding: .utf8)
+        let contract = try ContractLoader.load(path: contractPath, resolvedPath: contractPath).get()
+        var set = RuleLoader(knownFeeds: ["f"]).load(paths: [rulePath])
+        #expect(set.rules.map(\.id) == ["typo", "fine"])
+        ContractCheck.apply(to: &set, contracts: ["MatchAttributes": contract], facts: [:])
+        #expect(set.rules.map(\.id) == ["fine"])
+        #expect(set.errors.count == 1)
     }
 
     @Test func anUnknownFieldIsFoundByCheck() throws {

@@ -61,6 +61,23 @@ import Testing
             rule(when: #"{"==": [{"var": "changed"}, ["price"]]}"#), "1:51",
             "== never compares an array or an object (it raises NaN): write ==="
         ),
+        // A misspelt fact tested against `changed`: never in it, so the rule never fired.
+        (
+            rule(when: #"{"in": ["prise", {"var": "changed"}]}"#), "1:58",
+            "no feed of this rule gives a fact prise (did you mean price?), so it is never in changed"
+        ),
+        // An object's name tested against `changed`, which lists facts by their full names.
+        (
+            rule(when: #"{"in": ["change24h", {"var": "changed"}]}"#), "1:58",
+            "\"change24h\" is an object, and changed lists the facts that changed by their full names (change24h.percent)"
+        ),
+        // `format` of nothing.
+        (rule(when: #"{"==": [{"format": []}, "0"]}"#), "1:59", "format needs 1 argument, it has 0"),
+        // `format` grouping and decimals with one separator: 1.234.567.89.
+        (
+            rule(when: #"{"==": [{"format": [{"var": "curr.price"}, 2, ".", "."]}, "0"]}"#), "1:96",
+            "format groups thousands with \".\", its decimal separator too"
+        ),
     ])
     func eachMistakeIsAnErrorWhereItIs(rule: String, location: String, message: String) {
         let found = Self.diagnostics(rule)
@@ -79,6 +96,13 @@ import Testing
         #expect(
             found.first?.description == "r.json:1:50: warning: rule r: when is false: the rule never fires", "\(found)")
         #expect(found.last?.message.contains("in uses 2 arguments; the rest are ignored") == true, "\(found)")
+    }
+
+    /// `round` with a third argument: ignored, so probably not what was meant.
+    @Test func roundWithThreeArgumentsIsAWarning() {
+        let found = Self.diagnostics(Self.rule(when: #"{">": [{"round": [{"var": "curr.price"}, 2, 5]}, 1]}"#))
+        #expect(found.map(\.severity) == [.warning], "\(found.map(\.description))")
+        #expect(found.first?.message.contains("round uses 2 arguments; the rest are ignored") == true, "\(found)")
     }
 
     /// A fact of another preset (a sports fact on a price feed, or a 24-hour open on a feed without it): one

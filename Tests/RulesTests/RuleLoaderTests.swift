@@ -281,4 +281,28 @@ import Testing
                 #"r.json:1:58: rule btc: unknown feed "kraken" (the config defines "binance", "coinbase")"#
             ])
     }
+
+    /// A rule file's `locale` gives `format` its number conventions where a call does not write them; a call
+    /// that writes its separators keeps them, and a locale the system does not know is an error where it is.
+    @Test func aRuleFilesLocaleGivesFormatItsSeparators() throws {
+        let text = """
+            {"locale": "de-DE", "rules": [{"id": "p", "feed": "f", "when": true, "event": "update",
+              "activity": {"key": "m", "attributes-type": "T"},
+              "content-state": {"local": {"format": [{"var": "curr.price"}, 2]},
+                                "written": {"format": [{"var": "curr.price"}, 2, ",", "."]}}}]}
+            """
+        let (rules, found) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
+        #expect(found.isEmpty, "\(found)")
+        let data: JSONValue = ["curr": ["price": .decimal(Decimal(string: "1234567.891")!)]]
+        let fields = try #require(rules.first?.contentState)
+        #expect(try fields.map { try $0.expression.evaluate(data) } == ["1.234.567,89", "1,234,567.89"])
+
+        let unknown = RuleLoader().load(
+            file: "r.json", data: Data(text.replacingOccurrences(of: "de-DE", with: "xx-QQ").utf8)
+        ).1
+        #expect(
+            unknown.map(\.description) == [
+                #"r.json:1:12: unknown locale "xx-QQ": write a language and region such as "de-DE", "fr-FR" or "en-US""#
+            ])
+    }
 }

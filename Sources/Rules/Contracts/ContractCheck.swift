@@ -20,13 +20,44 @@ public enum ContractCheck {
         }
     }
 
-    /// The problems of `rules` under `contracts` (by attributes type); `facts` gives each typed feed's facts.
+    /// Checks `set`'s rules under `contracts` (by attributes type): adds the problems to its diagnostics and
+    /// takes every rule with an error out of its rules, so what runs is what `check` calls loaded and a
+    /// rule announced as skipped is skipped. No contracts, no check.
+    public static func apply(
+        to set: inout RuleSet, contracts: [String: ContentContract], facts: [String: [String: Fact]]
+    ) {
+        guard !contracts.isEmpty else { return }
+        let found = problems(rules: set.rules, contracts: contracts, facts: facts)
+        set.diagnostics += found.map(\.diagnostic)
+        let broken = Set(found.filter(\.diagnostic.isError).map(\.rule))
+        set.rules.removeAll { broken.contains($0.id) }
+    }
+
+    /// The problems of `rules` under `contracts` (by attributes type), each with the id of its rule; `facts`
+    /// gives each typed feed's facts. A rule whose attributes type has no contract, among rules that have
+    /// contracts, is a warning: none of its pushes would be checked.
     public static func problems(
         rules: [Rule], contracts: [String: ContentContract], facts: [String: [String: Fact]]
-    ) -> [Diagnostic] {
-        var out: [Diagnostic] = []
+    ) -> [(rule: String, diagnostic: Diagnostic)] {
+        var out: [(rule: String, diagnostic: Diagnostic)] = []
+        var unknownTypes = Set<String>()
         for rule in rules {
-            guard let contract = contracts[rule.attributesType] else { continue }
+            guard let contract = contracts[rule.attributesType] else {
+                guard !contracts.isEmpty, unknownTypes.insert(rule.attributesType).inserted else { continue }
+                let hint =
+                    Suggestion.closest(to: rule.attributesType, among: contracts.keys).map { " (did you mean \($0)?)" }
+                    ?? ""
+                out.append(
+                    (
+                        rule.id,
+                        Diagnostic(
+                            file: rule.source.file, location: rule.source.location,
+                            message:
+                                "rule \(rule.id): no contract describes attributes type \(rule.attributesType)\(hint), so its pushes are not checked; contracts describe \(contracts.keys.sorted().joined(separator: ", "))",
+                            severity: .warning)
+                    ))
+                continue
+            }
             // A rule on several feeds must fit the contract with the facts of each; a problem is said once.
             var said = Set<String>()
             for feed in rule.feeds {
@@ -35,7 +66,7 @@ public enum ContractCheck {
                     let diagnostic = Diagnostic(
                         file: rule.source.file, location: field?.location ?? rule.source.location,
                         message: "rule \(rule.id): \(message) (contract \(contract.file))")
-                    if said.insert(diagnostic.description).inserted { out.append(diagnostic) }
+                    if said.insert(diagnostic.description).inserted { out.append((rule.id, diagnostic)) }
                 }
                 check(
                     rule.contentState, part: contract.contentState, name: "content-state", typer: typer,
@@ -182,9 +213,9 @@ struct StaticTyper {
         switch op {
         case "var":
             return variable(arguments)
-        case "cat", "substr":
+        case "cat", "substr", "format":
             return StaticType(types: ["string"], what: "text (\(op))")
-        case "+", "-", "*", "/", "%", "min", "max":
+        case "+", "-", "*", "/", "%", "min", "max", "round":
             return StaticType(types: ["number"], what: "a number (\(op))")
         case "==", "!=", "===", "!==", "<", ">", "<=", ">=", "!", "!!", "in", "some", "all", "none", "exists":
             return StaticType(types: ["boolean"], what: "a boolean (\(op))")

@@ -5,17 +5,20 @@ extension JsonLogicNode {
     /// `round` and `format`, LiveRelay's operators for numbers people read, computed exactly in `Decimal`:
     /// - `{"round": [x, digits]}`: `x` rounded to `digits` decimal places (0 when left out; negative rounds
     ///   to tens, hundreds, …), halves away from zero; an integer when `digits` ≤ 0.
-    /// - `{"format": [x, digits, separator]}`: the text of `x` rounded so, with exactly `digits` decimals
-    ///   and its thousands grouped with `separator` (`","` when left out, `""` for none):
-    ///   `{"format": [100150.5, 2]}` is `"100,150.50"`.
-    /// A value that is not a number is read as JavaScript's `Number()` reads it; `NaN` and infinities stay
-    /// (`round`) or are written as JavaScript writes them (`format`).
-    static func numbers(_ op: JsonLogicOperator, _ arguments: [JSONValue]) -> JSONValue {
-        let number = (arguments.first ?? .null).jsNumber
-        let digits = arguments.count > 1 ? decimalPlaces(arguments[1]) : 0
-        guard let exact = number.decimalValue else {
-            return op == .round ? number.json : .string(JavaScriptNumberText.format(number.doubleValue))
+    /// - `{"format": [x, digits, grouping, decimal]}`: the text of `x` rounded so, with exactly `digits`
+    ///   decimals, its thousands grouped with `grouping` (`","` when left out, `""` for none) and `decimal`
+    ///   before the decimals (when left out: `","` if `grouping` is `"."`, else `"."`):
+    ///   `{"format": [100150.5, 2]}` is `"100,150.50"`, `{"format": [100150.5, 2, "."]}` is `"100.150,50"`.
+    /// `x` is a number, or text that is one (`"67187.34"`, as some feeds write prices); anything else
+    /// (`null` for a missing fact, `true`, `"abc"`, a list) is no number to show, and raises
+    /// `{"type": "NaN"}`, as arithmetic on it does, rather than writing "NaN" or "0.00" on a lock screen.
+    static func numbers(_ op: JsonLogicOperator, _ arguments: [JSONValue], _ budget: inout JsonLogicBudget)
+        -> JSONValue
+    {
+        guard let exact = readableNumber(arguments.first ?? .null) else {
+            return budget.raise(JsonLogicRaised.notANumber)
         }
+        let digits = arguments.count > 1 ? decimalPlaces(arguments[1]) : 0
         var value = exact
         var rounded = Decimal()
         NSDecimalRound(&rounded, &value, digits, .plain)
@@ -27,8 +30,27 @@ extension JsonLogicNode {
             }
             return .decimal(rounded)
         }
-        let separator = arguments.count > 2 ? arguments[2].jsString : ","
-        return .string(text(rounded, decimals: max(digits, 0), separator: separator))
+        let grouping = arguments.count > 2 ? arguments[2].jsString : ","
+        let decimal = arguments.count > 3 ? arguments[3].jsString : decimalSeparator(forGrouping: grouping)
+        return .string(text(rounded, decimals: max(digits, 0), grouping: grouping, decimal: decimal))
+    }
+
+    /// The decimal separator that goes with a grouping separator when none is written: `","` after `"."`
+    /// (`1.234,5`), else `"."`.
+    static func decimalSeparator(forGrouping grouping: String) -> String {
+        grouping == "." ? "," : "."
+    }
+
+    /// `value` as an exact number, when it is a finite number or text that reads as one.
+    private static func readableNumber(_ value: JSONValue) -> Decimal? {
+        switch value {
+        case .int, .double, .decimal:
+            return value.jsNumber.decimalValue
+        case .string(let text) where !text.trimmingCharacters(in: .whitespaces).isEmpty:
+            return value.jsNumber.decimalValue
+        default:
+            return nil
+        }
     }
 
     /// Decimal places as an integer, kept within what `Decimal` can round to.
@@ -39,7 +61,7 @@ extension JsonLogicNode {
     }
 
     /// `value` (already rounded) with exactly `decimals` decimals and grouped thousands.
-    private static func text(_ value: Decimal, decimals: Int, separator: String) -> String {
+    private static func text(_ value: Decimal, decimals: Int, grouping separator: String, decimal: String) -> String {
         var plain = NSDecimalNumber(decimal: value).stringValue  // "-1234.5", never an exponent for these
         let negative = plain.hasPrefix("-")
         if negative { plain.removeFirst() }
@@ -53,6 +75,6 @@ extension JsonLogicNode {
             grouped.append(digit)
         }
         let sign = negative && (whole.contains { $0 != "0" } || fraction.contains { $0 != "0" }) ? "-" : ""
-        return sign + grouped + (decimals > 0 ? "." + fraction.prefix(decimals) : "")
+        return sign + grouped + (decimals > 0 ? decimal + fraction.prefix(decimals) : "")
     }
 }

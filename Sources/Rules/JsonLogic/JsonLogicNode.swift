@@ -263,7 +263,7 @@ indirect enum JsonLogicNode: Sendable {
             let type = arguments.first ?? .null
             return budget.raise(type.objectValue != nil ? type : ["type": type])
         case .round, .format:
-            return numbers(op, arguments)
+            return numbers(op, arguments, &budget)
         case .if, .ternary, .and, .or, .coalesce, .try, .map, .reduce, .filter, .all, .none, .some, .equal,
             .strictEqual, .notEqual, .strictNotEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             // These control evaluation of their arguments, or compare them; the compiler gives them their own

@@ -10,6 +10,10 @@ struct RuleCompiler {
     var knownFacts: [String: Set<String>]
     /// Facts other feeds give (see ``RuleLint/otherFacts``).
     var otherFacts: Set<String> = []
+    /// Each contract's content-state schema, by attributes type (see ``RuleLoader/stateSchemas``).
+    var stateSchemas: [String: JSONValue] = [:]
+    /// The separators of the file's `locale`, given to each `format` that does not write its own.
+    var numberFormat: NumberFormat?
     private var problems: [Diagnostic] = []
     /// What may be intended: reported, and the rule loads all the same.
     private(set) var warnings: [Diagnostic] = []
@@ -50,6 +54,7 @@ struct RuleCompiler {
         let catalogues = feeds.compactMap { knownFacts[$0] }
         var lint = RuleLint(
             facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil, otherFacts: otherFacts)
+        lint.stateSchema = stateSchemas[doc.activity.attributesType]
         lint.check(raw)
         for finding in lint.findings {
             let diagnostic = context.diagnostic(
@@ -173,7 +178,7 @@ struct RuleCompiler {
 
     private mutating func expression(_ raw: JSONValue, at pointer: String) -> JsonLogicExpression? {
         do {
-            return try JsonLogicExpression.compile(raw)
+            return try JsonLogicExpression.compile(numberFormat?.applied(to: raw) ?? raw)
         } catch {
             let inner = error.pointer.description
             // Point at the operator's name when the problem is a one-key operator object.

@@ -22,6 +22,11 @@ public enum RuleFileSchema {
               "description": "What this rule file is for. Not used by LiveRelay.",
               "type": "string"
             },
+            "locale": {
+              "description": "The locale whose number conventions format uses in this file's rules when its separators are not written, e.g. \"de-DE\" (1.234,50) or \"fr-FR\" (1 234,50). Left out: 1,234.50.",
+              "type": "string",
+              "pattern": "^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"
+            },
             "rules": {
               "description": "The rules. For every change in a feed, each rule of that feed is evaluated in order.",
               "type": "array",

@@ -20,6 +20,9 @@ struct RuleLint {
     /// may be meant (one rule set for several presets, reading `null` where a fact is missing), so it is a
     /// warning; a name no feed gives at all is an error.
     var otherFacts: Set<String> = []
+    /// The content-state schema (as written) of the contract for the rule's attributes type, when there is
+    /// one: `activity.state.…` paths are checked against it where it closes its objects.
+    var stateSchema: JSONValue?
     private(set) var findings: [Finding] = []
     /// Facts already warned about in this rule (one warning per fact, not per use).
     private var warned = Set<String>()
@@ -36,7 +39,8 @@ struct RuleLint {
     /// result meaningless (comparisons and arithmetic take any number from two; the compiler checks those).
     static let arity: [String: ClosedRange<Int>] = [
         "in": 2...2, "!": 1...1, "!!": 1...1, "substr": 2...3, "missing_some": 2...2, "map": 2...2,
-        "filter": 2...2, "all": 2...2, "none": 2...2, "some": 2...2, "reduce": 2...3,
+        "filter": 2...2, "all": 2...2, "none": 2...2, "some": 2...2, "reduce": 2...3, "round": 1...2,
+        "format": 1...4,
     ]
     /// Operators whose later arguments read each item, not the rule's data.
     static let iterating: Set<String> = ["map", "filter", "all", "none", "some", "reduce"]
@@ -160,6 +164,12 @@ struct RuleLint {
                     "in looks for its first argument in its second: write {\"in\": [\"home.score\", {\"var\": \"changed\"}]}",
                     atKey: true)
             }
+            if op == "in", arguments.count == 2, Self.path(of: arguments[1]) == "changed",
+                case .string(let name) = arguments[0]
+            {
+                changedName(name, at: "\(here)/0")
+            }
+            if op == "format" { formatSeparators(arguments, at: here) }
             if op == "==" || op == "!=", arguments.count == 2 { looseEquality(op, arguments, at: here) }
             if op == "var" || op == "val", !item, let path = Self.path(of: argument) {
                 self.path(path, at: here)
@@ -247,6 +257,9 @@ struct RuleLint {
             if steps[1] == "budget", steps.count > 2 {
                 member(steps[2], of: "activity.budget", among: Self.budgetMembers)
             }
+            if steps[1] == "state", steps.count > 2, let stateSchema {
+                statePath(Array(steps.dropFirst(2)), in: stateSchema, path: path, at: pointer)
+            }
         default:
             guard let facts else { return }
             let fact = steps.dropFirst().joined(separator: ".")
@@ -263,6 +276,84 @@ struct RuleLint {
             let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
             let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
             add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
+        }
+    }
+
+    /// A path read from `activity.state` against the contract's content-state: a member of an object the
+    /// contract closes (`additionalProperties: false`) that it does not name is never there, so the read is
+    /// always null.
+    private mutating func statePath(_ members: [String], in schema: JSONValue, path: String, at pointer: String) {
+        var schema = schema
+        for (depth, name) in members.enumerated() {
+            let properties = schema["properties"]?.objectValue ?? [:]
+            if let sub = properties[name] {
+                schema = sub
+                continue
+            }
+            guard schema["additionalProperties"] == .bool(false) else { return }
+            let parent = (["activity", "state"] + members[..<depth]).joined(separator: ".")
+            let hint =
+                Suggestion.closest(to: name, among: properties.keys).map { " (did you mean \(parent).\($0)?)" } ?? ""
+            let known = properties.keys.sorted().joined(separator: ", ")
+            add(
+                pointer,
+                "\"\(path)\": the contract's content-state has no \(name) at \(parent)\(hint), so this reads null; it has \(known.isEmpty ? "no fields there" : known)",
+                atKey: true)
+            return
+        }
+    }
+
+    /// A name tested with `{"in": [name, {"var": "changed"}]}`: `changed` lists the changed facts by their
+    /// full dotted names, so a name no feed of the rule gives, or an object's name (`home` for
+    /// `home.score`), is never in it.
+    private mutating func changedName(_ name: String, at pointer: String) {
+        guard let facts else { return }
+        if facts.contains(where: { $0.contains(name) }) { return }
+        let members = facts.reduce(into: Set<String>()) { all, feed in
+            all.formUnion(feed.filter { $0.hasPrefix(name + ".") })
+        }
+        if !members.isEmpty {
+            add(
+                pointer,
+                "\"\(name)\" is an object, and changed lists the facts that changed by their full names (\(members.sorted().prefix(3).joined(separator: ", "))): this never matches; test one of them, or use {\"some\": [{\"var\": \"changed\"}, …]}",
+                atKey: false)
+            return
+        }
+        if otherFacts.contains(name) {
+            guard warned.insert(name).inserted else { return }
+            add(
+                pointer,
+                "\"\(name)\": the feeds of this rule do not give \(name) (other feeds do): it never changes here",
+                atKey: false, warning: true)
+            return
+        }
+        let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
+        let hint = Suggestion.closest(to: name, among: all).map { " (did you mean \($0)?)" } ?? ""
+        add(
+            pointer, "\"\(name)\": no feed of this rule gives a fact \(name)\(hint), so it is never in changed",
+            atKey: false)
+    }
+
+    /// `format`'s separators as written: a grouping separator that is also the decimal separator makes
+    /// `1.234.567.89`, a number nobody can read.
+    private mutating func formatSeparators(_ arguments: [JSONValue], at pointer: String) {
+        guard arguments.count > 2, case .string(let grouping) = arguments[2] else { return }
+        let decimal: String
+        if arguments.count > 3 {
+            guard case .string(let written) = arguments[3] else { return }
+            decimal = written
+            if written.isEmpty {
+                add("\(pointer)/3", "format's decimal separator is empty: the decimals would run into the whole part")
+                return
+            }
+        } else {
+            decimal = JsonLogicNode.decimalSeparator(forGrouping: grouping)
+        }
+        if !grouping.isEmpty, grouping == decimal {
+            add(
+                "\(pointer)/2",
+                "format groups thousands with \"\(grouping)\", its decimal separator too: write the decimal separator as the fourth argument ({\"format\": [x, 2, \"\(grouping)\", \"\(grouping == "," ? "." : ",")\"]})"
+            )
         }
     }
 }

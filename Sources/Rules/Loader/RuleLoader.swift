@@ -12,6 +12,9 @@ public struct RuleLoader: Sendable {
     public var knownFacts: [String: Set<String>]
     /// Facts that feeds other than a rule's give (every preset's): reading one is a warning, not an error.
     public var otherFacts: Set<String>
+    /// The content-state schema (as written) of each attributes type a contract describes: a rule reading
+    /// `activity.state.…` is checked against its type's.
+    public var stateSchemas: [String: JSONValue] = [:]
 
     public init(
         knownFeeds: Set<String>? = nil, knownFacts: [String: Set<String>] = [:], otherFacts: Set<String> = []
@@ -76,10 +79,23 @@ public struct RuleLoader: Sendable {
             if let index { badRules.insert(index) }
             diagnostics.append(context.diagnostic(at: violation.pointer, atKey: violation.atKey, violation.message))
         }
+        var numberFormat: NumberFormat?
+        if case .string(let identifier)? = document["locale"], !diagnostics.contains(where: \.isError) {
+            numberFormat = NumberFormat(locale: identifier)
+            if numberFormat == nil {
+                diagnostics.append(
+                    context.diagnostic(
+                        at: "/locale", atKey: false,
+                        "unknown locale \"\(identifier)\": write a language and region such as \"de-DE\", \"fr-FR\" or \"en-US\""
+                    ))
+            }
+        }
         var rules: [Rule] = []
         for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
             var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds, knownFacts: knownFacts)
             compiler.otherFacts = otherFacts
+            compiler.stateSchemas = stateSchemas
+            compiler.numberFormat = numberFormat
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items
@@ -109,6 +125,42 @@ public struct RuleLoader: Sendable {
             }
         }
         return out
+    }
+}
+
+/// The separators `format` uses in a rule file when a call does not write them: its `locale`'s.
+struct NumberFormat: Sendable, Hashable {
+    var grouping: String
+    var decimal: String
+
+    /// The conventions of a locale the system knows (`de-DE`, `fr_FR`), or `nil`.
+    init?(locale identifier: String) {
+        let canonical = identifier.replacingOccurrences(of: "-", with: "_")
+        guard Locale.availableIdentifiers.contains(where: { $0.caseInsensitiveCompare(canonical) == .orderedSame })
+        else { return nil }
+        let locale = Locale(identifier: canonical)
+        guard let grouping = locale.groupingSeparator, let decimal = locale.decimalSeparator else { return nil }
+        self.grouping = grouping
+        self.decimal = decimal
+    }
+
+    /// `raw` with every `format` call given the separators it leaves out.
+    func applied(to raw: JSONValue) -> JSONValue {
+        switch raw {
+        case .array(let items):
+            return .array(items.map(applied))
+        case .object(let members) where members.count == 1 && members["format"] != nil:
+            var arguments = (members["format"]!.arrayValue ?? [members["format"]!]).map(applied)
+            guard !arguments.isEmpty else { return raw }
+            if arguments.count < 2 { arguments.append(0) }
+            if arguments.count < 3 { arguments.append(.string(grouping)) }
+            if arguments.count < 4 { arguments.append(.string(decimal)) }
+            return ["format": .array(arguments)]
+        case .object(let members):
+            return .object(members.mapValues(applied))
+        default:
+            return raw
+        }
     }
 }
 

@@ -10,9 +10,7 @@ extension LoadedConfig {
     /// the rules against the content-state contracts: ``ContractCheck``).
     public func loadRules() -> RuleSet {
         var set = ruleLoader.load(paths: config.rules.map(resolve))
-        if !contracts.isEmpty {
-            set.diagnostics += ContractCheck.problems(rules: set.rules, contracts: contracts, facts: factTypes)
-        }
+        ContractCheck.apply(to: &set, contracts: contracts, facts: factTypes)
         return set
     }
 
@@ -20,9 +18,11 @@ extension LoadedConfig {
     public var ruleLoader: RuleLoader {
         let known = factNames
         let presets = FeedPreset.allCases.flatMap { $0.factCatalogue.paths }
-        return RuleLoader(
+        var loader = RuleLoader(
             knownFeeds: Set(config.feeds.map(\.id)), knownFacts: known,
             otherFacts: Set(presets).union(known.values.joined()))
+        loader.stateSchemas = contracts.mapValues(\.contentState.written)
+        return loader
     }
 
     /// The fact paths each feed gives: its preset's catalogue, or its mapping's fields.

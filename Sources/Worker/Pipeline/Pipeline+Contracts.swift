@@ -4,28 +4,110 @@ import Rules
 import Throttling
 
 extension Pipeline {
-    /// A push under its attributes type's contract: its dates written as the contract says, or, when it
-    /// breaks the contract, a skip (logged as an error naming the rules, the activity and the fields, and
-    /// counted) that leaves the activity's record as it was, so the next state is decided from the last
-    /// valid one.
-    func enforceContract(
+    /// The ledger's decisions for one change's (or timer look's) intents, each push under its attributes
+    /// type's contract (its dates written as the contract says).
+    ///
+    /// A push that breaks its contract is skipped (logged as an error naming the rules, the activity and the
+    /// fields, and counted) and leaves the activity's record as it was, so the next state is decided from the
+    /// last valid one. When several rules made that push, each rule's intent is tried alone on the state
+    /// before this change: a rule whose own patch breaks the contract is left out, named in a skip of its own,
+    /// and the other rules' patches decide again without it, so one broken rule never takes down what the
+    /// others produced.
+    func decideUnderContracts(
+        _ intents: [ActivityIntent], records: inout [ActivityKey: ActivityRecord], now: Int, feed: String
+    ) -> [LedgerDecision] {
+        let before = records
+        var decisions = ledger.apply(intents, to: &records, now: now)
+        var broken: [(index: Int, breach: ContractBreach)] = []
+        for case .push(let pending) in decisions where pending.push.ruleIDs.count > 1 {
+            guard case .failure = conform(pending) else { continue }
+            let mine = intents.indices.filter { intents[$0].activity == pending.push.activity }
+            broken += brokenIntents(mine, of: intents, before: before, now: now)
+        }
+        var brokenSkips: [LedgerDecision] = []
+        if !broken.isEmpty {
+            let left = Set(broken.map(\.index))
+            records = before
+            decisions = ledger.apply(
+                intents.indices.filter { !left.contains($0) }.map { intents[$0] }, to: &records, now: now)
+            for (index, breach) in broken.sorted(by: { $0.index < $1.index }) {
+                let intent = intents[index]
+                logger.error(
+                    "rule's patch refused by its contract; the other rules' patches go without it",
+                    metadata: [
+                        "activity.key": "\(intent.activity)", "rule": "\(intent.ruleID)", "feed.id": "\(feed)",
+                        "contract": "\(contracts[intent.attributesType]?.file ?? "")", "error": "\(breach)",
+                    ])
+                metrics.ruleError(intent.ruleID)
+                brokenSkips.append(
+                    .skip(
+                        activity: intent.activity, ruleIDs: [intent.ruleID],
+                        reason: .breaksContract(breach.description)))
+            }
+        }
+        return decisions.map { enforceContract($0, records: &records, before: before, feed: feed) } + brokenSkips
+    }
+
+    /// Which of one activity's intents (`indices` into `intents`) broke its merged push: each whose push
+    /// alone, on the state before this change, breaks the contract; then, while the rest still make a
+    /// refused push, the latest whose removal leaves a push the contract accepts (later patches win, so it
+    /// is the one that broke the others'). Empty when no rule can be singled out: the push is refused whole.
+    private func brokenIntents(
+        _ indices: [Int], of intents: [ActivityIntent], before: [ActivityKey: ActivityRecord], now: Int
+    ) -> [(index: Int, breach: ContractBreach)] {
+        /// The contract's verdict on these intents' merged push: `nil` when they make no push.
+        func verdict(_ chosen: [Int]) -> Result<PendingPush, ContractBreach>? {
+            var trial = before
+            guard !chosen.isEmpty,
+                case .push(let pending)? = ledger.apply(chosen.map { intents[$0] }, to: &trial, now: now).first
+            else { return nil }
+            return conform(pending)
+        }
+        var broken: [(index: Int, breach: ContractBreach)] = []
+        for index in indices {
+            if case .failure(let breach)? = verdict([index]) { broken.append((index, breach)) }
+        }
+        var rest = indices.filter { i in !broken.contains { $0.index == i } }
+        while rest.count > 1, case .failure(let breach)? = verdict(rest) {
+            guard
+                let culprit = rest.reversed().first(where: { i in
+                    if case .success? = verdict(rest.filter { $0 != i }) { return true }
+                    return false
+                })
+            else { break }
+            broken.append((culprit, breach))
+            rest.removeAll { $0 == culprit }
+        }
+        return broken
+    }
+
+    /// A push with its state (and a start's attributes) as its contract has them, or why the contract refuses
+    /// it. A push whose attributes type has no contract is as it is.
+    func conform(_ pending: PendingPush) -> Result<PendingPush, ContractBreach> {
+        guard let contract = contracts[pending.push.attributesType] else { return .success(pending) }
+        var pending = pending
+        switch contract.conformState(pending.push.contentState) {
+        case .failure(let breach): return .failure(breach)
+        case .success(let state): pending.push.contentState = state
+        }
+        guard pending.push.event == .start else { return .success(pending) }
+        switch contract.conformAttributes(pending.push.attributes ?? .emptyObject) {
+        case .failure(let breach): return .failure(breach)
+        case .success(let attributes): pending.push.attributes = attributes
+        }
+        return .success(pending)
+    }
+
+    /// A decision under its contract: the push conformed, or a skip that puts the activity's record back as it
+    /// was in `before` (logged and counted).
+    private func enforceContract(
         _ decision: LedgerDecision, records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord],
         feed: String
     ) -> LedgerDecision {
-        guard case .push(var pending) = decision, let contract = contracts[pending.push.attributesType] else {
-            return decision
-        }
-        var result = contract.conformState(pending.push.contentState)
-        if case .success(let state) = result {
-            pending.push.contentState = state
-            if pending.push.event == .start {
-                result = contract.conformAttributes(pending.push.attributes ?? .emptyObject)
-                if case .success(let attributes) = result { pending.push.attributes = attributes }
-            }
-        }
-        switch result {
-        case .success:
-            return .push(pending)
+        guard case .push(let pending) = decision else { return decision }
+        switch conform(pending) {
+        case .success(let conformed):
+            return .push(conformed)
         case .failure(let breach):
             let activity = pending.push.activity
             records[activity] = before[activity]
@@ -33,7 +115,8 @@ extension Pipeline {
                 "push refused by its contract",
                 metadata: [
                     "activity.key": "\(activity)", "rules": "\(pending.push.ruleIDs.joined(separator: ","))",
-                    "feed.id": "\(feed)", "contract": "\(contract.file)", "error": "\(breach)",
+                    "feed.id": "\(feed)", "contract": "\(contracts[pending.push.attributesType]?.file ?? "")",
+                    "error": "\(breach)",
                 ])
             for rule in pending.push.ruleIDs { metrics.ruleError(rule) }
             return .skip(activity: activity, ruleIDs: pending.push.ruleIDs, reason: .breaksContract(breach.description))

@@ -153,12 +153,10 @@ public struct Pipeline: Sendable {
         var steps: [ChangeStep] = []
         var pushes: [(step: Int, pending: PendingPush)] = []
         for (change, evaluation, feed) in looks {
-            // Only with contracts: a refused push puts its activity's record back as it was before this change.
-            let unchanged = contracts.isEmpty ? [:] : records
-            var decisions = ledger.apply(evaluation.intents, to: &records, now: now)
-            if !contracts.isEmpty {
-                decisions = decisions.map { enforceContract($0, records: &records, before: unchanged, feed: feed) }
-            }
+            let decisions =
+                contracts.isEmpty
+                ? ledger.apply(evaluation.intents, to: &records, now: now)
+                : decideUnderContracts(evaluation.intents, records: &records, now: now, feed: feed)
             for case .push(let pending) in decisions { pushes.append((steps.count, pending)) }
             steps.append(
                 ChangeStep(

@@ -142,13 +142,28 @@ import Testing
         (#"{"round": [1234.5678, -2]}"#, "1200"),
         (#"{"round": [{"var": "p"}, 2]}"#, "67187.34"),
         (#"{"round": ["7.25", 1]}"#, "7.3"),
-        (#"{"round": ["Infinity"]}"#, "null"),
     ])
     func roundIsExact(rule: String, expected: String) throws {
         let data: JSONValue = ["p": .decimal(Decimal(string: "67187.3351")!)]
         let value = try JsonLogicExpression.compile(JSONParser.parse(rule)).evaluate(data)
-        // Infinity has no JSON text: it is written as null.
         #expect(value.jsonString() == expected)
+    }
+
+    /// `round` and `format` of what is no number (a missing fact, text that is not a number, a list, `true`,
+    /// infinity, nothing at all) raise `{"type": "NaN"}` as arithmetic does: a lock screen never reads
+    /// "NaN" or "$0.00" for a price that is not there. A `try` (or an `if` on the fact) gives the fallback.
+    @Test(arguments: [
+        #"{"format": [{"var": "missing"}, 2]}"#, #"{"format": ["abc"]}"#, #"{"format": []}"#,
+        #"{"format": [true]}"#, #"{"format": [[1]]}"#, #"{"format": [""]}"#, #"{"round": [null]}"#,
+        #"{"round": ["Infinity"]}"#, #"{"round": [{"var": "missing"}]}"#,
+    ])
+    func roundAndFormatOfNoNumberRaise(rule: String) throws {
+        #expect(throws: JsonLogicEvaluationError.raised(["type": "NaN"])) { try evaluate(rule) }
+    }
+
+    @Test func aTryGivesTheFallbackForAMissingNumber() throws {
+        #expect(try evaluate(#"{"try": [{"format": [{"var": "price"}, 2]}, "—"]}"#) == "—")
+        #expect(try evaluate(#"{"try": [{"format": [{"var": "price"}, 2]}, "—"]}"#, #"{"price": "12.5"}"#) == "12.50")
     }
 
     /// `format`: fixed decimals and grouped thousands, so an alert reads "Now 100,150.00", not "Now 100150".
@@ -160,7 +175,10 @@ import Testing
         (#"{"format": [999.996, 2, ""]}"#, "1000.00"),
         (#"{"format": [-0.001, 2]}"#, "0.00"),
         (#"{"format": [0.5]}"#, "1"),
-        (#"{"format": ["abc"]}"#, "NaN"),
+        // Grouped with ".", the decimals follow ","; or as written.
+        (#"{"format": [1234567.891, 2, "."]}"#, "1.234.567,89"),
+        (#"{"format": [1234567.891, 2, " ", ","]}"#, "1 234 567,89"),
+        (#"{"format": [1234567.891, 2, "'", "."]}"#, "1'234'567.89"),
         (#"{"cat": ["Now ", {"format": [{"var": "q"}, 2]}]}"#, "Now 100,150.00"),
     ])
     func formatWritesNumbersForPeople(rule: String, expected: String) throws {

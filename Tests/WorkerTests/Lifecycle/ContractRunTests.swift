@@ -56,4 +56,57 @@ import Worker
             provider: shipped)
         #expect(shipped.pushes.filter { $0.event == .start }.count == 5)
     }
+
+    /// A rule whose patch breaks the contract only at run time (a period below the contract's minimum),
+    /// firing on every change beside the good sports rules: each good push still goes, exactly as without it,
+    /// and the broken rule is named once per change it fired on.
+    @Test func aBrokenRuleNeverTakesDownTheGoodRulesPushes() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let broken = """
+            {"rules": [{"id": "bad-period", "feed": "scores", "when": true, "event": "update",
+              "activity": {"key": {"cat": ["match-", {"var": "entity.id"}]}, "attributes-type": "MatchAttributes"},
+              "content-state": {"period": {"-": [0, 1]}}}]}
+            """
+        let brokenPath = directory.appendingPathComponent("broken.rules.json").path
+        try broken.write(toFile: brokenPath, atomically: true, encoding: .utf8)
+        guard
+            case .object(var config) = try JSONParser.parse(
+                Data(contentsOf: Repository.url("Samples/presets/football-data.json")))
+        else {
+            Issue.record("the football-data sample config is not an object")
+            return
+        }
+        config["rules"] = [.string(Repository.path("Rules/sports.rules.json")), .string(brokenPath)]
+        config["contracts"] = [.string(Repository.path("Rules/contracts/MatchAttributes.contract.json"))]
+        config["state"] = "state.sqlite"
+        guard case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0] else { return }
+        feed["url"] = .string("file:" + Repository.path("Samples/recordings/football-data-pl-matches-2-in-play.json"))
+        feeds[0] = .object(feed)
+        config["feeds"] = .array(feeds)
+        let configPath = directory.appendingPathComponent("liverelay.json").path
+        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: configPath))
+        let sequence = "Samples/sequences/football-data-whu-ful/sequence.json"
+
+        let output = ReplayTests.Output()
+        let withBroken = RecordingProvider()
+        let summary = try await SequenceReplay.run(
+            config: configPath, sequence: sequence, provider: withBroken, output: { output.write($0) })
+        let good = RecordingProvider()
+        _ = try await SequenceReplay.run(
+            config: "Samples/presets/football-data.json", sequence: sequence, provider: good)
+
+        #expect(summary.feedErrors == 0)
+        #expect(!good.pushes.isEmpty)
+        #expect(
+            withBroken.pushes.map { "\($0.event) \($0.activity) \($0.contentState.jsonString())" }
+                == good.pushes.map { "\($0.event) \($0.activity) \($0.contentState.jsonString())" },
+            "every good push went, unchanged")
+        let refusals = output.text.split(separator: "\n").filter { $0.contains("refused by the contract") }
+        #expect(!refusals.isEmpty)
+        #expect(refusals.allSatisfy { $0.contains("(rules bad-period)") }, "\(refusals)")
+        let firings = output.text.split(separator: "\n").filter { $0.contains("changed") && $0.contains("bad-period") }
+        let named = output.text.split(separator: "\n").filter { $0.contains("bad-period)") }
+        #expect(named.count == firings.count, "named once per change it fired on: \(output.text)")
+    }
 }
