@@ -10,7 +10,7 @@ struct RuleLoadBench: ParsableCommand {
         abstract: "Seconds to load generated rule files of growing size (copies of the example goal rule).")
 
     @Option(help: "The rule file whose first rule is copied.") var rules = "Rules/soccer.rules.json"
-    @Option(help: "Rule counts to load, comma-separated.") var counts = "1000,10000,100000"
+    @Option(help: "Rule counts to load, comma-separated.") var counts = "1000,5000,15000"
 
     func run() throws {
         let document = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: rules)))

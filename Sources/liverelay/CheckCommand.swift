@@ -1,4 +1,5 @@
 import ArgumentParser
+import Feeds
 import Foundation
 import LiveRelayCore
 import Rules
@@ -45,9 +46,20 @@ struct CheckCommand: AsyncParsableCommand {
             } catch {
                 diagnostics += error.items
                 // A broken config does not hide the problems of its rule files.
+                // A broken config does not hide the problems of its rule files (those it names that do not
+                // exist are the config's problems already).
                 if let named = ConfigLoader.ruleFilesOfBrokenConfig(path: config) {
-                    rules = RuleLoader(knownFeeds: named.feeds.isEmpty ? nil : named.feeds).load(
-                        paths: named.rules + ruleFiles)
+                    let presets = FeedPreset.allCases.flatMap(\.factCatalogue.paths)
+                    rules = RuleLoader(
+                        knownFeeds: named.feeds.isEmpty ? nil : named.feeds, knownFacts: named.facts,
+                        otherFacts: Set(presets)
+                    ).load(
+                        paths: named.rules.filter { path in
+                            FileManager.default.fileExists(atPath: path)
+                                || !diagnostics.contains {
+                                    $0.message.hasSuffix("no such rule file or directory: \(path)")
+                                }
+                        } + ruleFiles)
                 }
             }
         } else if ruleFiles.isEmpty {

@@ -305,4 +305,27 @@ import Testing
                 #"r.json:1:12: unknown locale "xx-QQ": write a language and region such as "de-DE", "fr-FR" or "en-US""#
             ])
     }
+
+    /// Rule files of any shape end in a diagnostic or their rules, in bounded memory and time (limits in
+    /// docs/reliability.md): a file past 16 MiB is not read, one past 1,000,000 JSON values stops where it
+    /// passes them, and a file of many mistakes says the first 100 and counts the rest.
+    @Test func hugeRuleFilesEndInOneDiagnostic() {
+        let tooLarge = RuleLoader().load(
+            file: "r.json", data: Data(repeating: 0x20, count: RuleLoader.maxFileBytes + 1))
+        #expect(
+            tooLarge.1.map(\.description) == [
+                "r.json: the file is 16.0 MiB; a rule file is at most 16 MiB (split its rules over several files)"
+            ])
+        let values = "{\"rules\": [" + Array(repeating: "0", count: RuleLoader.maxValues).joined(separator: ",") + "]}"
+        let tooMany = RuleLoader().load(file: "r.json", data: Data(values.utf8))
+        #expect(
+            tooMany.1.map(\.description) == [
+                "r.json:1:2000008: the file has more than 1000000 JSON values here; a rule file holds at most that many (split its rules over several files)"
+            ])
+        let mistakes = "{\"rules\": [" + Array(repeating: "0", count: 150).joined(separator: ",") + "]}"
+        let many = RuleLoader().load(file: "r.json", data: Data(mistakes.utf8)).1
+        #expect(many.count == 101)
+        #expect(many.last?.description == "r.json: 50 more problems in this file (the first 100 are shown)")
+        #expect(many.allSatisfy { $0.isError })
+    }
 }

@@ -156,6 +156,31 @@ import Testing
         #expect(run.standardOutput.contains("intervall"), "\(run.standardOutput)")
         #expect(
             run.standardOutput.contains("r.rules.json:1:58: rule r: \"cur.price\" reads cur"), "\(run.standardOutput)")
+
+        // The rules are still checked against the facts of the config's preset feeds, and a rule file the
+        // config names that does not exist is said once, at the config's line:column.
+        try
+            #"{"rules": [{"id": "r", "feed": "prices", "when": {">": [{"var": "curr.prise"}, 1]}, "event": "update", "activity": {"key": "m", "attributes-type": "T"}}]}"#
+            .write(to: dir.appendingPathComponent("r.rules.json"), atomically: true, encoding: .utf8)
+        try
+            #"{"rules": ["r.rules.json", "gone.rules.json"], "feeds": [{"id": "prices", "url": "file:x.json", "preset": "binance", "intervall": 5}]}"#
+            .write(to: dir.appendingPathComponent("liverelay.json"), atomically: true, encoding: .utf8)
+        let again = try await CommandRun.run(
+            liverelay, ["check", "--config", dir.appendingPathComponent("liverelay.json").path])
+        #expect(again.status == 1)
+        #expect(
+            again.standardOutput.contains("no feed of this rule gives a fact prise (did you mean price?)"),
+            "\(again.standardOutput)")
+        let gone = again.standardOutput.split(separator: "\n").filter { $0.contains("gone.rules.json") }
+        #expect(gone.count == 1, "\(again.standardOutput)")
+        try
+            #"{"rules": ["r.rules.json", "gone.rules.json"], "feeds": [{"id": "prices", "url": "file:x.json", "preset": "binance"}]}"#
+            .write(to: dir.appendingPathComponent("liverelay.json"), atomically: true, encoding: .utf8)
+        let valid = try await CommandRun.run(
+            liverelay, ["check", "--config", dir.appendingPathComponent("liverelay.json").path])
+        let said = valid.standardOutput.split(separator: "\n").filter { $0.contains("gone.rules.json") }
+        #expect(said.count == 1, "\(valid.standardOutput)")
+        #expect(said.first?.contains("liverelay.json:1:") == true, "\(valid.standardOutput)")
     }
 
     @Test func tickTwiceSendsNothingTheSecondTime() async throws {

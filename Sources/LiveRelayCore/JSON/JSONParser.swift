@@ -8,6 +8,9 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public var location: SourceLocation
     /// What was wrong, in words.
     public var message: String
+    /// True when the text went past a limit the caller set (``JSONParser/parseWithSourceMap(_:numbers:maxValues:)``)
+    /// rather than being invalid JSON.
+    public var pastLimit = false
 
     public var description: String { "\(location.line):\(location.column): \(message)" }
 }
@@ -52,12 +55,14 @@ public struct JSONParser: ~Copyable {
 
     /// Parses a whole JSON text and records where each value and object key is. Duplicate object keys are
     /// an error in this mode: in a config or a rule file, the second one silently winning hides a mistake.
-    public static func parseWithSourceMap(_ data: Data, numbers: NumberMode = .double) throws(JSONParseError) -> (
-        JSONValue, SourceMap
-    ) {
+    /// At most `maxValues` values: past them it is an error where the next one starts (the map of every
+    /// value's place is what costs memory for a file of millions of tiny values).
+    public static func parseWithSourceMap(
+        _ data: Data, numbers: NumberMode = .double, maxValues: Int = .max
+    ) throws(JSONParseError) -> (JSONValue, SourceMap) {
         let result: Result<(JSONValue, SourceMap), JSONParseError> = data.withUnsafeBytes { raw in
             let buffer = raw.bindMemory(to: UInt8.self)
-            var parser = JSONParser(bytes: buffer, numbers: numbers, map: SourceMapBuilder())
+            var parser = JSONParser(bytes: buffer, numbers: numbers, map: SourceMapBuilder(maxValues: maxValues))
             return Result { () throws(JSONParseError) in
                 let value = try parser.parseDocument()
                 let builder = parser.map!
@@ -91,7 +96,14 @@ public struct JSONParser: ~Copyable {
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input: expected a value") }
-        map?.recordValue(at: index)
+        if map != nil {
+            map!.recordValue(at: index)
+            if map!.values.count > map!.maxValues {
+                var past = error("more than \(map!.maxValues) JSON values")
+                past.pastLimit = true
+                throw past
+            }
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -450,6 +462,7 @@ public struct JSONParser: ~Copyable {
 
 /// Collects value and key offsets by JSON Pointer while parsing.
 struct SourceMapBuilder {
+    var maxValues: Int = .max
     var path: [String] = []
     var values: [String: Int] = [:]
     var keys: [String: Int] = [:]

@@ -48,6 +48,11 @@ public struct RuleLoader: Sendable {
                 files = [path]
             }
             for file in files {
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+                if size > Self.maxFileBytes {
+                    set.diagnostics.append(Diagnostic(file: file, location: nil, message: Self.tooLarge(size)))
+                    continue
+                }
                 guard let data = FileManager.default.contents(atPath: file) else {
                     set.diagnostics.append(Diagnostic(file: file, location: nil, message: "cannot read the file"))
                     continue
@@ -64,12 +69,19 @@ public struct RuleLoader: Sendable {
 
     /// Loads one rule file's bytes.
     public func load(file: String, data: Data) -> ([Rule], [Diagnostic]) {
+        guard data.count <= Self.maxFileBytes else {
+            return ([], [Diagnostic(file: file, location: nil, message: Self.tooLarge(data.count))])
+        }
         let document: JSONValue
         let map: SourceMap
         do {
-            (document, map) = try JSONParser.parseWithSourceMap(data, numbers: .decimal)
+            (document, map) = try JSONParser.parseWithSourceMap(data, numbers: .decimal, maxValues: Self.maxValues)
         } catch {
-            return ([], [Diagnostic(file: file, location: error.location, message: "invalid JSON: \(error.message)")])
+            let message =
+                error.pastLimit
+                ? "the file has \(error.message) here; a rule file holds at most that many (split its rules over several files)"
+                : "invalid JSON: \(error.message)"
+            return ([], [Diagnostic(file: file, location: error.location, message: message)])
         }
         var diagnostics: [Diagnostic] = []
         let context = RuleContext(file: file, document: document, map: map)
@@ -102,13 +114,38 @@ public struct RuleLoader: Sendable {
             }
             diagnostics += compiler.warnings
         }
-        return (
-            rules,
-            diagnostics.sorted {
-                ($0.location ?? SourceLocation(line: 0, column: 0))
-                    < ($1.location ?? SourceLocation(line: 0, column: 0))
-            }
-        )
+        diagnostics.sort {
+            ($0.location ?? SourceLocation(line: 0, column: 0)) < ($1.location ?? SourceLocation(line: 0, column: 0))
+        }
+        if diagnostics.count > Self.maxDiagnosticsPerFile {
+            let left = diagnostics.count - Self.maxDiagnosticsPerFile
+            let errors = diagnostics[Self.maxDiagnosticsPerFile...].contains(where: \.isError)
+            diagnostics.removeLast(left)
+            diagnostics.append(
+                Diagnostic(
+                    file: file, location: nil,
+                    message: "\(left) more problems in this file (the first \(Self.maxDiagnosticsPerFile) are shown)",
+                    severity: errors ? .error : .warning))
+        }
+        return (rules, diagnostics)
+    }
+
+    /// The largest rule file loaded: 16 MiB holds some 16,000 rules written out; a larger file is a
+    /// diagnostic, never a load that takes the memory and minutes it would need.
+    public static let maxFileBytes = 16 << 20
+    /// The most JSON values in one rule file: a rule written out is some 30 to 100 values, so 1,000,000 hold
+    /// over 10,000 rules; past it a file is a diagnostic at the value that passed it, in bounded memory (the
+    /// place of every value is kept for diagnostics: about 250 bytes each).
+    public static let maxValues = 1_000_000
+    /// The diagnostics said for one file; the rest are counted in one more.
+    public static let maxDiagnosticsPerFile = 100
+
+    private static func tooLarge(_ size: Int) -> String {
+        "the file is \(megabytes(size)); a rule file is at most \(megabytes(maxFileBytes)) (split its rules over several files)"
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
     }
 
     private func duplicateIDs(_ rules: [Rule]) -> [Diagnostic] {

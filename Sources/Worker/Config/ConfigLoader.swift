@@ -42,7 +42,9 @@ public struct FeedRuntime: Sendable {
 public enum ConfigLoader {
     /// The rule files (resolved against the config's folder) and feed ids a config names, read as plain JSON:
     /// what `check` still checks when the config itself is broken. `nil` when the file is not JSON.
-    public static func ruleFilesOfBrokenConfig(path: String) -> (rules: [String], feeds: Set<String>)? {
+    public static func ruleFilesOfBrokenConfig(path: String) -> (
+        rules: [String], feeds: Set<String>, facts: [String: Set<String>]
+    )? {
         guard let data = FileManager.default.contents(atPath: path), let document = try? JSONParser.parse(data)
         else { return nil }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -50,7 +52,16 @@ public enum ConfigLoader {
             $0.hasPrefix("/") ? $0 : directory + "/" + $0
         }
         let feeds = (document["feeds"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-        return (rules, Set(feeds))
+        // A feed on a preset publishes its facts whatever else is wrong in the config.
+        var facts: [String: Set<String>] = [:]
+        for feed in document["feeds"]?.arrayValue ?? [] {
+            guard let id = feed["id"]?.stringValue,
+                let name = feed["preset"]?.stringValue ?? feed["preset"]?["name"]?.stringValue,
+                let preset = FeedPreset(rawValue: name)
+            else { continue }
+            facts[id] = Set(preset.factCatalogue.paths)
+        }
+        return (rules, Set(feeds), facts)
     }
 
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
