@@ -105,6 +105,32 @@ import Testing
         #expect(found.first?.message.contains("round uses 2 arguments; the rest are ignored") == true, "\(found)")
     }
 
+    /// An update, end or timer rule whose key no start rule can make never fires: a warning at its key.
+    @Test func aKeyNoStartMakesIsAWarning() {
+        func rule(_ id: String, _ event: String, _ key: String) -> String {
+            let start = event == "start" ? #", "alert": {"title": "t", "body": "b"}"# : ""
+            let attributes = event == "start" ? #", "attributes": {}"# : ""
+            return
+                #"{"id": "\#(id)", "feed": "prices", "when": true, "event": "\#(event)"\#(start), "activity": {"key": \#(key), "attributes-type": "T"\#(attributes)}}"#
+        }
+        let text =
+            #"{"rules": [\#(rule("open", "start", #"{"cat": ["stock-", {"var": "entity.id"}]}"#)), \#(rule("move", "update", #"{"cat": ["stocks-", {"var": "entity.id"}]}"#)), \#(rule("close", "end", #"{"cat": ["stock-", {"var": "entity.id"}]}"#)), \#(rule("fixed", "update", #""stock-AAPL""#)), \#(rule("other", "update", #""index-SPX""#))]}"#
+        let (_, found) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyreach-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("r.json").path
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let set = RuleLoader().load(paths: [path])
+        #expect(found.isEmpty, "one file's load knows no other file's starts: \(found)")
+        #expect(
+            set.diagnostics.map { $0.description.replacingOccurrences(of: path, with: "r.json") } == [
+                #"r.json:1:308: warning: rule move: no start rule makes a key like "stocks-…" (start rules make "stock-…"): this update rule never finds an activity to act on"#,
+                #"r.json:1:745: warning: rule other: no start rule makes a key like "index-SPX" (start rules make "stock-…"): this update rule never finds an activity to act on"#,
+            ])
+        #expect(set.rules.count == 5, "a warning: every rule loads")
+    }
+
     /// A fact of another preset (a sports fact on a price feed, or a 24-hour open on a feed without it): one
     /// rule set for several presets may mean it (it reads null there), so it is a warning, once per fact.
     @Test func aFactOfAnotherFeedIsAWarningOncePerRule() {

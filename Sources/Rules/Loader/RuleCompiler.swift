@@ -136,6 +136,8 @@ struct RuleCompiler {
             staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
             dismissalAfterExpression: dismissalAfterExpression,
             source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false)))
+        rule.writtenKey = doc.activity.key
+        rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =
             trigger.isTimer && !DataReads.mayReadBeyondTimes(doc.when ?? .null)
             && !DataReads.mayReadBeyondTimes(doc.activity.key)

@@ -64,6 +64,7 @@ public struct RuleLoader: Sendable {
             }
         }
         set.diagnostics += duplicateIDs(set.rules)
+        set.diagnostics += KeyReach.unreachable(set.rules)
         return set
     }
 

@@ -22,6 +22,10 @@ public struct Rule: Sendable {
     /// activity looked at again), so a timer pass may skip ahead to the first due time its condition holds at.
     public var skipsIdleTicks: Bool = false
     public var activityKey: JsonLogicExpression
+    /// The key as written, for checks that read it without evaluating it (which keys start rules make).
+    public var writtenKey: JSONValue = .null
+    /// Where the key was written.
+    public var keyLocation: SourceLocation?
     public var attributesType: String
     /// Static attributes for `start`, by dotted field name.
     public var attributes: [FieldExpression]
