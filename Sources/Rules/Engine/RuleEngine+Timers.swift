@@ -51,7 +51,7 @@ extension RuleEngine {
             let rule = timerRules[i]
             guard case .due(let at) = decide(rule, for: subject, now: now) else { continue }
             look.isDue = true
-            if rule.decidedByTimes, probe == nil { probe = TimesProbe(subject) }
+            if rule.decidedByTimes, probe == nil { probe = TimesProbe(subject, constants: constants) }
             if rule.decidedByTimes, probe?.fires(rule, at: at) == false {
                 if skipAhead, rule.skipsIdleTicks { continue }
                 look.idle.append((i, at))
@@ -89,7 +89,7 @@ extension RuleEngine {
         }
         // The activity is read again at the others' next due time in any case: no need to look beyond it.
         guard !skipping.isEmpty else { return next }
-        var probe = TimesProbe(subject)
+        var probe = TimesProbe(subject, constants: constants)
         for (rule, from, period) in skipping {
             var at = from
             var ticks = 1
@@ -116,7 +116,8 @@ extension RuleEngine {
             var scope =
                 scopes[at]
                 ?? Scope(
-                    data: RuleEngine.data(for: still, now: at, changedAt: subject.changedAt ?? subject.startedAt),
+                    data: RuleEngine.data(
+                        for: still, now: at, changedAt: subject.changedAt ?? subject.startedAt, constants: constants),
                     activities: [subject.activity: activity], only: subject.activity)
             RuleEngine.run(timerRules[i], in: &scope, entity: subject.entity, facts: facts?.value, into: &result)
             scopes[at] = scope
@@ -130,7 +131,7 @@ extension RuleEngine {
     /// or its condition is false; true when it holds, or when evaluating fails (the full evaluation reports
     /// it).
     public func firesOnTimes(_ rule: Int, for subject: TimerSubject, at: Int) -> Bool {
-        var probe = TimesProbe(subject)
+        var probe = TimesProbe(subject, constants: constants)
         return probe.fires(timerRules[rule], at: at)
     }
 
@@ -151,7 +152,7 @@ struct TimesProbe {
     let subject: TimerSubject
     private var members: [String: JSONValue]
 
-    init(_ subject: TimerSubject) {
+    init(_ subject: TimerSubject, constants: JSONValue = .null) {
         self.subject = subject
         func time(_ t: Int?) -> JSONValue { t.map { .int($0) } ?? .null }
         let still = FeedChange(entity: subject.entity, previous: nil, current: nil, changedPaths: [])
@@ -161,7 +162,7 @@ struct TimesProbe {
                 activity: .object([
                     "phase": .string(subject.phase), "started-at": .int(subject.startedAt),
                     "pushed-at": time(subject.pushedAt), "sent-at": time(subject.sentAt),
-                ]))
+                ]), constants: constants)
         else { preconditionFailure("the data of a rule is an object") }
         self.members = members
     }

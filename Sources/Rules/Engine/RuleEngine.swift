@@ -8,9 +8,17 @@ public struct RuleEngine: Sendable {
     public let rules: [Rule]
     /// The rules on the clock (`on: every` or `on: quiet`), in load order.
     public let timerRules: [Rule]
+    /// The rule files' named constants, as rules read them (`constants.…`); `null` when there are none.
+    public let constants: JSONValue
 
     public init(rules: [Rule]) {
         self.rules = rules
+        // The loader has made sure a name has one value across files.
+        var constants: [String: JSONValue] = [:]
+        for rule in rules {
+            constants.merge(rule.constants) { first, _ in first }
+        }
+        self.constants = constants.isEmpty ? .null : .object(constants)
         var byFeed: [String: [Rule]] = [:]
         for rule in rules where !rule.trigger.isTimer {
             for feed in rule.feeds { byFeed[feed, default: []].append(rule) }
@@ -22,7 +30,8 @@ public struct RuleEngine: Sendable {
     /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity` (its
     /// `feed`, `id` and `changed-at`, the time its facts last changed), and `activity` when given.
     public static func data(
-        for change: FeedChange, now: Int, changedAt: Int? = nil, activity: JSONValue? = nil
+        for change: FeedChange, now: Int, changedAt: Int? = nil, activity: JSONValue? = nil,
+        constants: JSONValue = .null
     ) -> JSONValue {
         var members: [String: JSONValue] = [
             "prev": change.previous?.value ?? .null,
@@ -35,6 +44,7 @@ public struct RuleEngine: Sendable {
             ]),
         ]
         if let activity { members["activity"] = activity }
+        if constants != .null { members["constants"] = constants }
         return .object(members)
     }
 
@@ -56,7 +66,7 @@ public struct RuleEngine: Sendable {
     /// left out (evaluating reports it).
     public func activityKeys(for change: FeedChange, now: Int) -> [ActivityKey: String] {
         guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
-        let data = RuleEngine.data(for: change, now: now)
+        let data = RuleEngine.data(for: change, now: now, constants: constants)
         let memo = JsonLogicMemo()
         var keys: [ActivityKey: String] = [:]
         for rule in rules where rule.readsActivity {
@@ -74,7 +84,7 @@ public struct RuleEngine: Sendable {
     {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
-        var scope = Scope(data: RuleEngine.data(for: change, now: now), activities: activities)
+        var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
         // By index: a condition is read in place, and only a rule that fires is copied out.
         for i in rules.indices {
             RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)

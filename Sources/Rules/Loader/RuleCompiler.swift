@@ -14,6 +14,8 @@ struct RuleCompiler {
     var stateSchemas: [String: JSONValue] = [:]
     /// The separators of the file's `locale`, given to each `format` that does not write its own.
     var numberFormat: NumberFormat?
+    /// The file's named constants.
+    var constants: [String: JSONValue] = [:]
     private var problems: [Diagnostic] = []
     /// What may be intended: reported, and the rule loads all the same.
     private(set) var warnings: [Diagnostic] = []
@@ -55,6 +57,7 @@ struct RuleCompiler {
         var lint = RuleLint(
             facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil, otherFacts: otherFacts)
         lint.stateSchema = stateSchemas[doc.activity.attributesType]
+        lint.constants = constants
         lint.check(raw)
         for finding in lint.findings {
             let diagnostic = context.diagnostic(
@@ -136,6 +139,7 @@ struct RuleCompiler {
             staleAfter: staleAfter, dismissalAfter: dismissalAfter, staleAfterExpression: staleAfterExpression,
             dismissalAfterExpression: dismissalAfterExpression,
             source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false)))
+        rule.constants = constants
         rule.writtenKey = doc.activity.key
         rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =

@@ -22,6 +22,11 @@ public enum RuleFileSchema {
               "description": "What this rule file is for. Not used by LiveRelay.",
               "type": "string"
             },
+            "constants": {
+              "description": "Named values every rule reads as constants.<name> (a number, a text, a lookup table by entity id…): {\"thresholds\": {\"AAPL\": 190}} is read as {\"var\": \"constants.thresholds.AAPL\"}, or for the entity at hand {\"var\": {\"cat\": [\"constants.thresholds.\", {\"var\": \"entity.id\"}]}}. All rule files share one set of names: a name given another value in another file is an error.",
+              "type": "object",
+              "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_-]*$" }
+            },
             "locale": {
               "description": "The locale whose number conventions format uses in this file's rules when its separators are not written, e.g. \"de-DE\" (1.234,50) or \"fr-FR\" (1 234,50). Left out: 1,234.50.",
               "type": "string",

@@ -23,12 +23,14 @@ struct RuleLint {
     /// The content-state schema (as written) of the contract for the rule's attributes type, when there is
     /// one: `activity.state.…` paths are checked against it where it closes its objects.
     var stateSchema: JSONValue?
+    /// The rule file's named constants: `constants.…` paths are checked against them.
+    var constants: [String: JSONValue] = [:]
     private(set) var findings: [Finding] = []
     /// Facts already warned about in this rule (one warning per fact, not per use).
     private var warned = Set<String>()
 
     /// The names a rule's data has, and the members of those that are objects.
-    static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity"]
+    static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity", "constants"]
     static let entityMembers: Set<String> = ["feed", "id", "changed-at"]
     static let activityMembers: Set<String> = [
         "phase", "state", "facts", "started-at", "pushed-at", "sent-at", "budget",
@@ -243,6 +245,8 @@ struct RuleLint {
         switch root {
         case "now":
             add(pointer, "\"\(path)\": now is a number of seconds, it has no members", atKey: true)
+        case "constants":
+            constant(Array(steps.dropFirst()), path: path, at: pointer)
         case "changed":
             if Int(steps[1]) == nil {
                 add(
@@ -354,6 +358,41 @@ struct RuleLint {
                 "\(pointer)/2",
                 "format groups thousands with \"\(grouping)\", its decimal separator too: write the decimal separator as the fourth argument ({\"format\": [x, 2, \"\(grouping)\", \"\(grouping == "," ? "." : ",")\"]})"
             )
+        }
+    }
+
+    /// A path into the rule file's constants: a name the file does not define, or a member its value does
+    /// not have, always reads null.
+    private mutating func constant(_ steps: [String], path: String, at pointer: String) {
+        var value: JSONValue = .object(constants)
+        var at = "constants"
+        for name in steps {
+            switch value {
+            case .object(let members):
+                guard let next = members[name] else {
+                    let hint =
+                        Suggestion.closest(to: name, among: members.keys).map { " (did you mean \(at).\($0)?)" } ?? ""
+                    let known = members.keys.sorted().prefix(8).joined(separator: ", ")
+                    add(
+                        pointer,
+                        at == "constants"
+                            ? "\"\(path)\": the file defines no constant \(name)\(hint); \(members.isEmpty ? "it has no \"constants\"" : "it defines \(known)")"
+                            : "\"\(path)\": \(at) has no \(name)\(hint); it has \(known)",
+                        atKey: true)
+                    return
+                }
+                value = next
+            case .array(let items):
+                guard let index = Int(name), items.indices.contains(index) else {
+                    add(pointer, "\"\(path)\": \(at) is a list of \(items.count); it has no \(name)", atKey: true)
+                    return
+                }
+                value = items[index]
+            default:
+                add(pointer, "\"\(path)\": \(at) is \(value.jsonString().prefix(40)), it has no members", atKey: true)
+                return
+            }
+            at += "." + name
         }
     }
 }

@@ -28,6 +28,7 @@ public struct RuleLoader: Sendable {
     /// Paths are reported as given.
     public func load(paths: [String]) -> RuleSet {
         var set = RuleSet()
+        var constants: [String: (value: JSONValue, file: String)] = [:]
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -57,7 +58,28 @@ public struct RuleLoader: Sendable {
                     set.diagnostics.append(Diagnostic(file: file, location: nil, message: "cannot read the file"))
                     continue
                 }
-                let (rules, diagnostics) = load(file: file, data: data)
+                var (rules, diagnostics) = load(file: file, data: data)
+                // Every rule reads one set of constants: a name another file gave another value is an error,
+                // and this file's rules stay out (they would read the other file's value).
+                let clashes = (rules.first?.constants ?? [:]).keys.sorted().filter { name in
+                    guard let defined = constants[name] else { return false }
+                    return defined.value != rules.first?.constants[name]
+                }
+                for name in clashes {
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, location: nil,
+                            message:
+                                "constant \"\(name)\" is also defined in \(constants[name]!.file) with another value: every rule file shares one set of constants, so its rules are left out"
+                        ))
+                }
+                if clashes.isEmpty {
+                    for (name, value) in rules.first?.constants ?? [:] where constants[name] == nil {
+                        constants[name] = (value, file)
+                    }
+                } else {
+                    rules = []
+                }
                 set.rules += rules
                 set.diagnostics += diagnostics
                 set.files.append(file)
@@ -109,6 +131,7 @@ public struct RuleLoader: Sendable {
             compiler.otherFacts = otherFacts
             compiler.stateSchemas = stateSchemas
             compiler.numberFormat = numberFormat
+            compiler.constants = document["constants"]?.objectValue ?? [:]
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items

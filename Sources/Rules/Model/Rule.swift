@@ -26,6 +26,8 @@ public struct Rule: Sendable {
     public var writtenKey: JSONValue = .null
     /// Where the key was written.
     public var keyLocation: SourceLocation?
+    /// The named constants of the rule's file (`"constants"`), which its expressions read as `constants.…`.
+    public var constants: [String: JSONValue] = [:]
     public var attributesType: String
     /// Static attributes for `start`, by dotted field name.
     public var attributes: [FieldExpression]
