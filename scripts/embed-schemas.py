@@ -10,6 +10,8 @@ TARGETS = [
      "The rule-file schema (`Rules/rules.schema.json`), compiled once."),
     ("docs/liverelay.schema.json", "Sources/Worker/Config/ConfigSchema.swift", "ConfigSchema",
      "import LiveRelayCore\npublic import Rules\n", "The config schema (`docs/liverelay.schema.json`), compiled once."),
+    ("docs/sequence.schema.json", "Sources/Worker/Replay/SequenceSchema.swift", "SequenceSchema",
+     "import LiveRelayCore\npublic import Rules\n", "The replay sequence schema (`docs/sequence.schema.json`), compiled once."),
     ("docs/openapi.json", "Sources/Worker/API/OpenAPIDocument.swift", "OpenAPIDocument", "",
      "The token API's OpenAPI 3.1 description (`docs/openapi.json`), served at `/openapi.json`."),
 ]

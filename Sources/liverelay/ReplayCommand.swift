@@ -63,15 +63,14 @@ struct ReplayCommand: AsyncParsableCommand {
         let (loaded, rules) = try loadForRun(configPath: config)
         let recorded: ReplaySequence
         do {
-            recorded = try ReplaySequence.load(path: sequence)
+            recorded = try ReplaySequence.load(path: sequence, knownFeeds: Set(loaded.feeds.map(\.id)))
         } catch {
             for d in error.items { standardError(d.description) }
             throw ExitCode(1)
         }
-        guard let feed = loaded.feeds.first(where: { $0.id == recorded.feed }) else {
-            standardError("\(sequence): feed \"\(recorded.feed)\" is not in \(config)")
-            throw ExitCode(1)
-        }
+        // The sequence was checked against the config's feeds.
+        let feed = loaded.feeds.first { $0.id == recorded.feed }!
+        let others = loaded.feeds.filter { recorded.feeds.dropFirst().contains($0.id) }
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
             "liverelay-replay-\(UUID().uuidString)")
         let statePath = state ?? temporary.path + ".sqlite"
@@ -97,17 +96,19 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         let provider = worker.sender(for: loaded.defaultProviderID)?.provider.traits.kind.rawValue ?? "?"
+        let through = recorded.feeds.count == 1 ? "feed \(feed.id)" : "feeds \(recorded.feeds.joined(separator: ", "))"
         standardOutput(
-            "Replaying \(sequence) through feed \(feed.id) with \(rules.rules.count) rules, provider \(provider)")
+            "Replaying \(sequence) through \(through) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
         let steps = recorded.steps
-        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, write: progress.output).replay(
-            recorded, directory: directory,
-            afterStep: { i in
-                progress.show(
-                    "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
-                    force: i + 1 == steps.count)
-            })
+        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: progress.output)
+            .replay(
+                recorded, directory: directory,
+                afterStep: { i in
+                    progress.show(
+                        "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
+                        force: i + 1 == steps.count)
+                })
         progress.clear()
         if let report { try write(ReplayReport.build(summary.trace), to: report) }
         // A provider that stopped on a configuration error (a key APNs refuses, a certificate that does not

@@ -24,11 +24,10 @@ public enum SequenceReplay {
                 output: output, providers: provider.map { [loaded.defaultProviderID: $0] } ?? [:]))
         defer { worker.shutdown() }
         let path = sequence.hasPrefix("/") ? sequence : Repository.path(sequence)
-        let recorded = try ReplaySequence.load(path: path)
-        guard let feed = loaded.feeds.first(where: { $0.id == recorded.feed }) else {
-            throw DemoConfigError(message: "\(sequence): feed \(recorded.feed) is not in \(config)")
-        }
-        return try await Replayer(pipeline: worker.pipeline, feed: feed, write: output)
+        let recorded = try ReplaySequence.load(path: path, knownFeeds: Set(loaded.feeds.map(\.id)))
+        let feed = loaded.feeds.first { $0.id == recorded.feed }!
+        let others = loaded.feeds.filter { recorded.feeds.dropFirst().contains($0.id) }
+        return try await Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: output)
             .replay(recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 }

@@ -1,6 +1,7 @@
 import Feeds
 import Foundation
 public import LiveRelayCore
+import Rules
 
 /// A recorded sequence of feed bodies with the moments they were seen, for `liverelay replay`.
 ///
@@ -23,34 +24,85 @@ public struct ReplaySequence: Sendable, Decodable {
         public var at: String
         /// The body file, relative to the sequence file.
         public var body: String
+        /// The config feed the body is from, when not the sequence's ``ReplaySequence/feed``.
+        public var feed: String?
         public var note: String?
     }
 
-    /// Reads a sequence file. Errors name the file, line and column.
-    public static func load(path: String) throws(Diagnostics) -> ReplaySequence {
+    /// Every feed the sequence's bodies go through: its own, then those its steps name, each once.
+    public var feeds: [String] {
+        var out = [feed]
+        for step in steps {
+            if let other = step.feed, !out.contains(other) { out.append(other) }
+        }
+        return out
+    }
+
+    /// Reads a sequence file (`docs/sequence.schema.json`) and says every problem at once, each at its
+    /// file, line and column: what the schema refuses (an unknown key, a missing body), a time that is not
+    /// ISO 8601, a step before the one above it, an `until` before the last step, and, given the config's
+    /// feeds, a feed it does not have.
+    public static func load(path: String, knownFeeds: Set<String>? = nil) throws(Diagnostics) -> ReplaySequence {
         let (document, map) = try SourceDocument.read(path: path, what: "sequence file")
+        func diagnostic(_ pointer: String, atKey: Bool = false, _ message: String) -> Diagnostic {
+            // A problem with a key itself (unknown) is named by where the key is, not by the key.
+            let name = ConfigLoader.keyPath(
+                atKey ? String(pointer[..<(pointer.lastIndex(of: "/") ?? pointer.startIndex)]) : pointer)
+            return Diagnostic(
+                file: path, location: map.location(pointer, preferKey: atKey),
+                message: name.isEmpty ? message : "\(name): \(message)")
+        }
+        let violations = SequenceSchema.schema.validate(document)
+        guard violations.isEmpty else {
+            throw Diagnostics(violations.map { diagnostic($0.pointer, atKey: $0.atKey, $0.message) })
+        }
         let sequence: ReplaySequence
         do {
             sequence = try JSONValueDecoder().decode(ReplaySequence.self, from: document)
         } catch {
-            throw Diagnostics([
-                Diagnostic(file: path, location: map.location(error.pointer.description), message: error.message)
-            ])
+            throw Diagnostics([diagnostic(error.pointer.description, error.message)])
         }
-        for (i, step) in sequence.steps.enumerated() where ISO8601Time.seconds(step.at) == nil {
-            throw Diagnostics([
-                Diagnostic(
-                    file: path, location: map.location("/steps/\(i)/at", preferKey: false),
-                    message: "steps[\(i)].at: \"\(step.at)\" is not an ISO 8601 time")
-            ])
+        var problems: [Diagnostic] = []
+        var previous: (index: Int, at: Int)?
+        for (i, step) in sequence.steps.enumerated() {
+            guard let at = ISO8601Time.seconds(step.at) else {
+                problems.append(diagnostic("/steps/\(i)/at", "\"\(step.at)\" is not an ISO 8601 time"))
+                continue
+            }
+            if let previous, at < previous.at {
+                problems.append(
+                    diagnostic(
+                        "/steps/\(i)/at",
+                        "\(step.at) is before steps[\(previous.index)] (\(sequence.steps[previous.index].at)): steps go forward in time"
+                    ))
+            }
+            if at >= previous?.at ?? at { previous = (i, at) }
         }
-        if let until = sequence.until, ISO8601Time.seconds(until) == nil {
-            throw Diagnostics([
-                Diagnostic(
-                    file: path, location: map.location("/until", preferKey: false),
-                    message: "until: \"\(until)\" is not an ISO 8601 time")
-            ])
+        if let until = sequence.until {
+            if let end = ISO8601Time.seconds(until) {
+                if let last = previous, end < last.at {
+                    problems.append(
+                        diagnostic(
+                            "/until",
+                            "\(until) is before the last step (\(sequence.steps[last.index].at)): the clock runs on after it"
+                        ))
+                }
+            } else {
+                problems.append(diagnostic("/until", "\"\(until)\" is not an ISO 8601 time"))
+            }
         }
+        if let knownFeeds {
+            let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            if !knownFeeds.contains(sequence.feed) {
+                problems.append(diagnostic("/feed", "feed \"\(sequence.feed)\" is not in the config (it has \(known))"))
+            }
+            for (i, step) in sequence.steps.enumerated() {
+                guard let feed = step.feed, !knownFeeds.contains(feed) else { continue }
+                problems.append(
+                    diagnostic("/steps/\(i)/feed", "feed \"\(feed)\" is not in the config (it has \(known))"))
+            }
+        }
+        guard problems.isEmpty else { throw Diagnostics(problems) }
         return sequence
     }
 }

@@ -14,12 +14,18 @@ import Throttling
 /// ``ReportTrace`` in the summary, for `--report`.
 public struct Replayer: Sendable {
     public let pipeline: Pipeline
+    /// The sequence's feed: each step's body goes through it unless the step names another.
     public let feed: FeedRuntime
+    /// The other feeds steps may name, by id.
+    public let others: [String: FeedRuntime]
     private let write: @Sendable (String) -> Void
 
-    public init(pipeline: Pipeline, feed: FeedRuntime, write: @escaping @Sendable (String) -> Void) {
+    public init(
+        pipeline: Pipeline, feed: FeedRuntime, others: [FeedRuntime] = [], write: @escaping @Sendable (String) -> Void
+    ) {
         self.pipeline = pipeline
         self.feed = feed
+        self.others = Dictionary(others.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.write = write
     }
 
@@ -38,7 +44,7 @@ public struct Replayer: Sendable {
             let path = step.body.hasPrefix("/") ? step.body : directory + "/" + step.body
             write("")
             write(
-                "▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(step.body)\(step.note.map { " — \($0)" } ?? "")"
+                "▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(step.feed.map { "\($0): " } ?? "")\(step.body)\(step.note.map { " — \($0)" } ?? "")"
             )
             guard let body = FileManager.default.contents(atPath: path) else {
                 write("  feed error: cannot read \(step.body)")
@@ -47,7 +53,14 @@ public struct Replayer: Sendable {
                     .init(index: i, at: now, note: step.note, feedError: "cannot read \(step.body)"))
                 continue
             }
-            let plan = try await pipeline.plan(feed: feed, body: body, now: now)
+            guard let runtime = step.feed.map({ $0 == feed.id ? feed : others[$0] }) ?? feed else {
+                write("  feed error: the config has no feed \(step.feed ?? "")")
+                summary.feedErrors += 1
+                summary.trace.steps.append(
+                    .init(index: i, at: now, note: step.note, feedError: "no feed \(step.feed ?? "")"))
+                continue
+            }
+            let plan = try await pipeline.plan(feed: runtime, body: body, now: now)
             summary.trace.steps.append(
                 .init(
                     index: i, at: now, note: step.note, entities: plan.entityCount,
