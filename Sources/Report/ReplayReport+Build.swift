@@ -1,3 +1,5 @@
+import LiveRelayCore
+
 extension ReplayReport {
     /// The report of a trace. Pure: the same trace always gives the same report.
     ///
@@ -61,7 +63,11 @@ extension ReplayReport {
                 ReportPush(
                     at: release.at, event: release.event ?? "update", priority: release.priority ?? 5,
                     downgraded: release.downgraded, relevance: release.relevance, alert: release.alert,
-                    rules: release.rules, timestamp: release.timestamp, merged: mergedCount, heldSince: heldSince))
+                    rules: release.rules, timestamp: release.timestamp, merged: mergedCount, heldSince: heldSince,
+                    contentState: release.contentState,
+                    change: release.contentState.map {
+                        stateChange(from: pushes.last { $0.contentState != nil }?.contentState, to: $0)
+                    }))
         }
         let budget = info?.budget ?? ReportBudget(size: 0, period: 0)
         let points = BudgetSeries.points(pushes, period: budget.period)
@@ -79,6 +85,26 @@ extension ReplayReport {
             key: key, attributesType: info?.attributesType ?? "", phase: info?.phase, entities: entities,
             budget: budget, from: times.min() ?? 0, until: times.max() ?? 0, changes: changes, pushes: pushes,
             holds: holds, budgetPoints: points, counts: counts)
+    }
+
+    /// The members of `new` (by dotted path, objects entered) that differ from `old`: changed or added with
+    /// their value, removed as `null`. Every member when there is no `old`.
+    static func stateChange(from old: JSONValue?, to new: JSONValue) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        func walk(_ a: JSONValue?, _ b: JSONValue?, _ path: String) {
+            let x = a?.objectValue
+            let y = b?.objectValue
+            if x != nil || y != nil, a == nil || x != nil, b == nil || y != nil {
+                for key in Set((x ?? [:]).keys).union((y ?? [:]).keys) {
+                    walk(x?[key], y?[key], path.isEmpty ? key : path + "." + key)
+                }
+                return
+            }
+            guard a != b, !path.isEmpty else { return }
+            out[path] = b ?? .null
+        }
+        walk(old, new, "")
+        return out
     }
 
     private static func change(_ look: ReportTrace.Look, for key: String) -> ReportChange {

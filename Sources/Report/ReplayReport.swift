@@ -92,10 +92,16 @@ public struct ReportPush: Sendable, Hashable, Codable {
     public var merged: Int
     /// When it started waiting for the budget, if it was held.
     public var heldSince: Int?
+    /// The whole content-state it carried (what the app shows).
+    public var contentState: JSONValue?
+    /// What differs from the activity's previous push: each member (dotted path) that changed, was added or
+    /// removed (`null`), with its new value; every member for the first push.
+    public var change: [String: JSONValue]?
 
     enum CodingKeys: String, CodingKey {
-        case at, event, priority, downgraded, relevance, alert, rules, timestamp, merged
+        case at, event, priority, downgraded, relevance, alert, rules, timestamp, merged, change
         case heldSince = "held-since"
+        case contentState = "content-state"
     }
 }
 

@@ -130,13 +130,16 @@ public struct ReportTrace: Sendable, Hashable, Codable {
         public var timestamp: Int?
         /// Held: when the budget returns.
         public var until: Int?
+        /// Sent: the content-state it carried.
+        public var contentState: JSONValue?
 
         /// A release.
         public init(
             at: Int, activity: String, kind: String, rules: [String], event: String? = nil, priority: Int? = nil,
             downgraded: Bool = false, relevance: Double? = nil, alert: ReportAlert? = nil, timestamp: Int? = nil,
-            until: Int? = nil
+            until: Int? = nil, contentState: JSONValue? = nil
         ) {
+            self.contentState = contentState
             self.at = at
             self.activity = activity
             self.kind = kind

@@ -1,7 +1,9 @@
 import Foundation
+import LiveRelayCore
 import LiveRelayTesting
 import Report
 import Testing
+import Worker
 
 /// The tiny-budget demo's report opened in a real headless browser (Debian's `chromium`, which `.ci/run`
 /// installs): its script runs without an error and finds the marks the report draws, and the page renders
@@ -53,6 +55,40 @@ import Testing
         #expect(root.contains("data-holds=\"\(activity.holds.count)\""), "\(root)")
         #expect(dom.contains("class=\"push p5 downgraded\""))
         #expect(dom.contains("held 19:35–20:44"))
+    }
+
+    /// The price-alert sample's report in the browser: each push shows its content-state (whole, on hover)
+    /// and what changed from the previous push, and the body cut short is on the page as a feed error.
+    @Test func thePriceAlertReportShowsEachPushsStateItsChangeAndTheFeedError() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recorder = RecordingProvider()
+        let summary = try await SequenceReplay.run(
+            config: "Samples/presets/price-alerts.json", sequence: "Samples/sequences/binance-btc-alert/sequence.json",
+            provider: recorder)
+        let report = ReplayReport.build(summary.trace)
+        let btc = try #require(report.activities.first { $0.key == "price-BTCUSDT" })
+        #expect(
+            btc.pushes.map(\.contentState)
+                == recorder.pushes.filter { $0.activity == "price-BTCUSDT" }.map(\.contentState))
+        #expect(btc.pushes.first?.change == ["previous": 98950, "price": .decimal(Decimal(string: "100120.5")!)])
+        #expect(
+            btc.pushes.dropFirst().first?.change == ["change24h": .decimal(Decimal(string: "0.65")!), "price": 100650])
+        let page = directory.appendingPathComponent("report.html")
+        try Data(report.html().utf8).write(to: page)
+        guard let run = try await Self.browse(page, ["--dump-dom"], in: directory) else { return }
+        #expect(run.status == 0, "\(run.standardError.suffix(2000))")
+        let dom = run.standardOutput
+        let root = try #require(dom.range(of: "<html").map { dom[$0.lowerBound...].prefix { $0 != ">" } })
+        #expect(root.contains("data-rendered=\"ok\""), "\(root)")
+        #expect(!root.contains("data-errors"), "\(root)")
+        let pushes = report.activities.map(\.pushes.count).reduce(0, +)
+        #expect(root.contains("data-states=\"\(pushes)\""), "every push's state is in its table: \(root)")
+        #expect(root.contains("data-feed-errors=\"1\""), "\(root)")
+        #expect(dom.contains("change24h 0.65 · price 100650"), "the update's change")
+        #expect(dom.contains("previous 98950 · price 100120.5"), "the start's state")
+        #expect(dom.contains("feed error at 14:04:30 (step 6, a response cut short"), "the feed error")
+        #expect(dom.contains("unterminated string"))
     }
 
     @Test func thePageRendersToAScreenshot() async throws {

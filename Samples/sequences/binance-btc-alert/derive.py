@@ -58,6 +58,11 @@ def main():
         with open(name, "w") as f:
             json.dump(body, f, separators=(",", ":"))
             f.write("\n")
+    # A response cut short (the connection dropped mid-body): the first 300 bytes of step 5's body.
+    with open("05-btc-drifts-on.json") as f:
+        cut = f.read()[:300]
+    with open("05b-cut-short.json", "w") as f:
+        f.write(cut)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,5 @@
+import LiveRelayCore
+
 /// One activity's detail: its timeline, its budget chart, and its pushes as a table (folded, so a long
 /// replay's page stays short).
 struct ActivityHTML {
@@ -11,6 +13,21 @@ struct ActivityHTML {
                     ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
                         || $0 == "_" ? Character($0) : "-"
                 })
+    }
+
+    /// A push's change from the previous one, as people read it: `price 100,650 · changePercent 0.53`
+    /// (`removed` for a member taken out; `unchanged` when the state is the same, as a refresh sends).
+    static func changeText(_ push: ReportPush) -> String? {
+        guard let change = push.change else { return nil }
+        if change.isEmpty { return "unchanged" }
+        return change.keys.sorted().map { key -> String in
+            let value = change[key]!
+            switch value {
+            case .null: return "\(key) removed"
+            case .string(let text): return "\(key) \(text)"
+            default: return "\(key) \(value.jsonString())"
+            }
+        }.joined(separator: " · ")
     }
 
     func write(into html: inout HTMLWriter) {
@@ -34,7 +51,9 @@ struct ActivityHTML {
         )
         html.open("table", ["class": "pushes"])
         html.open("tr")
-        for name in ["time (UTC)", "event", "priority", "relevance", "alert", "rules", "how"] {
+        for name in [
+            "time (UTC)", "event", "priority", "content-state (what changed)", "relevance", "alert", "rules", "how",
+        ] {
             html.element("th", [:], name)
         }
         html.close("tr")
@@ -47,6 +66,8 @@ struct ActivityHTML {
             html.element("td", [:], ReportTime.clock(push.at, seconds: true))
             html.element("td", [:], push.event)
             html.element("td", ["class": "n"], String(push.priority))
+            html.element(
+                "td", ["class": "content", "title": push.contentState?.jsonString()], Self.changeText(push) ?? "")
             html.element("td", ["class": "n"], push.relevance.map(ReportTime.value) ?? "")
             html.element("td", [:], push.alert?.text ?? "")
             html.element("td", [:], TimelineSVG.unique(push.rules).joined(separator: ", "))

@@ -40,6 +40,17 @@ extension ReplayReport {
                 + "\(summary.pushes) pushes, \(summary.held) held, \(summary.merged) merged, "
                 + "\(summary.downgraded) downgraded, \(summary.skipped) skipped, \(summary.feedErrors) feed errors.")
         html.close("p")
+        let errors = steps.filter { $0.feedError != nil }
+        if !errors.isEmpty {
+            html.open("ul", ["class": "feed-errors"])
+            for step in errors {
+                html.element(
+                    "li", [:],
+                    "feed error at \(ReportTime.clock(step.at, seconds: true)) (step \(step.index + 1)\(step.note.map { ", \($0)" } ?? "")): \(step.feedError!) — no change, previous facts kept"
+                )
+            }
+            html.close("ul")
+        }
         html.raw(ReportStyle.legend)
         html.close("header")
     }

@@ -28,6 +28,8 @@ enum ReportStyle {
         .strip{width:320px}td.strip svg{height:22px}
         .tables{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
         details{margin:4px 0 10px}summary{cursor:pointer;color:#555}
+        td.content{font-family:ui-monospace,Menlo,monospace;font-size:12px;max-width:420px}
+        .feed-errors{color:#c0392b;margin:4px 0 8px;padding-left:18px}
         """
 
     static let legend: StaticString = """
@@ -53,6 +55,12 @@ enum ReportStyle {
           try {
             root.setAttribute("data-pushes", String(document.querySelectorAll("svg.timeline g.push").length));
             root.setAttribute("data-holds", String(document.querySelectorAll("svg.timeline g.hold").length));
+            var states = 0;
+            document.querySelectorAll("table.pushes td.content").forEach(function (cell) {
+              if (cell.getAttribute("title")) { if (cell.textContent.length > 0) { states += 1; } }
+            });
+            root.setAttribute("data-states", String(states));
+            root.setAttribute("data-feed-errors", String(document.querySelectorAll("ul.feed-errors li").length));
             root.setAttribute("data-rendered", "ok");
           } catch (error) {
             fail(String(error));

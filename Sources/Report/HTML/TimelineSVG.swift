@@ -175,6 +175,7 @@ struct TimelineSVG {
         if push.downgraded { parts.append("downgraded from 10: budget spent, alert dropped") }
         if let since = push.heldSince { parts.append("held since \(ReportTime.clock(since))") }
         if push.merged > 0 { parts.append("\(push.merged) later change\(push.merged == 1 ? "" : "s") merged in") }
+        if let change = ActivityHTML.changeText(push) { parts.append(change) }
         parts.append("relevance \(push.relevance.map(ReportTime.value) ?? "none")")
         if let alert = push.alert { parts.append("alert “\(alert.text)”") }
         parts.append("rules \(unique(push.rules).joined(separator: ", "))")

@@ -39,7 +39,8 @@ extension ReportTrace.Release {
             self.init(
                 at: at, activity: push.activity.rawValue, kind: "sent", rules: push.ruleIDs,
                 event: push.event.rawValue, priority: push.priority.rawValue, downgraded: downgraded,
-                relevance: push.relevanceScore?.value, alert: ReportAlert(push.alert), timestamp: push.timestamp)
+                relevance: push.relevanceScore?.value, alert: ReportAlert(push.alert), timestamp: push.timestamp,
+                contentState: push.contentState)
         }
     }
 }
