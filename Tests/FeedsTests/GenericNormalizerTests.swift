@@ -153,4 +153,41 @@ import Testing
         #expect(changes.map(\.entity.id) == ["760499"])
         #expect(changes[0].changedPaths == ["clock.seconds", "home.shootout", "period", "state"])
     }
+
+    /// A body that is one entity with no list around it (Coinbase's ticker of one product): `entity` points
+    /// at it, and its id is written in the mapping (`entity-id`) or read from it (`id`).
+    @Test func aBodyThatIsOneEntityIsMappedWithEntity() throws {
+        let body = try GenericNormalizerTests.recording("coinbase-exchange-ticker-btc-usd.json")
+        let fields = [
+            "price": FieldMapping(pointer: "/price", type: .decimal),
+            "volume": FieldMapping(pointer: "/volume", type: .decimal),
+        ]
+        let named = try GenericNormalizer(GenericMapping(entity: "", entityID: "BTC-USD", fields: fields)).normalize(
+            body)
+        #expect(Array(named.keys) == ["BTC-USD"])
+        #expect(named["BTC-USD"]?["price"] == JSONValue.decimal(Decimal(string: "4417.01")!))
+        let read = try GenericNormalizer(GenericMapping(entity: "", id: "/trade_id", fields: fields)).normalize(body)
+        #expect(read.count == 1)
+        #expect(read.values.first?["price"] == JSONValue.decimal(Decimal(string: "4417.01")!))
+        // A list where one entity was expected is a shape error that says so.
+        #expect(throws: GenericNormalizer.Failure.self) {
+            try GenericNormalizer(GenericMapping(entity: "", entityID: "x", fields: fields)).normalize(Data("[1]".utf8))
+        }
+    }
+
+    /// A mapping that cannot say where its entity is, or its id, is refused when the config loads.
+    @Test(arguments: [
+        (GenericMapping(entities: "/a", entity: "", fields: [:]), "entity", "not both"),
+        (GenericMapping(fields: [:]), "entities", "say where the entities are"),
+        (GenericMapping(entity: "", fields: [:]), "entity", "one entity needs its id"),
+        (GenericMapping(entities: "", entityID: "x", fields: [:]), "entity-id", "names the one entity"),
+    ])
+    func aSingleEntityMappingMustBeWhole(mapping: GenericMapping, field: String, message: String) {
+        #expect {
+            _ = try GenericNormalizer(mapping)
+        } throws: { error in
+            guard let invalid = error as? GenericNormalizer.InvalidMapping else { return false }
+            return invalid.field == field && invalid.message.contains(message)
+        }
+    }
 }

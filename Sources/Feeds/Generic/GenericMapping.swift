@@ -7,17 +7,57 @@ import LiveRelayCore
 ///  "fields": {"home.score": {"pointer": "/competitions/0/competitors/0/score", "type": "int"}}}
 /// ```
 public struct GenericMapping: Sendable, Hashable, Codable {
-    /// Where the entities are: an array, or an object whose members are the entities.
+    /// Where the entities are: an array, or an object whose members are the entities. Empty (`""`, the
+    /// body itself) unless written; not used when ``entity`` is.
     public var entities: String
+    /// Where the body's one entity is, for a body that is one entity with no list around it (a single quote,
+    /// one match): `""` for the whole body.
+    public var entity: String?
     /// Where each entity's id is, inside the entity. Absent: the member name (object) or the index (array).
     public var id: String?
+    /// The id of the one entity (with ``entity``) when the body does not say it.
+    public var entityID: String?
     /// The facts to read, by dotted name.
     public var fields: [String: FieldMapping]
 
-    public init(entities: String, id: String? = nil, fields: [String: FieldMapping]) {
-        self.entities = entities
+    public init(
+        entities: String? = nil, entity: String? = nil, id: String? = nil, entityID: String? = nil,
+        fields: [String: FieldMapping]
+    ) {
+        self.entities = entities ?? ""
+        hasEntities = entities != nil
+        self.entity = entity
         self.id = id
+        self.entityID = entityID
         self.fields = fields
+    }
+
+    /// True when `entities` was written (a config may give `entities` or `entity`, not both).
+    public var hasEntities = true
+
+    private enum CodingKeys: String, CodingKey {
+        case entities, entity, id, fields
+        case entityID = "entity-id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let written = try c.decodeIfPresent(String.self, forKey: .entities)
+        entities = written ?? ""
+        hasEntities = written != nil
+        entity = try c.decodeIfPresent(String.self, forKey: .entity)
+        id = try c.decodeIfPresent(String.self, forKey: .id)
+        entityID = try c.decodeIfPresent(String.self, forKey: .entityID)
+        fields = try c.decode([String: FieldMapping].self, forKey: .fields)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if hasEntities || entity == nil { try c.encode(entities, forKey: .entities) }
+        try c.encodeIfPresent(entity, forKey: .entity)
+        try c.encodeIfPresent(id, forKey: .id)
+        try c.encodeIfPresent(entityID, forKey: .entityID)
+        try c.encode(fields, forKey: .fields)
     }
 
     /// The facts the mapping declares, sorted by name: each with its type, where it is read, and, for an

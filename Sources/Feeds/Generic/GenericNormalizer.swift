@@ -30,6 +30,10 @@ public struct GenericNormalizer: FeedNormalizer {
     public let factCatalogue: [FactDescription]?
 
     private let entities: JSONPointer
+    /// True when `entities` points at the body's one entity, not at a list of them.
+    private let single: Bool
+    /// The one entity's id when the body does not say it.
+    private let fixedID: String?
     private let id: JSONPointer?
     private let fields: [Field]
     /// What the mapping reads: the entity list, and in each entity its id and fields. Nothing else of a
@@ -37,10 +41,39 @@ public struct GenericNormalizer: FeedNormalizer {
     private let selection: JSONSelection
 
     public init(_ mapping: GenericMapping) throws(InvalidMapping) {
+        single = mapping.entity != nil
+        fixedID = mapping.entityID
+        switch (mapping.hasEntities, mapping.entity) {
+        case (true, _?):
+            throw InvalidMapping(
+                field: "entity",
+                message: "give \"entities\" (a list of entities) or \"entity\" (the body's one entity), not both")
+        case (false, nil):
+            throw InvalidMapping(
+                field: "entities",
+                message:
+                    "say where the entities are: \"entities\" (a list, \"\" for the whole body) or \"entity\" (one entity)"
+            )
+        default:
+            break
+        }
+        if single, mapping.id == nil, mapping.entityID == nil {
+            throw InvalidMapping(
+                field: "entity",
+                message: "one entity needs its id: \"id\" (a pointer inside it) or \"entity-id\" (the id itself)")
+        }
+        if mapping.entityID != nil, !single {
+            throw InvalidMapping(
+                field: "entity-id",
+                message: "\"entity-id\" names the one entity of \"entity\"; a list's ids come from \"id\"")
+        }
+        if let fixed = mapping.entityID, fixed.isEmpty {
+            throw InvalidMapping(field: "entity-id", message: "an entity id is not empty")
+        }
         do {
-            entities = try JSONPointer(mapping.entities)
+            entities = try JSONPointer(mapping.entity ?? mapping.entities)
         } catch {
-            throw InvalidMapping(field: "entities", message: error.description)
+            throw InvalidMapping(field: mapping.entity == nil ? "entities" : "entity", message: error.description)
         }
         do {
             id = try mapping.id.map { try JSONPointer($0) }
@@ -65,7 +98,7 @@ public struct GenericNormalizer: FeedNormalizer {
         self.fields = fields
         factCatalogue = mapping.factCatalogue
         var selection = JSONSelection()
-        let entity = entities.tokens.map(JSONSelection.Step.key) + [.any]
+        let entity = entities.tokens.map(JSONSelection.Step.key) + (single ? [] : [.any])
         for pointer in [id].compactMap({ $0 }) + fields.map(\.pointer) {
             selection.include(entity + pointer.tokens.map(JSONSelection.Step.key))
         }
@@ -82,24 +115,32 @@ public struct GenericNormalizer: FeedNormalizer {
     /// Normalises an already parsed document.
     public func normalize(document: JSONValue) throws(Failure) -> [String: Facts] {
         guard let container = entities.resolve(in: document) else {
-            throw Failure(kind: .shape, message: "no entity list at \(GenericNormalizer.show(entities))")
+            throw Failure(
+                kind: .shape, message: "no entity\(single ? "" : " list") at \(GenericNormalizer.show(entities))")
         }
         let members: [(String, JSONValue)]
         switch container {
-        case .array(let items): members = items.enumerated().map { (String($0.offset), $0.element) }
-        case .object(let object): members = object.sorted { $0.key < $1.key }
+        case .object where single: members = [(fixedID ?? "", container)]
+        case .array(let items) where !single: members = items.enumerated().map { (String($0.offset), $0.element) }
+        case .object(let object) where !single: members = object.sorted { $0.key < $1.key }
         default:
             throw Failure(
                 kind: .shape,
-                message: "\(GenericNormalizer.show(entities)) is \(container.typeName), expected an array or an object")
+                message:
+                    "\(GenericNormalizer.show(entities)) is \(container.typeName), expected \(single ? "an object (the entity)" : "an array or an object")"
+            )
         }
         var out: [String: Facts] = [:]
         out.reserveCapacity(members.count)
         for (position, entity) in members {
             // Only for messages: built when one is needed.
-            var location: String { "entity \(GenericNormalizer.show(entities.appending(position)))" }
+            var location: String {
+                "entity \(GenericNormalizer.show(single ? entities : entities.appending(position)))"
+            }
             let entityID: String
-            if let id {
+            if let fixedID {
+                entityID = fixedID
+            } else if let id {
                 guard let raw = id.resolve(in: entity) else {
                     throw Failure(kind: .shape, message: "\(location) has no id at \(GenericNormalizer.show(id))")
                 }

@@ -244,10 +244,12 @@ public enum ConfigSchema {
             "mapping": {
               "type": "object",
               "additionalProperties": false,
-              "required": ["entities", "fields"],
+              "required": ["fields"],
               "description": "How entities and their facts are read from a body, with JSON Pointers.",
               "properties": {
-                "entities": { "type": "string", "description": "JSON Pointer to the entity list: an array, or an object whose members are entities (\"\" for the whole body)." },
+                "entities": { "type": "string", "description": "JSON Pointer to the entity list: an array, or an object whose members are entities (\"\" for the whole body). Give this or \"entity\"." },
+                "entity": { "type": "string", "description": "JSON Pointer to the body's one entity, for a body that is a single entity with no list (a single quote, one match): \"\" for the whole body. Needs \"id\" or \"entity-id\"." },
+                "entity-id": { "type": "string", "minLength": 1, "description": "The id of the one entity of \"entity\", when the body does not carry it." },
                 "id": { "type": "string", "description": "JSON Pointer to the entity id inside an entity. Absent: the member name or the array index." },
                 "fields": {
                   "type": "object",
