@@ -50,15 +50,23 @@ import Testing
         let path = try config.write(to: directory)
         let run = try await CommandRun.run(liverelay, ["check", "--config", path])
         #expect(run.status == 1)
+        // Each at the line:column where the config writes it.
+        let said = run.standardOutput.split(separator: "\n").map(String.init)
+        func line(_ text: String) -> String? { said.first { $0.contains(text) } }
         #expect(
-            run.standardOutput.contains(
-                "\(path): provider.key: the APNs key ABC123DEFG is not a PEM-encoded P-256 private key (.p8)"))
+            line("provider.key: the APNs key ABC123DEFG is not a PEM-encoded P-256 private key (.p8)")?.hasPrefix(
+                "\(path):") == true)
         #expect(
-            run.standardOutput.contains(
-                "\(path): providers[0] (pw): provider.api-token: secret from environment variable NO_SUCH_VAR is not set"
-            ))
-        #expect(run.standardOutput.contains(#"routes[0].provider: no entry of providers has the id "nope""#))
-        #expect(run.standardOutput.contains("\(path): state: state-folder is a directory, not a state file"))
+            line("providers[0] (pw): provider.api-token: secret from environment variable NO_SUCH_VAR is not set")?
+                .hasPrefix("\(path):") == true)
+        #expect(line(#"routes[0].provider: no entry of providers has the id "nope""#) != nil)
+        #expect(line("state: state-folder is a directory, not a state file") != nil)
+        for text in ["provider.key:", "provider.api-token:", "routes[0].provider:", "state: state-folder"] {
+            let found = line(text) ?? ""
+            #expect(
+                found.range(of: #"^.+:\d+:\d+: "#, options: .regularExpression) != nil,
+                "no line:column: \(found)")
+        }
         #expect(!run.standardOutput.contains("not a key"))
     }
 

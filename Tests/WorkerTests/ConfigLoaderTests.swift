@@ -155,6 +155,22 @@ import Worker
         #expect(description.hasSuffix("/nowhere.rules.json"))
     }
 
+    @Test func aMissingContractFileIsNamedAtItsLineInTheConfig() throws {
+        let text = """
+            {"feeds": [{"id": "f", "url": "file:a.json", "mapping": {"entities": "/e", "fields": {"s": {"pointer": "/s", "type": "int"}}}}],
+             "contracts": ["gone.contract.json"]}
+            """
+        guard case .failure(let problems) = try load(text) else {
+            Issue.record("expected an error")
+            return
+        }
+        let description = problems.items.map(\.description).joined(separator: "\n")
+        #expect(problems.items.count == 1, "\(description)")
+        #expect(
+            description.hasPrefix("liverelay.json:2:16: contracts[0]: no such contract file (or it cannot be read): "),
+            "\(description)")
+    }
+
     @Test func invalidJSONIsReportedWithItsPosition() throws {
         guard case .failure(let d) = try load("{\"feeds\": [}") else { Issue.record("expected an error"); return }
         #expect(d.items.map(\.description) == ["liverelay.json:1:12: invalid JSON: unexpected '}': expected a value"])

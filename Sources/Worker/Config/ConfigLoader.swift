@@ -13,6 +13,13 @@ public struct LoadedConfig: Sendable {
     public var feeds: [FeedRuntime]
     /// The content-state contracts, by attributes type.
     public var contracts: [String: ContentContract] = [:]
+    /// Where each value of the file is, for diagnostics found after loading.
+    var map: SourceMap?
+
+    /// Where the value at `pointer` (a JSON Pointer into the config) is written, if it is.
+    func location(_ pointer: String) -> SourceLocation? {
+        map?.location(pointer, preferKey: false)
+    }
 
     /// Resolves a path written in the config.
     public func resolve(_ relative: String) -> String {
@@ -169,6 +176,12 @@ public enum ConfigLoader {
         var contracts: [String: ContentContract] = [:]
         for (i, file) in config.contracts.enumerated() {
             let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
+            // A contract file that is not there is the config's mistake: said where the config names it.
+            guard FileManager.default.isReadableFile(atPath: resolved) else {
+                problems.append(
+                    diagnostic("/contracts/\(i)", "no such contract file (or it cannot be read): \(resolved)"))
+                continue
+            }
             switch ContractLoader.load(path: resolved, resolvedPath: resolved) {
             case .success(let contract):
                 if let first = contracts[contract.attributesType] {
@@ -183,7 +196,8 @@ public enum ConfigLoader {
             }
         }
         guard problems.isEmpty else { throw Diagnostics(problems) }
-        return LoadedConfig(path: path, directory: directory, config: config, feeds: feeds, contracts: contracts)
+        return LoadedConfig(
+            path: path, directory: directory, config: config, feeds: feeds, contracts: contracts, map: map)
     }
 
     /// Every provider URL the config sets (`endpoint`, `token-endpoint`), with where it is.

@@ -11,7 +11,9 @@ extension LoadedConfig {
     /// - Parameter variables: the environment secret references read.
     public func startProblems(rules: RuleSet, variables: [String: String]) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        func problem(_ message: String) { problems.append(Diagnostic(file: path, location: nil, message: message)) }
+        func problem(_ message: String, at pointer: String) {
+            problems.append(Diagnostic(file: path, location: location(pointer), message: message))
+        }
         for entry in providerEntries {
             let context = ProviderContext(
                 bundleID: entry.bundleID, expiration: entry.expiration, now: { 0 }, output: { _ in },
@@ -24,14 +26,14 @@ extension LoadedConfig {
             do {
                 _ = try entry.settings.makeProvider(context)
             } catch {
-                problem(entries(prefix: entry) + error.description)
+                problem(entries(prefix: entry) + error.description, at: pointer(of: entry))
             }
         }
         if let reference = config.api.bearerToken {
             do {
                 _ = try reference.resolve(baseDirectory: directory, environment: variables)
             } catch {
-                problem("api.bearer-token: \(error)")
+                problem("api.bearer-token: \(error)", at: "/api/bearer-token")
             }
         }
         do {
@@ -43,16 +45,22 @@ extension LoadedConfig {
         let state = resolve(config.state)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory), isDirectory.boolValue {
-            problem("state: \(config.state) is a directory, not a state file")
+            problem("state: \(config.state) is a directory, not a state file", at: "/state")
         } else {
             let folder = URL(fileURLWithPath: state).deletingLastPathComponent().path
             if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue {
-                problem("state: the folder of \(config.state) does not exist")
+                problem("state: the folder of \(config.state) does not exist", at: "/state")
             } else if !FileManager.default.isWritableFile(atPath: folder) {
-                problem("state: the folder of \(config.state) is not writable")
+                problem("state: the folder of \(config.state) is not writable", at: "/state")
             }
         }
         return problems
+    }
+
+    /// Where a provider entry is written: `/providers/1`, or `/provider`.
+    private func pointer(of entry: ProviderConfig) -> String {
+        // Ids differ across `provider` and `providers`, so an id found in `providers` is written there.
+        config.providers.firstIndex { $0.id == entry.id }.map { "/providers/\($0)" } ?? "/provider"
     }
 
     /// `providers[1] (pw): ` for an entry of `providers`; nothing for the default provider.

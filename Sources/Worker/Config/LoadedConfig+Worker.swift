@@ -76,7 +76,7 @@ extension LoadedConfig {
             guard ids.contains(route.provider) else {
                 throw Diagnostics([
                     Diagnostic(
-                        file: path, location: nil,
+                        file: path, location: location("/routes/\(i)/provider"),
                         message: "routes[\(i)].provider: no entry of providers has the id \"\(route.provider)\"")
                 ])
             }
