@@ -33,14 +33,20 @@ extension ReplayReport {
         return ReplayReport(
             version: formatVersion, title: trace.title, source: trace.source, from: times.min() ?? 0,
             until: times.max() ?? 0, steps: trace.steps, activities: activities,
-            summary: summary(trace, activities: activities))
+            summary: summary(trace, activities: activities), plotted: trace.plotted.isEmpty ? nil : trace.plotted)
     }
 
     private static func activity(
         _ key: String, info: ReportTrace.Activity?, entities: [String], looks: [ReportTrace.Look],
         releases: [ReportTrace.Release]
     ) -> ActivityReport {
-        let changes = looks.map { change($0, for: key) }
+        var changes = looks.map { change($0, for: key) }
+        // An entity that comes into the feed after it left it is back, not new.
+        var left = Set<String>()
+        for i in changes.indices {
+            if changes[i].presence == "gone" { left.insert(changes[i].entity) }
+            if changes[i].presence == "new", left.remove(changes[i].entity) != nil { changes[i].presence = "back" }
+        }
         var pushes: [ReportPush] = []
         var holds: [ReportHold] = []
         var merges = changes.filter { $0.outcome == "merged" }.map(\.at)[...]
@@ -112,6 +118,6 @@ extension ReplayReport {
         return ReportChange(
             at: look.at, entity: look.entity, changed: look.changed, facts: look.facts,
             rules: outcome?.rules ?? look.fired, timers: look.timers, errors: look.errors,
-            outcome: outcome?.kind ?? "none", reason: outcome?.reason, into: outcome?.into)
+            outcome: outcome?.kind ?? "none", reason: outcome?.reason, into: outcome?.into, presence: look.presence)
     }
 }

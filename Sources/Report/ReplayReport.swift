@@ -22,6 +22,8 @@ public struct ReplayReport: Sendable, Hashable, Codable {
     public var steps: [ReportTrace.Step]
     public var activities: [ActivityReport]
     public var summary: ReportSummary
+    /// The facts the author asked to see plotted (`replay --plot`), besides the headline ones.
+    public var plotted: [String]? = nil
 }
 
 /// One activity: its timeline of changes, pushes and holds, and its priority-10 budget over time.
@@ -72,6 +74,9 @@ public struct ReportChange: Sendable, Hashable, Codable {
     public var reason: String?
     /// The rules of the pending push it merged into, for `merged`.
     public var into: [String]?
+    /// `new` (the entity came into the feed), `back` (it came back after leaving), `gone` (it left the feed);
+    /// `nil` for an entity that was there before and after.
+    public var presence: String? = nil
 }
 
 /// A push as the provider got it.

@@ -18,6 +18,8 @@ public struct ReportTrace: Sendable, Hashable, Codable {
     public var releases: [Release] = []
     /// The activities, with their budgets, as they were at the end.
     public var activities: [Activity] = []
+    /// Facts the author asked to see plotted (`replay --plot`), besides the headline ones.
+    public var plotted: [String] = []
 
     /// An empty trace.
     public init(title: String, source: String = "replay") {
@@ -69,6 +71,8 @@ public struct ReportTrace: Sendable, Hashable, Codable {
         public var errors: [RuleFailure]
         /// What became of the rules' intents, one per activity.
         public var outcomes: [Outcome]
+        /// `new` when the entity came into the feed with this change, `gone` when it left it; `nil` otherwise.
+        public var presence: String?
 
         /// A look.
         public init(

@@ -52,11 +52,11 @@ public enum ReportFacts {
         "away.shootout", "price",
     ]
 
-    /// The headline facts present in `facts`.
-    public static func headline(of facts: Facts?) -> [String: JSONValue] {
+    /// The headline facts present in `facts`, and the `plotted` ones an author named.
+    public static func headline(of facts: Facts?, plotted: [String] = []) -> [String: JSONValue] {
         guard let facts else { return [:] }
         var out: [String: JSONValue] = [:]
-        for name in headline { if let value = facts[name], value != JSONValue.null { out[name] = value } }
+        for name in headline + plotted { if let value = facts[name], value != JSONValue.null { out[name] = value } }
         return out
     }
 }

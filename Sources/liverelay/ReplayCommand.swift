@@ -50,6 +50,12 @@ struct ReplayCommand: AsyncParsableCommand {
             valueName: "file"))
     var report: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Facts to draw on the report's timelines besides the score and price, comma-separated (home.games,away.games).",
+            valueName: "facts"))
+    var plot: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -101,14 +107,16 @@ struct ReplayCommand: AsyncParsableCommand {
             "Replaying \(sequence) through \(through) with \(rules.rules.count) rules, provider \(provider)")
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
         let steps = recorded.steps
-        let summary = try await Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: progress.output)
-            .replay(
-                recorded, directory: directory,
-                afterStep: { i in
-                    progress.show(
-                        "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
-                        force: i + 1 == steps.count)
-                })
+        var replayer = Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: progress.output)
+        replayer.plotted = (plot ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let summary = try await replayer.replay(
+            recorded, directory: directory,
+            afterStep: { i in
+                progress.show(
+                    "step \(i + 1)/\(steps.count) at \(steps[i].at)\(i + 1 == steps.count ? ", then the clock runs on" : "")",
+                    force: i + 1 == steps.count)
+            })
         progress.clear()
         if let report { try write(ReplayReport.build(summary.trace), to: report) }
         // A provider that stopped on a configuration error (a key APNs refuses, a certificate that does not

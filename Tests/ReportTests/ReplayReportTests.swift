@@ -115,4 +115,32 @@ import Worker
         broken["activities"] = .array([.object(["key": "x"])])
         #expect(!schema.validate(.object(broken)).isEmpty)
     }
+
+    /// An entity that leaves the feed and comes back is marked so on its activity's timeline (not drawn as an
+    /// ordinary change), and a fact the author names with `--plot` is drawn as a line whatever the feed.
+    @Test func goneAndBackAreMarkedAndANamedFactIsPlotted() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bodies = Repository.path("Samples/sequences/binance-btc-bnb")
+        let sequence = """
+            {"feed": "markets", "steps": [
+              {"at": "2019-08-22T03:38:26Z", "body": "\(Repository.path("Samples/recordings/binance-ticker-24hr-all-symbols.json"))"},
+              {"at": "2019-08-22T03:41:00Z", "body": "\(bodies)/03-bnb-drops.json"},
+              {"at": "2019-08-22T03:50:00Z", "body": "\(bodies)/05-bnb-halted.json", "note": "BNB gone"},
+              {"at": "2019-08-22T03:55:00Z", "body": "\(bodies)/03-bnb-drops.json", "note": "BNB back"}]}
+            """
+        let path = directory.appendingPathComponent("sequence.json").path
+        try sequence.write(toFile: path, atomically: true, encoding: .utf8)
+        let summary = try await SequenceReplay.run(
+            config: "Samples/presets/binance.json", sequence: path, plotted: ["change24h.percent"])
+        let report = ReplayReport.build(summary.trace)
+        #expect(report.plotted == ["change24h.percent"])
+        let bnb = try #require(report.activities.first { $0.key == "price-BNBUSDT" })
+        #expect(bnb.changes.compactMap(\.presence) == ["new", "gone", "back"], "\(bnb.changes.map(\.presence))")
+        #expect(bnb.changes.contains { $0.facts["change24h.percent"] != nil })
+        let html = report.html()
+        #expect(html.contains(">left the feed</text>"))
+        #expect(html.contains(">back in the feed</text>"))
+        #expect(html.contains(#"data-fact="change24h.percent""#))
+    }
 }

@@ -11,7 +11,7 @@ public enum SequenceReplay {
     ///   - provider: replaces the config's default provider when given (a ``RecordingProvider``).
     ///   - output: receives what the replay prints, and what the console provider prints.
     public static func run(
-        config: String, sequence: String, provider: (any PushProvider)? = nil,
+        config: String, sequence: String, provider: (any PushProvider)? = nil, plotted: [String] = [],
         output: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> ReplaySummary {
         let loaded = try ConfigLoader.load(path: config.hasPrefix("/") ? config : Repository.path(config))
@@ -27,7 +27,9 @@ public enum SequenceReplay {
         let recorded = try ReplaySequence.load(path: path, knownFeeds: Set(loaded.feeds.map(\.id)))
         let feed = loaded.feeds.first { $0.id == recorded.feed }!
         let others = loaded.feeds.filter { recorded.feeds.dropFirst().contains($0.id) }
-        return try await Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: output)
-            .replay(recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        var replayer = Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: output)
+        replayer.plotted = plotted
+        return try await replayer.replay(
+            recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 }

@@ -48,7 +48,8 @@ struct BudgetSVG {
                 "y1": ReportTime.number(y(budget.size)), "y2": ReportTime.number(y(budget.size)),
             ])
         html.element(
-            "text", ["x": ReportTime.number(scale.left + 4), "y": ReportTime.number(y(budget.size) - 3)],
+            // Under the line, inside the chart, so neither the line nor the chart's edge cuts it.
+            "text", ["x": ReportTime.number(scale.left + 4), "y": ReportTime.number(y(budget.size) + 13)],
             "budget \(budget.size) per \(ReportTime.duration(budget.period))")
         html.close("g")
         // The pushes in use, as a step line from zero.

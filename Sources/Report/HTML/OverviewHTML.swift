@@ -64,7 +64,7 @@ struct OverviewHTML {
                 "circle",
                 [
                     "cx": ReportTime.number(scale.x(push.at)), "cy": "11",
-                    "r": ReportTime.number(2.5 + min(max(push.relevance ?? 0, 0), 100) / 100 * 3.5),
+                    "r": ReportTime.number(3.5 + min(max(push.relevance ?? 0, 0), 100) / 100 * 3),
                 ])
             html.close("g")
         }

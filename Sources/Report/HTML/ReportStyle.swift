@@ -30,6 +30,8 @@ enum ReportStyle {
         details{margin:4px 0 10px}summary{cursor:pointer;color:#555}
         td.content{font-family:ui-monospace,Menlo,monospace;font-size:12px;max-width:420px}
         .feed-errors{color:#c0392b;margin:4px 0 8px;padding-left:18px}
+        .budget-line text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
+        text.presence{fill:#c0392b;font-size:10px;paint-order:stroke;stroke:#fff;stroke-width:3px}
         """
 
     static let legend: StaticString = """

@@ -32,7 +32,8 @@ extension TimelineSVG {
             let x = scale.x(push.at)
             let y = Self.pushRows[rows[index]]
             let relevance = min(max(push.relevance ?? 0, 0), 100)
-            let r = 4 + relevance / 100 * 8
+            // A push without relevance is still a mark to point at, not a speck.
+            let r = 5.5 + relevance / 100 * 6.5
             html.open(
                 "g",
                 [

@@ -103,12 +103,41 @@ struct TimelineSVG {
                 prices.append((scale.x(change.at), price))
             }
         }
-        guard let low = prices.map(\.1).min(), let high = prices.map(\.1).max() else { return }
+        line("price", prices, into: &html)
+        // The facts the author asked for (`replay --plot`): every numeric one that is not a headline fact.
+        let headline = Set(ReportFacts.headline)
+        var names: [String] = []
+        for change in activity.changes {
+            for (name, value) in change.facts.sorted(by: { $0.key < $1.key })
+            where !headline.contains(name) && value.doubleValue != nil && !names.contains(name) {
+                names.append(name)
+            }
+        }
+        for name in names {
+            let points = activity.changes.compactMap { change in
+                change.facts[name]?.doubleValue.map { (scale.x(change.at), $0) }
+            }
+            line(name, points, into: &html)
+        }
+    }
+
+    /// A numeric fact as a line across the lane, scaled to its own low and high, named at its end.
+    private func line(_ name: String, _ points: [(x: Double, value: Double)], into html: inout HTMLWriter) {
+        guard let low = points.map(\.value).min(), let high = points.map(\.value).max(), let last = points.last
+        else { return }
         let span = high > low ? high - low : 1
-        let points = prices.map { "\(ReportTime.number($0.0)),\(ReportTime.number(70 - 26 * ($0.1 - low) / span))" }
-        html.open("g", ["class": "price"])
-        html.element("title", [:], "price \(ReportTime.value(low)) to \(ReportTime.value(high))")
-        html.empty("polyline", ["points": points.joined(separator: " ")])
+        let y = { (value: Double) in 70 - 26 * (value - low) / span }
+        let text = points.map { "\(ReportTime.number($0.x)),\(ReportTime.number(y($0.value)))" }
+        html.open("g", ["class": "price", "data-fact": name])
+        html.element("title", [:], "\(name) \(ReportTime.value(low)) to \(ReportTime.value(high))")
+        html.empty("polyline", ["points": text.joined(separator: " ")])
+        if name != "price" {
+            html.element(
+                "text",
+                Self.label(
+                    right: last.x + 3, left: last.x - 3, y: ReportTime.number(y(last.value) + 4),
+                    width: Double(name.count) * 6, scale: scale), name)
+        }
         html.close("g")
     }
 
@@ -132,7 +161,17 @@ struct TimelineSVG {
             default: break
             }
             for error in change.errors { title += " — rule \(error.rule) failed: \(error.message)" }
+            let presence: String? =
+                switch change.presence {
+                case "gone": "left the feed"
+                case "back": "back in the feed"
+                default: nil
+                }
+            if let presence { title += " — \(change.entity) \(presence)" }
             html.element("title", [:], title)
+            if let presence {
+                html.element("text", ["class": "presence", "x": x, "y": "82", "text-anchor": "middle"], presence)
+            }
             switch change.outcome {
             case "merged":
                 html.empty("path", ["d": "M\(x) 86 l5 6 l-5 6 l-5 -6 z"])

@@ -18,6 +18,8 @@ public struct Replayer: Sendable {
     public let feed: FeedRuntime
     /// The other feeds steps may name, by id.
     public let others: [String: FeedRuntime]
+    /// Facts to plot on the report's timelines besides the headline ones (`replay --plot`).
+    public var plotted: [String] = []
     private let write: @Sendable (String) -> Void
 
     public init(
@@ -37,6 +39,7 @@ public struct Replayer: Sendable {
     ) async throws -> ReplaySummary {
         var summary = ReplaySummary(
             trace: ReportTrace(title: sequence.description ?? "Replay of feed \(sequence.feed)"))
+        summary.trace.plotted = plotted
         var timersDue: Int?
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
@@ -71,11 +74,13 @@ public struct Replayer: Sendable {
                 continue
             }
             describe(plan)
-            summary.trace.looks += plan.steps.map { ReportTrace.Look($0, at: now) }
+            summary.trace.looks += plan.steps.map { ReportTrace.Look($0, at: now, plotted: plotted) }
             // Timer rules due now, and when the next comes due now that this step's changes are in.
             let pass = try await pipeline.timers(now: now)
             describe(pass)
-            summary.trace.looks += pass.steps.filter(Self.hasNews).map { ReportTrace.Look($0, at: now) }
+            summary.trace.looks += pass.steps.filter(Self.hasNews).map {
+                ReportTrace.Look($0, at: now, plotted: plotted)
+            }
             timersDue = pass.nextDue.map { max($0, now + 1) }
             try await release(at: now, summary: &summary)
             try await afterStep(i)
@@ -136,7 +141,9 @@ public struct Replayer: Sendable {
                     "⏲ at \(ISO8601Time.string(due)): timer rules came due for \(pass.due) live activit\(pass.due == 1 ? "y" : "ies")"
                 )
                 describe(pass)
-                summary.trace.looks += pass.steps.filter(Self.hasNews).map { ReportTrace.Look($0, at: due) }
+                summary.trace.looks += pass.steps.filter(Self.hasNews).map {
+                    ReportTrace.Look($0, at: due, plotted: plotted)
+                }
             }
             try await release(at: due, summary: &summary)
             // A pass always moves on: what came due now is remembered, so the next is later.

@@ -6,7 +6,7 @@ public import Throttling
 extension ReportTrace.Look {
     /// What one change (or timer look) decided, as the report reads it: the headline facts, the rules that
     /// fired or failed, and per activity whether a push was queued, merged into the waiting one, or why not.
-    public init(_ step: ChangeStep, at: Int) {
+    public init(_ step: ChangeStep, at: Int, plotted: [String] = []) {
         let outcomes = step.decisions.map { decision -> ReportTrace.Outcome in
             switch decision {
             case .skip(let activity, let rules, let reason):
@@ -24,8 +24,12 @@ extension ReportTrace.Look {
         }
         self.init(
             at: at, entity: step.change.entity.description, changed: step.change.changedPaths,
-            facts: ReportFacts.headline(of: step.change.current), fired: step.fired, timers: step.timers,
-            errors: step.errors.map { RuleFailure(rule: $0.rule, message: $0.message) }, outcomes: outcomes)
+            facts: ReportFacts.headline(of: step.change.current, plotted: plotted), fired: step.fired,
+            timers: step.timers, errors: step.errors.map { RuleFailure(rule: $0.rule, message: $0.message) },
+            outcomes: outcomes)
+        if step.timers.isEmpty {
+            presence = step.change.current == nil ? "gone" : step.change.previous == nil ? "new" : nil
+        }
     }
 }
 
