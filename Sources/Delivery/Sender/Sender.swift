@@ -105,7 +105,7 @@ public struct Sender: Sendable {
                     finished?(request.item, request.targets, unsent)
                     continue
                 }
-                group.addTask { (index, await self.deliver(push, to: targets)) }
+                group.addTask { (index, await self.deliver(push, to: targets, admit: admit)) }
                 inFlight += 1
             }
             for await done in group { collect(done) }
@@ -121,7 +121,12 @@ public struct Sender: Sendable {
 
     /// One request's targets to their final outcomes: the targets to retry go again together after the
     /// backoff, a refresh happens once for them all, dropped tokens are pruned one by one.
-    private func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryReceipt] {
+    /// `admit`, when given, is asked again before each retry: a request whose claims lapsed while it waited
+    /// (the worker stalled, or was frozen past its timeouts) is not made again; its targets get
+    /// ``DeliveryReceipt/notSent`` receipts, as their rows are another worker's now.
+    private func deliver(_ push: LiveActivityPush, to targets: [PushTarget], admit: (@Sendable () -> Bool)? = nil)
+        async -> [DeliveryReceipt]
+    {
         let started = ContinuousClock.now
         let kind = provider.traits.kind
         // Per target: its device; per request (retries, a batch's drops): how many targets.
@@ -145,6 +150,13 @@ public struct Sender: Sendable {
         var attempts = 0
         var refreshed = false
         while !pending.isEmpty {
+            if attempts > 0, admit?() == false {
+                for index in pending { receipts[index] = .notSent(to: targets[index]) }
+                repeated.log(
+                    logger, .warning, "retry not made: this worker's claims lapsed (another worker sends these pushes)",
+                    kind: "fenced retry", metadata.merging(["targets": "\(pending.count)"]) { $1 })
+                break
+            }
             attempts += 1
             // What a server answered is bounded and stripped of echoed credentials before anything reads it.
             let outcomes = await provider.deliver(push, to: pending.map { targets[$0] }).map(\.sanitized)

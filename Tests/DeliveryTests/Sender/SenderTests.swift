@@ -101,6 +101,25 @@ import Testing
         #expect(given.attempts == 1)
     }
 
+    /// A request that failed while the worker held its claims is not retried once they have lapsed (a worker
+    /// frozen past its timeouts wakes to retry them): its target gets a not-sent receipt, its row being
+    /// another worker's now.
+    @Test func aRetryIsNotMadeOnceTheClaimsLapsed() async {
+        let provider = ScriptedProvider([.retry(afterSeconds: nil, reason: "timeout")])
+        let asked = Mutex(0)
+        let receipts = await Sender(provider: provider, logger: Self.logger, clock: ImmediateClock())
+            .send(
+                [(Self.push, [Self.target])],
+                admit: {
+                    asked.withLock {
+                        $0 += 1; return $0 == 1
+                    }
+                })
+        #expect(provider.calls.withLock { $0 } == 1, "the first request, and no retry")
+        #expect(receipts[0].first?.notSent == true)
+        #expect(asked.withLock { $0 } == 2)
+    }
+
     @Test func retriesEndAfterTheLastAttempt() async {
         let provider = ScriptedProvider(Array(repeating: .retry(afterSeconds: nil, reason: "503"), count: 10))
         let receipt = await Sender(provider: provider, logger: Self.logger, clock: ImmediateClock())
