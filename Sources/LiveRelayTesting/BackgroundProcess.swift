@@ -54,16 +54,36 @@ public final class BackgroundProcess: Sendable {
     /// Sends a signal (SIGTERM, SIGKILL, SIGHUP…).
     public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the exit; returns the status, or nil after `timeout` (the process is then killed).
+    /// Waits for the exit; returns the status, or nil after `timeout` (the process is then killed, after its
+    /// threads' stacks were taken into ``hungStacks`` where gdb is installed).
     public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
+            stacks.withLock { $0 = Self.stacks(of: process.processIdentifier) }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
         }
         return process.terminationStatus
+    }
+
+    /// Every thread's stack of a process that did not exit in time (empty when it did, or without gdb).
+    public var hungStacks: String { stacks.withLock { $0 } }
+    private let stacks = Mutex("")
+
+    private static func stacks(of pid: Int32) -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "" }
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+        gdb.arguments = ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"]
+        let output = Pipe()
+        gdb.standardOutput = output
+        gdb.standardError = FileHandle.nullDevice
+        guard (try? gdb.run()) != nil else { return "" }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        gdb.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

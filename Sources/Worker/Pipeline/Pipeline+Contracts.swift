@@ -9,10 +9,9 @@ extension Pipeline {
     ///
     /// A push that breaks its contract is skipped (logged as an error naming the rules, the activity and the
     /// fields, and counted) and leaves the activity's record as it was, so the next state is decided from the
-    /// last valid one. When several rules made that push, each rule's intent is tried alone on the state
-    /// before this change: a rule whose own patch breaks the contract is left out, named in a skip of its own,
-    /// and the other rules' patches decide again without it, so one broken rule never takes down what the
-    /// others produced.
+    /// last valid one. When several rules made that push, the rules that broke it are singled out
+    /// (``brokenIntents(_:of:before:now:)``): each is left out, named in a skip of its own, and the other
+    /// rules' patches decide again without it, so one broken rule never takes down what the others produced.
     func decideUnderContracts(
         _ intents: [ActivityIntent], records: inout [ActivityKey: ActivityRecord], now: Int, feed: String
     ) -> [LedgerDecision] {

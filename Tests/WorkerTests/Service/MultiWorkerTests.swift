@@ -82,12 +82,18 @@ struct MultiWorkerTests {
             return duplicates
         }
 
-        /// Stops the workers still running (SIGTERM): each exits 0.
-        func stop(except gone: Set<String> = []) async {
+        /// Stops the workers still running (SIGTERM): each exits 0. A worker that does not leaves its threads'
+        /// stacks in the failure, where gdb is installed.
+        func stop(except gone: Set<String> = [], within timeout: Duration = .seconds(30)) async {
             for w in workers where !gone.contains(w.name) {
                 w.run.process.signal(SIGTERM)
+                let stopping = ContinuousClock.now
+                let status = await w.run.process.waitForExit(timeout: timeout)
+                print("\(w.name) stopped \(ContinuousClock.now - stopping) after SIGTERM")
                 #expect(
-                    await w.run.process.waitForExit() == 0, "\(w.name): \(w.run.process.standardError.suffix(2_000))")
+                    status == 0,
+                    "\(w.name) (\(ContinuousClock.now - stopping) after SIGTERM): \(w.run.process.standardError.suffix(2_000))\n\(w.run.process.hungStacks.suffix(30_000))"
+                )
             }
         }
     }
@@ -249,7 +255,10 @@ struct MultiWorkerTests {
             let resumed = bed.fake.accepted.count - afterStop
             print("after SIGCONT the frozen worker's connections delivered \(resumed) requests it had in flight")
             #expect(resumed <= Self.inFlight, "only what was in flight at the stop: \(resumed)")
-            await bed.stop()
+            // Under the whole suite's load the frozen worker has twice failed to stop within 30 s of SIGTERM
+            // (cause not found yet; its stacks are printed when gdb is installed): it gets its requests'
+            // timeout (60 s) and the grace period, and says how long it took.
+            await bed.stop(within: .seconds(90))
 
             #expect(bed.fake.rejections.isEmpty)
             // What went twice is what the frozen worker had sent but not yet written as sent: its requests in
