@@ -10,7 +10,8 @@ import Testing
 @Suite(.enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
 struct WorkerHeartbeatStoreTests {
     @Test func aGoneWorkersClaimsAreTakenAtOnceAndALiveOnesAreNot() async throws {
-        try await TestDatabase.with(workers: 2, workerTimeout: 2) { stores in
+        // 5 s: under the whole suite's load a 2-s timeout lapsed between a's beat and its claim.
+        try await TestDatabase.with(workers: 2, workerTimeout: 5) { stores in
             let (a, b) = (stores[0], stores[1])
             _ = try await a.heartbeat()
             _ = try await b.heartbeat()
@@ -24,7 +25,7 @@ struct WorkerHeartbeatStoreTests {
             #expect(try await b.dueOutbox(now: 20, limit: 10).isEmpty, "a beats: its claims are its own")
             // a stops beating (killed); b goes on.
             var status = try await b.workersStatus()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(20)
             while status.rowsHeldByGoneWorkers == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(250))
                 _ = try await b.heartbeat()
