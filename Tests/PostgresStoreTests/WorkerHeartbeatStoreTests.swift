@@ -47,7 +47,7 @@ struct WorkerHeartbeatStoreTests {
     }
 
     @Test func aStalledWorkerGivesItsClaimsUpAndRejoinsUnderANewName() async throws {
-        try await TestDatabase.with(workers: 2, workerTimeout: 2) { stores in
+        try await TestDatabase.with(workers: 2, workerTimeout: 5) { stores in
             let (a, b) = (stores[0], stores[1])
             _ = try await a.heartbeat()
             try await a.enqueue([PostgresStoreTests.row("match-1", "aa", timestamp: 10)])
