@@ -1972,6 +1972,11 @@ public enum OpenAPIDocument {
                   },
                   "summary": {
                     "$ref": "#/components/schemas/ReportSummary"
+                  },
+                  "plotted": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "description": "Facts the author asked to see plotted (replay --plot), besides the headline ones."
                   }
                 }
               },
@@ -2195,6 +2200,10 @@ public enum OpenAPIDocument {
                   "into": {
                     "$ref": "#/components/schemas/ReportRules",
                     "description": "The rules of the waiting push it merged into (merged)."
+                  },
+                  "presence": {
+                    "enum": ["new", "back", "gone"],
+                    "description": "The entity came into the feed (new), came back after leaving it (back), or left it (gone)."
                   }
                 }
               },
@@ -2254,6 +2263,14 @@ public enum OpenAPIDocument {
                   },
                   "held-since": {
                     "$ref": "#/components/schemas/ReportTime"
+                  },
+                  "content-state": {
+                    "type": "object",
+                    "description": "The whole content-state the push carried."
+                  },
+                  "change": {
+                    "type": "object",
+                    "description": "What differs from the activity's previous push, by dotted path: the new value, or null for a member removed; every member for the first push."
                   }
                 }
               },
