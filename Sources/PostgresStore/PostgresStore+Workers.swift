@@ -78,14 +78,20 @@ extension PostgresStore {
 
     /// The workers that wrote a heartbeat in the last hour, and the outbox rows still claimed by those whose
     /// heartbeat has lapsed (the others take them at their next claim).
+    /// One moment on the database's clock for both reads, so a worker is gone in the list exactly when its
+    /// rows count as held by gone workers.
     public func workersStatus() async throws(Failure) -> WorkersStatus {
         let clock = Self.clock(nil)
+        var now = 0
+        for row in try await rows("reading the database's clock", "SELECT \(unescaped: Self.milliseconds)") {
+            now = try decode(row, Int.self, "reading the database's clock")
+        }
         var workers: [WorkersStatus.Worker] = []
         for row in try await rows(
             "reading the workers' heartbeats",
             """
-            SELECT worker, owner, \(unescaped: Self.milliseconds) - seen_at FROM worker_heartbeat
-            WHERE seen_at > \(unescaped: Self.milliseconds) - 3600000 ORDER BY worker, owner
+            SELECT worker, owner, \(now) - seen_at FROM worker_heartbeat
+            WHERE seen_at > \(now) - 3600000 ORDER BY worker, owner
             """)
         {
             let (name, owner, age) = try decode(row, (String, String, Int).self, "reading the workers' heartbeats")
@@ -97,7 +103,7 @@ extension PostgresStore {
             "counting the rows gone workers hold",
             """
             SELECT count(*) FROM outbox WHERE claim_expires > \(unescaped: clock)
-              AND claimed_by IN (\(unescaped: goneOwners(clock)))
+              AND claimed_by IN (SELECT owner FROM worker_heartbeat WHERE seen_at < \(now) - \(workerTimeout * 1000))
             """)
         {
             held = try decode(row, Int.self, "counting the rows gone workers hold")

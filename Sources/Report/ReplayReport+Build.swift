@@ -100,6 +100,7 @@ extension ReplayReport {
         func walk(_ a: JSONValue?, _ b: JSONValue?, _ path: String) {
             let x = a?.objectValue
             let y = b?.objectValue
+            // Into objects (one side may be absent: added or removed); a member that changed type is a value.
             if x != nil || y != nil, a == nil || x != nil, b == nil || y != nil {
                 for key in Set((x ?? [:]).keys).union((y ?? [:]).keys) {
                     walk(x?[key], y?[key], path.isEmpty ? key : path + "." + key)

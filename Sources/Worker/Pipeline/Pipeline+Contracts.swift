@@ -17,9 +17,12 @@ extension Pipeline {
     ) -> [LedgerDecision] {
         let before = records
         var decisions = ledger.apply(intents, to: &records, now: now)
+        // Each push's verdict, once: most changes end here.
+        var verdicts = decisions.map(verdict)
         var broken: [(index: Int, breach: ContractBreach)] = []
-        for case .push(let pending) in decisions where pending.push.ruleIDs.count > 1 {
-            guard case .failure = conform(pending) else { continue }
+        for (decision, verdict) in zip(decisions, verdicts) {
+            guard case .push(let pending) = decision, pending.push.ruleIDs.count > 1, case .failure? = verdict
+            else { continue }
             let mine = intents.indices.filter { intents[$0].activity == pending.push.activity }
             broken += brokenIntents(mine, of: intents, before: before, now: now)
         }
@@ -29,6 +32,7 @@ extension Pipeline {
             records = before
             decisions = ledger.apply(
                 intents.indices.filter { !left.contains($0) }.map { intents[$0] }, to: &records, now: now)
+            verdicts = decisions.map(verdict)
             for (index, breach) in broken.sorted(by: { $0.index < $1.index }) {
                 let intent = intents[index]
                 logger.error(
@@ -44,7 +48,15 @@ extension Pipeline {
                         reason: .breaksContract(breach.description)))
             }
         }
-        return decisions.map { enforceContract($0, records: &records, before: before, feed: feed) } + brokenSkips
+        return zip(decisions, verdicts).map { decision, verdict in
+            enforce(decision, verdict, records: &records, before: before, feed: feed)
+        } + brokenSkips
+    }
+
+    /// The contract's verdict on a decision's push; `nil` for a skip.
+    private func verdict(_ decision: LedgerDecision) -> Result<PendingPush, ContractBreach>? {
+        guard case .push(let pending) = decision else { return nil }
+        return conform(pending)
     }
 
     /// Which of one activity's intents (`indices` into `intents`) broke its merged push: each whose push
@@ -55,7 +67,7 @@ extension Pipeline {
         _ indices: [Int], of intents: [ActivityIntent], before: [ActivityKey: ActivityRecord], now: Int
     ) -> [(index: Int, breach: ContractBreach)] {
         /// The contract's verdict on these intents' merged push: `nil` when they make no push.
-        func verdict(_ chosen: [Int]) -> Result<PendingPush, ContractBreach>? {
+        func merged(_ chosen: [Int]) -> Result<PendingPush, ContractBreach>? {
             var trial = before
             guard !chosen.isEmpty,
                 case .push(let pending)? = ledger.apply(chosen.map { intents[$0] }, to: &trial, now: now).first
@@ -64,13 +76,13 @@ extension Pipeline {
         }
         var broken: [(index: Int, breach: ContractBreach)] = []
         for index in indices {
-            if case .failure(let breach)? = verdict([index]) { broken.append((index, breach)) }
+            if case .failure(let breach)? = merged([index]) { broken.append((index, breach)) }
         }
         var rest = indices.filter { i in !broken.contains { $0.index == i } }
-        while rest.count > 1, case .failure(let breach)? = verdict(rest) {
+        while rest.count > 1, case .failure(let breach)? = merged(rest) {
             guard
                 let culprit = rest.reversed().first(where: { i in
-                    if case .success? = verdict(rest.filter { $0 != i }) { return true }
+                    if case .success? = merged(rest.filter { $0 != i }) { return true }
                     return false
                 })
             else { break }
@@ -97,14 +109,14 @@ extension Pipeline {
         return .success(pending)
     }
 
-    /// A decision under its contract: the push conformed, or a skip that puts the activity's record back as it
-    /// was in `before` (logged and counted).
-    private func enforceContract(
-        _ decision: LedgerDecision, records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord],
-        feed: String
+    /// A decision under its contract's `verdict`: the push conformed, or a skip that puts the activity's
+    /// record back as it was in `before` (logged and counted).
+    private func enforce(
+        _ decision: LedgerDecision, _ verdict: Result<PendingPush, ContractBreach>?,
+        records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord], feed: String
     ) -> LedgerDecision {
-        guard case .push(let pending) = decision else { return decision }
-        switch conform(pending) {
+        guard case .push(let pending) = decision, let verdict else { return decision }
+        switch verdict {
         case .success(let conformed):
             return .push(conformed)
         case .failure(let breach):

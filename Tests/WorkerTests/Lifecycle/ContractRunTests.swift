@@ -6,6 +6,28 @@ import Worker
 
 /// Contracts at run time, through the whole pipeline: a state the app could not decode is never queued.
 @Suite struct ContractRunTests {
+    /// The football-data sample config no longer has the shape these tests edit.
+    struct FootballDataSampleChanged: Error {}
+
+    /// The football-data sample config with these rules and contract, its feed on the in-play recording,
+    /// written in `directory`; its path.
+    static func footballData(in directory: URL, rules: [String], contract: String) throws -> String {
+        guard
+            case .object(var config) = try JSONParser.parse(
+                Data(contentsOf: Repository.url("Samples/presets/football-data.json"))),
+            case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0]
+        else { throw FootballDataSampleChanged() }
+        config["rules"] = .array(rules.map(JSONValue.string))
+        config["contracts"] = [.string(contract)]
+        config["state"] = "state.sqlite"
+        feed["url"] = .string("file:" + Repository.path("Samples/recordings/football-data-pl-matches-2-in-play.json"))
+        feeds[0] = .object(feed)
+        config["feeds"] = .array(feeds)
+        let path = directory.appendingPathComponent("liverelay.json").path
+        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// football-data gives no match clock, and a preset's facts have no declared types, so `check` cannot
     /// see that the sports rules leave `clock` out: an app whose contract requires it would get states it
     /// cannot decode. Every start is refused, with the rule, the activity and the field, and nothing is sent;
@@ -20,22 +42,8 @@ import Worker
             with: #""required": ["homeScore", "awayScore", "status", "clock"]"#)
         let contractPath = directory.appendingPathComponent("match.contract.json").path
         try contract.write(toFile: contractPath, atomically: true, encoding: .utf8)
-        guard
-            case .object(var config) = try JSONParser.parse(
-                Data(contentsOf: Repository.url("Samples/presets/football-data.json")))
-        else {
-            Issue.record("the football-data sample config is not an object")
-            return
-        }
-        config["rules"] = [.string(Repository.path("Rules/sports.rules.json"))]
-        config["contracts"] = [.string(contractPath)]
-        config["state"] = "state.sqlite"
-        guard case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0] else { return }
-        feed["url"] = .string("file:" + Repository.path("Samples/recordings/football-data-pl-matches-2-in-play.json"))
-        feeds[0] = .object(feed)
-        config["feeds"] = .array(feeds)
-        let configPath = directory.appendingPathComponent("liverelay.json").path
-        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: configPath))
+        let configPath = try Self.footballData(
+            in: directory, rules: [Repository.path("Rules/sports.rules.json")], contract: contractPath)
 
         let output = ReplayTests.Output()
         let recorder = RecordingProvider()
@@ -70,22 +78,9 @@ import Worker
             """
         let brokenPath = directory.appendingPathComponent("broken.rules.json").path
         try broken.write(toFile: brokenPath, atomically: true, encoding: .utf8)
-        guard
-            case .object(var config) = try JSONParser.parse(
-                Data(contentsOf: Repository.url("Samples/presets/football-data.json")))
-        else {
-            Issue.record("the football-data sample config is not an object")
-            return
-        }
-        config["rules"] = [.string(Repository.path("Rules/sports.rules.json")), .string(brokenPath)]
-        config["contracts"] = [.string(Repository.path("Rules/contracts/MatchAttributes.contract.json"))]
-        config["state"] = "state.sqlite"
-        guard case .array(var feeds) = config["feeds"], case .object(var feed) = feeds[0] else { return }
-        feed["url"] = .string("file:" + Repository.path("Samples/recordings/football-data-pl-matches-2-in-play.json"))
-        feeds[0] = .object(feed)
-        config["feeds"] = .array(feeds)
-        let configPath = directory.appendingPathComponent("liverelay.json").path
-        try JSONValue.object(config).jsonData().write(to: URL(fileURLWithPath: configPath))
+        let configPath = try Self.footballData(
+            in: directory, rules: [Repository.path("Rules/sports.rules.json"), brokenPath],
+            contract: Repository.path("Rules/contracts/MatchAttributes.contract.json"))
         let sequence = "Samples/sequences/football-data-whu-ful/sequence.json"
 
         let output = ReplayTests.Output()
