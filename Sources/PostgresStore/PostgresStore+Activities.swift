@@ -7,7 +7,10 @@ public import Store
 /// Activity records, starts and timers, as the SQLite store keeps them (see ``StateStore``).
 extension PostgresStore {
     static let activityColumns =
-        "key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, sent_at, timers"
+        """
+        key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, sent_at, timers,
+        changed_at, delivered_state, delivered_timestamp
+        """
 
     public func activities(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: ActivityRecord] {
         guard !keys.isEmpty else { return [:] }
@@ -33,12 +36,17 @@ extension PostgresStore {
     }
 
     private func record(_ row: PostgresRow) throws(Failure) -> ActivityRecord {
-        let (key, type, phase, state, last, feed, id, started, facts, sent, timers) = try decode(
-            row, (String, String, String, String, Int, String?, String?, Int?, String?, Int?, String?).self,
-            "reading activities")
+        let (key, type, phase, state, last, feed, id, started, facts, sent, timers, changed, delivered, deliveredAt) =
+            try decode(
+                row,
+                (
+                    String, String, String, String, Int, String?, String?, Int?, String?, Int?, String?, Int?, String?,
+                    Int?
+                ).self, "reading activities")
         return try StoredValues.record(
             key: key, attributesType: type, phase: phase, state: state, lastTimestamp: last, entityFeed: feed,
-            entityID: id, startedAt: started, facts: facts, sentAt: sent, timers: timers, location: location)
+            entityID: id, startedAt: started, facts: facts, sentAt: sent, timers: timers, changedAt: changed,
+            deliveredState: delivered, deliveredTimestamp: deliveredAt, location: location)
     }
 
     public func save(_ records: [ActivityRecord]) async throws(Failure) {
@@ -64,20 +72,22 @@ extension PostgresStore {
                 "last_timestamp": .int(r.lastTimestamp), "entity_feed": .column(r.entity?.feed),
                 "entity_id": .column(r.entity?.id), "started_at": .column(r.startedAt),
                 "facts": .column(r.facts?.jsonString()), "timers": .column(StoredValues.timers(r.timers)),
+                "changed_at": .column(r.changedAt),
             ]
         }
         try await connection.query(
             """
             INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
-              started_at, facts, timers)
-            SELECT key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, timers
+              started_at, facts, timers, changed_at)
+            SELECT key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, timers,
+              changed_at
             FROM json_to_recordset(\(recordset(objects))::json) AS r(key text, attributes_type text, phase text,
               state text, last_timestamp bigint, entity_feed text, entity_id text, started_at bigint, facts text,
-              timers text)
+              timers text, changed_at bigint)
             ON CONFLICT (key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
               state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
               entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
-              timers = excluded.timers, timer_due = NULL
+              timers = excluded.timers, changed_at = excluded.changed_at, timer_due = NULL
             """, logger: logger)
     }
 
@@ -153,7 +163,7 @@ extension PostgresStore {
         guard !types.isEmpty else { return [] }
         let select = """
             SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers, f.updated_at,
-              a.phase, a.last_timestamp, a.sent_at FROM activity a
+              a.phase, a.last_timestamp, a.sent_at, a.changed_at, f.fact_changes FROM activity a
             LEFT JOIN feed_entity f ON f.feed = a.entity_feed AND f.entity = a.entity_id
             WHERE a.phase IN ('pending', 'active') AND a.entity_feed IS NOT NULL AND a.started_at IS NOT NULL
             """
@@ -188,14 +198,16 @@ extension PostgresStore {
         var subjects: [TimerSubject] = []
         subjects.reserveCapacity(found.count)
         for row in found {
-            let (key, type, feed, id, started, timers, changed, phase, pushed, sent) = try decode(
-                row, (String, String, String, String, Int, String?, Int?, String, Int?, Int?).self,
-                "reading live activities")
+            let (key, type, feed, id, started, timers, changed, phase, pushed, sent, stateChanged, factChanges) =
+                try decode(
+                    row, (String, String, String, String, Int, String?, Int?, String, Int?, Int?, Int?, String?).self,
+                    "reading live activities")
             subjects.append(
                 TimerSubject(
                     activity: ActivityKey(key), attributesType: type, entity: EntityKey(feed: feed, id: id),
                     startedAt: started, looks: try StoredValues.looks(timers, activity: key, location: location),
-                    changedAt: changed, phase: phase, pushedAt: pushed, sentAt: sent))
+                    changedAt: changed, phase: phase, pushedAt: pushed, sentAt: sent,
+                    activityChangedAt: stateChanged, factsChangedAt: StoredValues.factChanges(factChanges)))
         }
         return subjects
     }

@@ -68,18 +68,24 @@ extension PostgresStore {
     /// claims on them end, all in one transaction. Rows this worker never claimed (read by
     /// ``waitingOutbox(activities:)``) are settled as long as no other worker holds them.
     public func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>, now: Int
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], now: Int
     ) async throws(Failure) {
         guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
         let worker = claimOwner
         try await transaction("settling outbox rows") { connection in
             try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
             try await Self.markStarted(started, now: now, connection, logger: logger)
-            if !sent.isEmpty {
+            let newest = SentPush.newest(sent)
+            if !newest.isEmpty {
                 try await connection.query(
                     """
-                    UPDATE activity SET sent_at = GREATEST(COALESCE(sent_at, 0), \(now))
-                    WHERE key = ANY(\(sent.map(\.rawValue))::text[])
+                    UPDATE activity a SET sent_at = GREATEST(COALESCE(a.sent_at, 0), \(now)),
+                      delivered_state = CASE WHEN COALESCE(a.delivered_timestamp, -1) < r.t THEN r.s
+                        ELSE a.delivered_state END,
+                      delivered_timestamp = GREATEST(COALESCE(a.delivered_timestamp, -1), r.t)
+                    FROM unnest(\(newest.map(\.activity.rawValue))::text[], \(newest.map(\.timestamp))::bigint[],
+                      \(newest.map { $0.state.jsonString() })::text[]) AS r(k, t, s)
+                    WHERE a.key = r.k
                     """, logger: logger)
             }
         }

@@ -82,10 +82,13 @@ extension PostgresStore {
                     let ids = Array(facts.keys)
                     try await connection.query(
                         """
-                        INSERT INTO feed_entity (feed, entity, facts, updated_at)
-                        SELECT \(commit.feed), e, f, \(commit.now)
-                        FROM unnest(\(ids)::text[], \(ids.map { facts[$0]!.value.jsonString() })::text[]) AS r(e, f)
-                        ON CONFLICT (feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at
+                        INSERT INTO feed_entity (feed, entity, facts, updated_at, fact_changes)
+                        SELECT \(commit.feed), e, f, \(commit.now), NULLIF(c, '')
+                        FROM unnest(\(ids)::text[], \(ids.map { facts[$0]!.value.jsonString() })::text[],
+                          \(ids.map { commit.factChangesText(of: $0) ?? "" })::text[]) AS r(e, f, c)
+                        ON CONFLICT (feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at,
+                          fact_changes = CASE WHEN excluded.fact_changes IS NULL THEN feed_entity.fact_changes
+                            ELSE (COALESCE(feed_entity.fact_changes, '{}')::jsonb || excluded.fact_changes::jsonb)::text END
                         """, logger: logger)
                 }
             }

@@ -141,6 +141,19 @@ extension PostgresStore {
                 "CREATE INDEX outbox_claimed_by ON outbox (claimed_by) WHERE claimed_by IS NOT NULL",
             ]
         ),
+        (
+            // `activity.changed-at`, `activity.delivered-state` and the facts quiet rules name (see SQLite's
+            // v16-activity-changes).
+            "v6-activity-changes",
+            [
+                """
+                ALTER TABLE activity ADD COLUMN changed_at bigint, ADD COLUMN delivered_state text,
+                  ADD COLUMN delivered_timestamp bigint
+                """,
+                "UPDATE activity SET changed_at = last_timestamp",
+                "ALTER TABLE feed_entity ADD COLUMN fact_changes text",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

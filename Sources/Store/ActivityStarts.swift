@@ -31,6 +31,29 @@ public struct DeviceStart: Sendable, Hashable {
     }
 }
 
+/// A push of an activity that got through to a device or the provider: the store sets the activity's
+/// `sent_at` and, when it is the newest that did, its delivered state (`activity.delivered-state`).
+public struct SentPush: Sendable, Hashable {
+    public var activity: ActivityKey
+    public var timestamp: Int
+    public var state: JSONValue
+
+    public init(activity: ActivityKey, timestamp: Int, state: JSONValue) {
+        self.activity = activity
+        self.timestamp = timestamp
+        self.state = state
+    }
+
+    /// The newest of each activity's pushes, in activity order.
+    public static func newest(_ pushes: [SentPush]) -> [SentPush] {
+        var newest: [ActivityKey: SentPush] = [:]
+        for push in pushes where push.timestamp > newest[push.activity]?.timestamp ?? Int.min {
+            newest[push.activity] = push
+        }
+        return newest.keys.sorted().map { newest[$0]! }
+    }
+}
+
 /// Which devices each activity was started on: a start is marked when its delivery is written, in the same
 /// transaction that takes its row out of the outbox (`settleOutbox`), so a crash never loses a start and
 /// only a start in flight at the crash can go twice.

@@ -242,11 +242,11 @@ extension SQLiteStore {
 
     /// Records final and temporary receipts in one transaction: `done` rows leave the outbox, `later` rows
     /// get their attempts and next attempt, and `started` devices are marked as started on their activities
-    /// (at `now`), so the mark and the row's end are one write; the `sent` activities get `now` as the time
-    /// a push of theirs last got through (`activity.sent-at`). A row a newer push has replaced meanwhile is
-    /// left alone.
+    /// (at `now`), so the mark and the row's end are one write; the `sent` pushes' activities get `now` as the
+    /// time a push of theirs last got through (`activity.sent-at`), and the newest push's state as their
+    /// delivered state (`activity.delivered-state`). A row a newer push has replaced meanwhile is left alone.
     public func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey> = [], now: Int
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush] = [], now: Int
     ) async throws(Failure) {
         guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
         try await run(
@@ -266,10 +266,16 @@ extension SQLiteStore {
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
                 try SQLiteStore.markStarted(started, now: now, in: db)
-                for key in sent {
+                for push in SentPush.newest(sent) {
                     try db.execute(
-                        sql: "UPDATE activity SET sent_at = MAX(COALESCE(sent_at, 0), ?) WHERE key = ?",
-                        arguments: [now, key.rawValue])
+                        sql: """
+                            UPDATE activity SET sent_at = MAX(COALESCE(sent_at, 0), ?),
+                            delivered_state = CASE WHEN COALESCE(delivered_timestamp, -1) < ? THEN ? ELSE delivered_state END,
+                            delivered_timestamp = MAX(COALESCE(delivered_timestamp, -1), ?) WHERE key = ?
+                            """,
+                        arguments: [
+                            now, push.timestamp, push.state.jsonString(), push.timestamp, push.activity.rawValue,
+                        ])
                 }
             }, write: true)
     }

@@ -44,24 +44,24 @@ extension SQLiteStore {
         try await run("saving activities", { db in try SQLiteStore.save(records, db) }, write: true)
     }
 
-    /// Writes records whole, except `sent_at`: only receipts set that (``settleOutbox``), so a record read
+    /// Writes records whole, except `sent_at` and the delivered state: only receipts set those (``settleOutbox``), so a record read
     /// before a delivery round never puts an older time back. A record written has its timer rules looked
     /// at by the next timer pass (`timer_due` NULL): a push moves what they count from.
     static func save(_ records: [ActivityRecord], _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
-                started_at, facts, timers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                started_at, facts, timers, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
                 state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
                 entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
-                timers = excluded.timers, timer_due = NULL
+                timers = excluded.timers, changed_at = excluded.changed_at, timer_due = NULL
                 """)
         for r in records {
             let timers = StoredValues.timers(r.timers)
             try statement.execute(arguments: [
                 r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
-                r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers,
+                r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers, r.changedAt,
             ])
         }
     }
@@ -71,7 +71,8 @@ extension SQLiteStore {
             key: row["key"], attributesType: row["attributes_type"], phase: row["phase"], state: row["state"],
             lastTimestamp: row["last_timestamp"], entityFeed: row["entity_feed"], entityID: row["entity_id"],
             startedAt: row["started_at"], facts: row["facts"], sentAt: row["sent_at"], timers: row["timers"],
-            location: path)
+            changedAt: row["changed_at"], deliveredState: row["delivered_state"],
+            deliveredTimestamp: row["delivered_timestamp"], location: path)
     }
 
     /// Makes pending activities active (their start was delivered), touching nothing else of their records

@@ -21,7 +21,7 @@ extension SQLiteStore {
             types + (now.map { [$0] } ?? []) + (now != nil ? limit.map { [$0] } ?? [] : [])
         let sql = """
             SELECT a.key, a.attributes_type, a.entity_feed, a.entity_id, a.started_at, a.timers,
-            f.updated_at, a.phase, a.last_timestamp, a.sent_at FROM activity a
+            f.updated_at, a.phase, a.last_timestamp, a.sent_at, a.changed_at, f.fact_changes FROM activity a
             LEFT JOIN feed_entity f ON f.feed = a.entity_feed AND f.entity = a.entity_id
             WHERE a.phase IN ('pending', 'active') AND a.entity_feed IS NOT NULL
             AND a.started_at IS NOT NULL AND a.attributes_type IN (\(marks))\(due)
@@ -49,7 +49,8 @@ extension SQLiteStore {
                         TimerSubject(
                             activity: ActivityKey(key), attributesType: row[1],
                             entity: EntityKey(feed: row[2], id: row[3]), startedAt: row[4], looks: looks,
-                            changedAt: row[6], phase: row[7], pushedAt: row[8], sentAt: row[9]))
+                            changedAt: row[6], phase: row[7], pushedAt: row[8], sentAt: row[9],
+                            activityChangedAt: row[10], factsChangedAt: StoredValues.factChanges(row[11])))
                 }
                 return subjects
             }, write: now != nil)

@@ -121,6 +121,18 @@ public final class SQLiteStore: StateStore {
         registerHistoryMigration(&m)
         registerChannelMigration(&m)
         registerFeedScheduleMigration(&m)
+        m.registerMigration("v16-activity-changes") { db in
+            // `activity.changed-at` (the last push that changed the state; the last push is the best guess for
+            // records from before), `activity.delivered-state` (the newest push that got through, by its
+            // timestamp) and, per entity, when each fact a quiet rule names last changed.
+            try db.alter(table: "activity") { t in
+                t.add(column: "changed_at", .integer)
+                t.add(column: "delivered_state", .text)
+                t.add(column: "delivered_timestamp", .integer)
+            }
+            try db.execute(sql: "UPDATE activity SET changed_at = last_timestamp")
+            try db.alter(table: "feed_entity") { t in t.add(column: "fact_changes", .text) }
+        }
         return m
     }
 
@@ -245,12 +257,17 @@ public final class SQLiteStore: StateStore {
                         try db.execute(
                             sql: "DELETE FROM feed_entity WHERE feed = ? AND entity = ?", arguments: [commit.feed, id])
                     }
+                    let upsert = try db.cachedStatement(
+                        sql: """
+                            INSERT INTO feed_entity (feed, entity, facts, updated_at, fact_changes) VALUES (?, ?, ?, ?, ?)
+                            ON CONFLICT(feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at,
+                            fact_changes = CASE WHEN excluded.fact_changes IS NULL THEN feed_entity.fact_changes
+                              ELSE json_patch(COALESCE(feed_entity.fact_changes, '{}'), excluded.fact_changes) END
+                            """)
                     for (id, f) in facts {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO feed_entity (feed, entity, facts, updated_at) VALUES (?, ?, ?, ?)
-                                ON CONFLICT(feed, entity) DO UPDATE SET facts = excluded.facts, updated_at = excluded.updated_at
-                                """, arguments: [commit.feed, id, f.value.jsonString(), commit.now])
+                        try upsert.execute(arguments: [
+                            commit.feed, id, f.value.jsonString(), commit.now, commit.factChangesText(of: id),
+                        ])
                     }
                 }
                 try db.execute(
@@ -282,12 +299,23 @@ public struct FeedCommit: Sendable {
     public var throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
     /// What the poll decided for each activity, for the live report (``HistoryRow``); `nil` keeps none.
     public var history: HistoryWrite?
+    /// By entity id, the facts named by quiet rules that changed in this poll: each gets `now` as the time it
+    /// last changed.
+    public var factChanges: [String: [String]] = [:]
+
+    /// The fact changes of one entity as the stores merge them (`{"name": now, …}`); `nil` for none.
+    public func factChangesText(of entity: String) -> String? {
+        guard let names = factChanges[entity], !names.isEmpty else { return nil }
+        return JSONValue.object(Dictionary(names.map { ($0, JSONValue.int(now)) }) { a, _ in a }).jsonString()
+    }
 
     public init(
         feed: String, now: Int, facts: [String: Facts]?, removedEntities: [String] = [], etag: String? = nil,
         lastModified: String? = nil, activities: [ActivityRecord] = [],
-        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = [], history: HistoryWrite? = nil
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = [], history: HistoryWrite? = nil,
+        factChanges: [String: [String]] = [:]
     ) {
+        self.factChanges = factChanges
         self.throttleStates = throttleStates
         self.history = history
         self.feed = feed

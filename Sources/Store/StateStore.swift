@@ -104,7 +104,7 @@ public protocol StateStore: AnyObject, Sendable {
     func completeOutbox(_ rows: [OutboxEntry]) async throws(StoreFailure)
     /// Records final and temporary receipts, starts and last-sent times in one transaction.
     func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>, now: Int)
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], now: Int)
         async throws(StoreFailure)
     /// How many rows wait, and when the earliest is due.
     func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?)

@@ -7,7 +7,8 @@ public enum StoredValues {
     /// A record from its columns; a column that does not parse is reported as the activity being corrupt.
     public static func record(
         key: String, attributesType: String, phase: String, state: String, lastTimestamp: Int, entityFeed: String?,
-        entityID: String?, startedAt: Int?, facts: String?, sentAt: Int?, timers: String?, location: String
+        entityID: String?, startedAt: Int?, facts: String?, sentAt: Int?, timers: String?, changedAt: Int?,
+        deliveredState: String?, deliveredTimestamp: Int?, location: String
     ) throws(StoreFailure) -> ActivityRecord {
         let corrupt = StoreFailure(path: location, message: "activity \(key) is corrupt")
         guard let phase = ActivityPhase(rawValue: phase), let state = try? JSONParser.parse(state, numbers: .decimal)
@@ -25,11 +26,27 @@ public enum StoredValues {
                 looks[rule] = at
             }
         }
+        var delivered: DeliveredState?
+        if let deliveredState, let deliveredTimestamp {
+            // The same state as the record's (the last push got through) is not parsed twice.
+            guard
+                let parsed = deliveredTimestamp == lastTimestamp
+                    ? state : try? JSONParser.parse(deliveredState, numbers: .decimal)
+            else { throw corrupt }
+            delivered = DeliveredState(timestamp: deliveredTimestamp, state: parsed)
+        }
         return ActivityRecord(
             key: ActivityKey(key), attributesType: attributesType, phase: phase, state: state,
             lastTimestamp: lastTimestamp,
             entity: entityFeed.flatMap { f in entityID.map { EntityKey(feed: f, id: $0) } }, startedAt: startedAt,
-            facts: parsedFacts, sentAt: sentAt, timers: looks)
+            facts: parsedFacts, sentAt: sentAt, timers: looks, changedAt: changedAt, delivered: delivered)
+    }
+
+    /// When each watched fact of an entity last changed, from its stored text (`{"name": time, …}`); entries
+    /// that are not times are skipped.
+    public static func factChanges(_ text: String?) -> [String: Int] {
+        guard let text, case .object(let members)? = try? JSONParser.parse(text) else { return [:] }
+        return members.compactMapValues { if case .int(let at) = $0 { at } else { nil } }
     }
 
     /// Timer looks as stored (`nil` for none).

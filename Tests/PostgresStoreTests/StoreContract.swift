@@ -56,7 +56,8 @@ enum StoreContract {
         ActivityRecord(
             key: key, attributesType: "MatchAttributes", phase: phase,
             state: .object(["home": .int(1), "note": .string("ünïcode ✓")]), lastTimestamp: last, entity: match,
-            startedAt: started, facts: .object(["score": .decimal(Decimal(string: "1.25")!)]), timers: timers)
+            startedAt: started, facts: .object(["score": .decimal(Decimal(string: "1.25")!)]), timers: timers,
+            changedAt: started.map { _ in 8 })
     }
 
     static func row(
@@ -91,16 +92,24 @@ enum StoreContract {
             #expect(try await store.feedSchedule(feed: "espn") == waiting)
             #expect(try await store.validators(feed: "espn") == (nil, nil))
         },
-        StoreCheck(name: "activity records read back whole, and only receipts set sent-at") { store in
+        StoreCheck(name: "activity records read back whole, and only receipts set sent-at and the delivered state") {
+            store in
             let other = ActivityKey("match:1")
             try await store.save([record(timers: ["r": 7]), record(other, phase: .pending, started: nil)])
             let read = try await store.activities([key, other, ActivityKey("none")])
             #expect(read[key] == record(timers: ["r": 7]))
+            #expect(read[key]?.changedAt == 8)
             #expect(read.count == 2)
             #expect(try await store.allActivities().map(\.key) == [other, key], "by key")
-            try await store.settleOutbox(done: [], later: [], started: [], sent: [key], now: 300)
+            let newer = SentPush(activity: key, timestamp: 10, state: ["home": 2, "note": "ünïcode ✓"])
+            let older = SentPush(activity: key, timestamp: 9, state: ["home": 1])
+            try await store.settleOutbox(done: [], later: [], started: [], sent: [older, newer], now: 300)
+            try await store.settleOutbox(done: [], later: [], started: [], sent: [older], now: 301)
             try await store.save([record(last: 11)])
-            #expect(try await store.activities([key])[key]?.sentAt == 300, "a save keeps sent-at")
+            let saved = try await store.activities([key])[key]
+            #expect(saved?.sentAt == 301, "a save keeps sent-at")
+            #expect(saved?.delivered == DeliveredState(timestamp: 10, state: newer.state), "the newest push delivered")
+            #expect(saved?.deliveredState == newer.state)
             try await store.markActive([other, key])
             let after = try await store.activities([key, other])
             #expect(after[other]?.phase == .active)
@@ -136,6 +145,24 @@ enum StoreContract {
                 attributesTypes: ["MatchAttributes"], now: 60, rules: "r2", limit: 10)
             #expect(changed.count == 3, "new timer rules look at every live activity")
             #expect(try await store.timerSubjects(attributesTypes: ["Other"], now: nil, rules: "", limit: nil).isEmpty)
+        },
+        StoreCheck(name: "timer subjects carry the activity's last state change and when named facts changed") {
+            store in
+            let facts = Facts(["home": ["score": 1]])
+            try await store.commit(
+                FeedCommit(
+                    feed: match.feed, now: 20, facts: [match.id: facts], activities: [record()],
+                    factChanges: [match.id: ["home.score", "status"]]))
+            try await store.commit(FeedCommit(feed: match.feed, now: 30, facts: [match.id: facts]))
+            try await store.commit(
+                FeedCommit(
+                    feed: match.feed, now: 40, facts: [match.id: facts], factChanges: [match.id: ["home.score"]]))
+            let subject = try await store.timerSubjects(
+                attributesTypes: ["MatchAttributes"], now: nil, rules: "", limit: nil
+            ).first
+            #expect(subject?.changedAt == 40)
+            #expect(subject?.activityChangedAt == 8)
+            #expect(subject?.factsChangedAt == ["home.score": 40, "status": 20], "merged, a poll without changes kept")
         },
         StoreCheck(name: "throttle states: the last written wins; pending ones are found") { store in
             try await store.saveThrottleStates([
@@ -211,7 +238,9 @@ enum StoreContract {
                 throttleStates: [], outbox: [row("p1", 10, kind: "push-to-start", device: "d1")], rewrites: [],
                 drops: [], history: nil)
             let due = try await store.dueOutbox(now: 0, limit: 10)
-            try await store.settleOutbox(done: due, later: [], started: [start], sent: [key], now: 42)
+            try await store.settleOutbox(
+                done: due, later: [], started: [start], sent: [SentPush(activity: key, timestamp: 10, state: [:])],
+                now: 42)
             try await store.save([record()])
             #expect(
                 try await store.registerActivityToken(

@@ -130,14 +130,21 @@ import Testing
             """
         let fine = """
             {"id": "fine", "feed": "f", "event": "update",
-             "when": {"!==": [{"var": "activity.state.status"}, {"var": "curr.status"}]},
+             "when": {"!==": [{"var": "activity.state.status"}, {"var": "activity.delivered-state.status"}]},
              "activity": {"key": "m", "attributes-type": "MatchAttributes"},
              "content-state": {"status": {"var": "curr.status"}}}
             """
-        let problems = try Self.check(rule + ",\n" + fine)
+        let delivered = """
+            {"id": "sent", "feed": "f", "event": "update",
+             "when": {"!==": [{"var": "activity.delivered-state.stats"}, {"var": "curr.status"}]},
+             "activity": {"key": "m", "attributes-type": "MatchAttributes"},
+             "content-state": {"status": {"var": "curr.status"}}}
+            """
+        let problems = try Self.check(rule + ",\n" + fine + ",\n" + delivered)
         #expect(
             problems == [
-                #"3:46: rule comeback: "activity.state.homeScroe": the contract's content-state has no homeScroe at activity.state (did you mean activity.state.homeScore?), so this reads null; it has clock, endsAt, homeScore, period, status"#
+                #"3:46: rule comeback: "activity.state.homeScroe": the contract's content-state has no homeScroe at activity.state (did you mean activity.state.homeScore?), so this reads null; it has clock, endsAt, homeScore, period, status"#,
+                #"11:20: rule sent: "activity.delivered-state.stats": the contract's content-state has no stats at activity.delivered-state (did you mean activity.delivered-state.status?), so this reads null; it has clock, endsAt, homeScore, period, status"#,
             ])
     }
 

@@ -71,6 +71,16 @@ import Testing
             rule(when: #"{"in": ["change24h", {"var": "changed"}]}"#), "1:58",
             "\"change24h\" is an object, and changed lists the facts that changed by their full names (change24h.percent)"
         ),
+        // A fact a quiet rule names that its feed does not give: its quiet spell would never restart.
+        (
+            #"{"id": "r", "feed": "scores", "on": {"quiet": 60, "facts": ["home.scroe"]}, "event": "update", "activity": {"key": "m", "attributes-type": "T"}}"#,
+            "1:72", "no feed of this rule gives a fact home.scroe (did you mean home.score?)"
+        ),
+        // A member of the activity misspelt.
+        (
+            rule(when: #"{"var": "activity.changedAt"}"#), "1:51",
+            "activity has no changedAt (did you mean changed-at?)"
+        ),
         // `format` of nothing.
         (rule(when: #"{"==": [{"format": []}, "0"]}"#), "1:59", "format needs 1 argument, it has 0"),
         // `format` grouping and decimals with one separator: 1.234.567.89.

@@ -34,6 +34,37 @@ import Testing
             decide(nil, changed: nil, 2800) == .due(at: 2800), "an entity the feed dropped is quiet since the start")
     }
 
+    /// A quiet rule that names facts counts from their last change: another fact changing does not end its
+    /// quiet spell; a named fact changing, or one beneath a named object, does.
+    @Test func quietOverNamedFactsCountsFromTheirLastChange() throws {
+        let (engine, diagnostics) = Self.load(
+            #"""
+            {"id": "still", "feed": "espn", "on": {"quiet": 1800, "facts": ["home", "status"]},
+             "activity": {"key": "m", "attributes-type": "Match"}, "event": "end"}
+            """#)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        #expect(engine.watchedFacts == ["espn": ["home", "status"]])
+        let clock = FeedChange(
+            entity: EntityKey(feed: "espn", id: "1"), previous: nil, current: nil, changedPaths: ["clock"])
+        let goal = FeedChange(
+            entity: EntityKey(feed: "espn", id: "1"), previous: nil, current: nil,
+            changedPaths: ["clock", "home.score"])
+        #expect(RuleEngine.touched(["home", "status"], by: clock).isEmpty)
+        #expect(RuleEngine.touched(["home", "status"], by: goal) == ["home"])
+        var subject = TimerSubject(
+            activity: "m", attributesType: "Match", entity: EntityKey(feed: "espn", id: "1"), startedAt: 1000,
+            changedAt: 4000, factsChangedAt: ["home": 2000])
+        #expect(engine.dueTimers(for: subject, now: 3799).due.isEmpty)
+        #expect(
+            engine.dueTimers(for: subject, now: 3800).due.map(\.at) == [3800],
+            "the clock ticking at 4000 does not count")
+        subject.factsChangedAt = [:]
+        #expect(engine.dueTimers(for: subject, now: 2800).due.map(\.at) == [2800], "never changed: from the start")
+        subject.changedAt = nil
+        subject.factsChangedAt = ["home": 2000]
+        #expect(engine.dueTimers(for: subject, now: 2800).due.map(\.at) == [2800], "gone from the feed: from the start")
+    }
+
     // MARK: The engine
 
     static func load(_ rules: String) -> (RuleEngine, [Diagnostic]) {

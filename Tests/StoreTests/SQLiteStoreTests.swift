@@ -47,10 +47,13 @@ import Testing
         let store = try SQLiteStore(path: path)
         try await store.commit(
             FeedCommit(feed: "f", now: 650, facts: ["1": Facts(["home": ["score": 1]])], activities: [record, ended]))
-        try await store.settleOutbox(done: [], later: [], started: [], sent: ["m-1"], now: 710)
+        try await store.settleOutbox(
+            done: [], later: [], started: [], sent: [SentPush(activity: "m-1", timestamp: 700, state: ["home": 1])],
+            now: 710)
         try await store.save([record])
         var expected = record
         expected.sentAt = 710
+        expected.delivered = DeliveredState(timestamp: 700, state: ["home": 1])
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.activities(["m-1"]) == ["m-1": expected])
         #expect(

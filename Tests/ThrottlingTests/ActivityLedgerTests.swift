@@ -37,6 +37,37 @@ import Throttling
         #expect(records["match-1"]?.lastTimestamp == 100)
     }
 
+    /// `activity.changed-at` moves with the state: a start sets it, a change of the state moves it, and a
+    /// timer refresh pushing the same state (to renew the stale date) or an end that changes nothing leaves it.
+    @Test func theLastStateChangeIsKeptApartFromTheLastPush() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("start", .start, ["home": 0])], to: &records, now: 100)
+        #expect(records["match-1"]?.changedAt == 100)
+        var refresh = intent("refresh", .update, [:])
+        refresh.timer = true
+        #expect(pushes(ledger.apply([refresh], to: &records, now: 700)).count == 1)
+        #expect(records["match-1"]?.lastTimestamp == 700)
+        #expect(records["match-1"]?.changedAt == 100, "a refresh is not a change")
+        _ = ledger.apply([intent("goal", .update, ["home": 1])], to: &records, now: 900)
+        #expect(records["match-1"]?.changedAt == 900)
+        _ = ledger.apply([intent("over", .end, [:])], to: &records, now: 1000)
+        #expect(records["match-1"]?.changedAt == 900, "an end with the same state")
+        #expect(records["match-1"]?.lastTimestamp == 1000)
+    }
+
+    /// The delivered state is the receipts' (the store writes it); the ledger carries it and shows it only
+    /// when it belongs to the activity's current life.
+    @Test func theDeliveredStateIsCarriedAndBelongsToTheCurrentLife() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        _ = ledger.apply([intent("start", .start, ["home": 0])], to: &records, now: 100)
+        records["match-1"]?.delivered = DeliveredState(timestamp: 100, state: ["home": 0])
+        _ = ledger.apply([intent("goal", .update, ["home": 1])], to: &records, now: 200)
+        #expect(records["match-1"]?.deliveredState == ["home": 0], "the goal is not delivered yet")
+        #expect(records["match-1"]?.state == ["home": 1])
+        records["match-1"]?.startedAt = 150
+        #expect(records["match-1"]?.deliveredState == nil, "a push from before the start is another life's")
+    }
+
     @Test func rulesFiringTogetherMakeOnePushWithTheHighestRelevance() {
         var records: [ActivityKey: ActivityRecord] = [:]
         _ = ledger.apply([intent("start", .start, ["home": 0, "clock": "1'"])], to: &records, now: 100)

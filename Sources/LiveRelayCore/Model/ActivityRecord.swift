@@ -30,11 +30,18 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
     public var sentAt: Int?
     /// When each timer rule last came due for this activity, by rule id.
     public var timers: [String: Int]
+    /// The timestamp of the last push that changed the content-state (its start included): a push that
+    /// repeats the state (a refresh renewing the stale date) leaves it. `nil` for records written before
+    /// LiveRelay kept it.
+    public var changedAt: Int?
+    /// The newest push of this activity that reached a device or the provider: its timestamp and
+    /// content-state. The store sets it with ``sentAt``; the ledger only carries it.
+    public var delivered: DeliveredState?
 
     public init(
         key: ActivityKey, attributesType: String, phase: ActivityPhase, state: JSONValue, lastTimestamp: Int,
         entity: EntityKey? = nil, startedAt: Int? = nil, facts: JSONValue? = nil, sentAt: Int? = nil,
-        timers: [String: Int] = [:]
+        timers: [String: Int] = [:], changedAt: Int? = nil, delivered: DeliveredState? = nil
     ) {
         self.key = key
         self.attributesType = attributesType
@@ -46,5 +53,25 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
         self.facts = facts
         self.sentAt = sentAt
         self.timers = timers
+        self.changedAt = changedAt
+        self.delivered = delivered
+    }
+
+    /// The content-state of the newest push of the activity's current life that got through (`nil` when none
+    /// has since its start).
+    public var deliveredState: JSONValue? {
+        guard let delivered, delivered.timestamp >= (startedAt ?? Int.min) else { return nil }
+        return delivered.state
+    }
+}
+
+/// A push that got through, as an activity's record keeps it: its timestamp and content-state.
+public struct DeliveredState: Sendable, Hashable, Codable {
+    public var timestamp: Int
+    public var state: JSONValue
+
+    public init(timestamp: Int, state: JSONValue) {
+        self.timestamp = timestamp
+        self.state = state
     }
 }

@@ -17,10 +17,16 @@ public struct TimerSubject: Sendable, Hashable {
     public var phase: String
     public var pushedAt: Int?
     public var sentAt: Int?
+    /// The timestamp of the activity's last push that changed its content-state (`activity.changed-at`).
+    public var activityChangedAt: Int?
+    /// When each fact a `quiet` rule names last changed in the entity, by the name the rule gives; a name
+    /// missing has not changed since LiveRelay began watching it.
+    public var factsChangedAt: [String: Int]
 
     public init(
         activity: ActivityKey, attributesType: String, entity: EntityKey, startedAt: Int, looks: [String: Int] = [:],
-        changedAt: Int? = nil, phase: String = "active", pushedAt: Int? = nil, sentAt: Int? = nil
+        changedAt: Int? = nil, phase: String = "active", pushedAt: Int? = nil, sentAt: Int? = nil,
+        activityChangedAt: Int? = nil, factsChangedAt: [String: Int] = [:]
     ) {
         self.activity = activity
         self.attributesType = attributesType
@@ -31,5 +37,7 @@ public struct TimerSubject: Sendable, Hashable {
         self.phase = phase
         self.pushedAt = pushedAt
         self.sentAt = sentAt
+        self.activityChangedAt = activityChangedAt
+        self.factsChangedAt = factsChangedAt
     }
 }

@@ -31,7 +31,7 @@ extension RuleEngine {
             case .due(let at): due.append((i, at))
             case .wait(let until): next = min(next ?? until, until)
             case .done:
-                if case .quiet(let span) = timerRules[i].trigger { next = min(next ?? now + span, now + span) }
+                if case .quiet(let span, _) = timerRules[i].trigger { next = min(next ?? now + span, now + span) }
             }
         }
         return (due, next)
@@ -84,7 +84,7 @@ extension RuleEngine {
             case .due(let at): next = min(next ?? at, at)
             case .wait(let until): next = min(next ?? until, until)
             case .done:
-                if case .quiet(let span) = rule.trigger { next = min(next ?? now + span, now + span) }
+                if case .quiet(let span, _) = rule.trigger { next = min(next ?? now + span, now + span) }
             }
         }
         // The activity is read again at the others' next due time in any case: no need to look beyond it.
@@ -139,10 +139,21 @@ extension RuleEngine {
         rule.attributesType == subject.attributesType && rule.feeds.contains(subject.entity.feed)
     }
 
+    /// When the quiet spell of a `quiet` rule began for the activity, as far as the store knows: the last change
+    /// of the facts the rule names (of any fact when it names none); `nil` when the feed no longer has the
+    /// entity or none of the named facts changed since LiveRelay began watching them (the spell then counts
+    /// from the activity's start).
+    static func quietSince(_ trigger: RuleTrigger, _ subject: TimerSubject) -> Int? {
+        guard case .quiet(_, let facts) = trigger, !facts.isEmpty, subject.changedAt != nil else {
+            return subject.changedAt
+        }
+        return facts.compactMap { subject.factsChangedAt[$0] }.max()
+    }
+
     private func decide(_ rule: Rule, for subject: TimerSubject, now: Int) -> TimerClock.Decision {
         TimerClock.decide(
             rule.trigger, startedAt: subject.startedAt, lastLook: subject.looks[rule.id],
-            changedAt: subject.changedAt, now: now)
+            changedAt: Self.quietSince(rule.trigger, subject), now: now)
     }
 }
 
@@ -162,6 +173,7 @@ struct TimesProbe {
                 activity: .object([
                     "phase": .string(subject.phase), "started-at": .int(subject.startedAt),
                     "pushed-at": time(subject.pushedAt), "sent-at": time(subject.sentAt),
+                    "changed-at": time(subject.activityChangedAt ?? subject.startedAt),
                 ]), constants: constants)
         else { preconditionFailure("the data of a rule is an object") }
         self.members = members

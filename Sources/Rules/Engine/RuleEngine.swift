@@ -10,6 +10,8 @@ public struct RuleEngine: Sendable {
     public let timerRules: [Rule]
     /// The rule files' named constants, as rules read them (`constants.…`); `null` when there are none.
     public let constants: JSONValue
+    /// By feed, the facts `quiet` rules name: when one changes in an entity, the store keeps the time.
+    public let watchedFacts: [String: Set<String>]
 
     public init(rules: [Rule]) {
         self.rules = rules
@@ -25,6 +27,22 @@ public struct RuleEngine: Sendable {
         }
         rulesByFeed = byFeed
         timerRules = rules.filter(\.trigger.isTimer)
+        var watched: [String: Set<String>] = [:]
+        for rule in timerRules {
+            guard case .quiet(_, let facts) = rule.trigger, !facts.isEmpty else { continue }
+            for feed in rule.feeds { watched[feed, default: []].formUnion(facts) }
+        }
+        watchedFacts = watched
+    }
+
+    /// Which of `names` (facts a quiet rule names) a change touches: a changed path that is the name, lies
+    /// beneath it, or holds it.
+    public static func touched(_ names: Set<String>, by change: FeedChange) -> [String] {
+        names.filter { name in
+            change.changedPaths.contains { path in
+                path == name || path.hasPrefix(name + ".") || name.hasPrefix(path + ".")
+            }
+        }.sorted()
     }
 
     /// The data a rule's expressions see for a change: `prev`, `curr`, `changed`, `now` and `entity` (its
@@ -58,7 +76,7 @@ public struct RuleEngine: Sendable {
     /// What `activity` is for a key the caller did not give: no activity of that key is known.
     public static let unknownActivity: JSONValue = .object([
         "phase": "none", "state": .emptyObject, "facts": .null, "started-at": .null, "pushed-at": .null,
-        "sent-at": .null, "budget": .null,
+        "changed-at": .null, "sent-at": .null, "delivered-state": .null, "budget": .null,
     ])
 
     /// The activities the change's rules read (`activity`), with each one's attributes type: the caller

@@ -13,7 +13,8 @@ public enum TimerClock {
     /// - `every n`: due n seconds after the activity's start, then every n seconds after the last due time;
     ///   a pass that comes late keeps the rhythm (it looks once, at the latest due time it passed).
     /// - `quiet n`: due once the entity has gone n seconds without a change (counted from the start when
-    ///   its last change was earlier, or when the feed no longer has it), once per quiet spell.
+    ///   its last change was earlier, or when the feed no longer has it), once per quiet spell. `changedAt` is
+    ///   the last change of the facts the rule names, when it names some.
     public static func decide(_ trigger: RuleTrigger, startedAt: Int, lastLook: Int?, changedAt: Int?, now: Int)
         -> Decision
     {
@@ -24,7 +25,7 @@ public enum TimerClock {
             let anchor = max(lastLook ?? startedAt, startedAt)
             guard now >= anchor + period else { return .wait(until: anchor + period) }
             return .due(at: anchor + (now - anchor) / period * period)
-        case .quiet(let span):
+        case .quiet(let span, _):
             let since = max(changedAt ?? startedAt, startedAt)
             let at = since + span
             if let lastLook, lastLook >= at { return .done }

@@ -60,7 +60,7 @@ enum DataReads {
 
     /// The members of `activity` a timer pass reads with the due times (no record, facts or budget).
     static let activityTimes: Set<String> = [
-        "activity.phase", "activity.started-at", "activity.pushed-at", "activity.sent-at",
+        "activity.phase", "activity.started-at", "activity.pushed-at", "activity.changed-at", "activity.sent-at",
     ]
 
     /// True when `raw` may read more than `now`, `entity` and the activity's phase and times: the facts

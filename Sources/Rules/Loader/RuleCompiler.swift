@@ -156,10 +156,10 @@ struct RuleCompiler {
 
     /// The rule's trigger from `on` (the schema has checked its shape).
     private func trigger(_ raw: JSONValue?) -> RuleTrigger {
-        guard case .object(let members)? = raw, let (name, value) = members.first, case .int(let n) = value else {
-            return .change
-        }
-        return name == "quiet" ? .quiet(n) : .every(n)
+        guard case .object(let members)? = raw else { return .change }
+        if case .int(let n)? = members["every"] { return .every(n) }
+        guard case .int(let n)? = members["quiet"] else { return .change }
+        return .quiet(n, facts: members["facts"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     /// A number of seconds as written (an integer), or the expression that gives it per change; a constant

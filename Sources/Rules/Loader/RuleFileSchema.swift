@@ -68,26 +68,39 @@ public enum RuleFileSchema {
                   "items": { "type": "string", "minLength": 1 }
                 },
                 "on": {
-                  "description": "What makes the rule look: \"change\" (the default: a change of an entity of its feeds), {\"every\": seconds} (each live activity of its attributes type, every so many seconds from its start) or {\"quiet\": seconds} (once, when the activity's entity has gone unchanged that long). A timer rule acts only on live activities: its event is update or end.",
+                  "description": "What makes the rule look: \"change\" (the default: a change of an entity of its feeds), {\"every\": seconds} (each live activity of its attributes type, every so many seconds from its start) or {\"quiet\": seconds} (once, when the activity's entity, or the facts named in \"facts\", went unchanged that long). A timer rule acts only on live activities: its event is update or end.",
                   "anyOf": [
                     { "const": "change" },
                     {
                       "type": "object",
                       "additionalProperties": false,
-                      "minProperties": 1,
-                      "maxProperties": 1,
+                      "required": ["every"],
                       "properties": {
                         "every": {
                           "description": "Seconds between two looks at each live activity, counted from its start.",
                           "type": "integer",
                           "minimum": 1,
                           "maximum": 31536000
-                        },
+                        }
+                      }
+                    },
+                    {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": ["quiet"],
+                      "properties": {
                         "quiet": {
-                          "description": "Seconds the activity's entity must have gone unchanged; the rule looks once per quiet spell.",
+                          "description": "Seconds the activity's entity (or the facts in \"facts\") must have gone unchanged; the rule looks once per quiet spell.",
                           "type": "integer",
                           "minimum": 1,
                           "maximum": 31536000
+                        },
+                        "facts": {
+                          "description": "The facts whose changes end a quiet spell (dotted paths as the rule reads them after curr., e.g. \"home.score\"; a name covers the fields beneath it); without it, a change of any fact of the entity does.",
+                          "type": "array",
+                          "minItems": 1,
+                          "uniqueItems": true,
+                          "items": { "type": "string", "minLength": 1 }
                         }
                       }
                     }

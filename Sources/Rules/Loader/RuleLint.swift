@@ -33,7 +33,7 @@ struct RuleLint {
     static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity", "constants"]
     static let entityMembers: Set<String> = ["feed", "id", "changed-at"]
     static let activityMembers: Set<String> = [
-        "phase", "state", "facts", "started-at", "pushed-at", "sent-at", "budget",
+        "phase", "state", "facts", "started-at", "pushed-at", "changed-at", "sent-at", "delivered-state", "budget",
     ]
     static let budgetMembers: Set<String> = ["size", "period", "used", "remaining", "refill-at", "held"]
 
@@ -54,6 +54,9 @@ struct RuleLint {
 
     /// Checks one rule document.
     mutating func check(_ rule: JSONValue) {
+        for (i, name) in (rule["on"]?["facts"]?.arrayValue ?? []).enumerated() {
+            if let name = name.stringValue { fact(name, path: name, at: "/on/facts/\(i)") }
+        }
         if let when = rule["when"] { condition(when, at: "/when") }
         if let key = rule["activity"]?["key"] {
             walk(key, at: "/activity/key")
@@ -261,32 +264,39 @@ struct RuleLint {
             if steps[1] == "budget", steps.count > 2 {
                 member(steps[2], of: "activity.budget", among: Self.budgetMembers)
             }
-            if steps[1] == "state", steps.count > 2, let stateSchema {
-                statePath(Array(steps.dropFirst(2)), in: stateSchema, path: path, at: pointer)
+            if ["state", "delivered-state"].contains(steps[1]), steps.count > 2, let stateSchema {
+                statePath(
+                    Array(steps.dropFirst(2)), in: stateSchema, root: "activity.\(steps[1])", path: path, at: pointer)
             }
         default:
-            guard let facts else { return }
-            let fact = steps.dropFirst().joined(separator: ".")
-            let known = facts.contains { feed in feed.contains(fact) || feed.contains { $0.hasPrefix(fact + ".") } }
-            guard !known else { return }
-            if otherFacts.contains(fact) || otherFacts.contains(where: { $0.hasPrefix(fact + ".") }) {
-                guard warned.insert(fact).inserted else { return }
-                add(
-                    pointer,
-                    "\"\(path)\": the feeds of this rule do not give \(fact) (other feeds do): it reads null here",
-                    atKey: true, warning: true)
-                return
-            }
-            let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
-            let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
-            add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
+            fact(steps.dropFirst().joined(separator: "."), path: path, at: pointer)
         }
+    }
+
+    /// A fact the rule reads (`curr.…`, `prev.…`) or a quiet rule names, against what its feeds give.
+    private mutating func fact(_ fact: String, path: String, at pointer: String) {
+        guard let facts else { return }
+        let known = facts.contains { feed in feed.contains(fact) || feed.contains { $0.hasPrefix(fact + ".") } }
+        guard !known else { return }
+        if otherFacts.contains(fact) || otherFacts.contains(where: { $0.hasPrefix(fact + ".") }) {
+            guard warned.insert(fact).inserted else { return }
+            add(
+                pointer,
+                "\"\(path)\": the feeds of this rule do not give \(fact) (other feeds do): it reads null here",
+                atKey: true, warning: true)
+            return
+        }
+        let all = facts.reduce(into: Set<String>()) { $0.formUnion($1) }
+        let hint = Suggestion.closest(to: fact, among: all).map { " (did you mean \($0)?)" } ?? ""
+        add(pointer, "\"\(path)\": no feed of this rule gives a fact \(fact)\(hint)", atKey: true)
     }
 
     /// A path read from `activity.state` against the contract's content-state: a member of an object the
     /// contract closes (`additionalProperties: false`) that it does not name is never there, so the read is
     /// always null.
-    private mutating func statePath(_ members: [String], in schema: JSONValue, path: String, at pointer: String) {
+    private mutating func statePath(
+        _ members: [String], in schema: JSONValue, root: String, path: String, at pointer: String
+    ) {
         var schema = schema
         for (depth, name) in members.enumerated() {
             let properties = schema["properties"]?.objectValue ?? [:]
@@ -295,7 +305,7 @@ struct RuleLint {
                 continue
             }
             guard schema["additionalProperties"] == .bool(false) else { return }
-            let parent = (["activity", "state"] + members[..<depth]).joined(separator: ".")
+            let parent = ([root] + members[..<depth]).joined(separator: ".")
             let hint =
                 Suggestion.closest(to: name, among: properties.keys).map { " (did you mean \(parent).\($0)?)" } ?? ""
             let known = properties.keys.sorted().joined(separator: ", ")

@@ -56,8 +56,9 @@ public enum RuleTrigger: Sendable, Hashable, CustomStringConvertible {
     case change
     /// Each live activity, every so many seconds from its start.
     case every(Int)
-    /// Each live activity once per quiet spell: when its entity has gone unchanged for so many seconds.
-    case quiet(Int)
+    /// Each live activity once per quiet spell: when its entity has gone unchanged for so many seconds, or,
+    /// with `facts`, when none of those facts (dotted paths, each covering the fields beneath it) changed.
+    case quiet(Int, facts: [String] = [])
 
     /// True for the timer triggers.
     public var isTimer: Bool { self != .change }
@@ -66,7 +67,8 @@ public enum RuleTrigger: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .change: "change"
         case .every(let n): "every \(n) s"
-        case .quiet(let n): "quiet \(n) s"
+        case .quiet(let n, let facts) where facts.isEmpty: "quiet \(n) s"
+        case .quiet(let n, let facts): "quiet \(n) s on \(facts.joined(separator: ", "))"
         }
     }
 }

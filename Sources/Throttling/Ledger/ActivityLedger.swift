@@ -76,7 +76,9 @@ public struct ActivityLedger: Sendable {
             state: state, lastTimestamp: timestamp, entity: intent.entity,
             startedAt: event == .start ? timestamp : earlier?.startedAt,
             facts: intent.facts ?? earlier?.facts, sentAt: earlier?.sentAt,
-            timers: event == .start ? [:] : earlier?.timers ?? [:])
+            timers: event == .start ? [:] : earlier?.timers ?? [:],
+            changedAt: event == .start || state != base ? timestamp : earlier?.changedAt,
+            delivered: earlier?.delivered)
         return .push(
             PendingPush(push: push, policy: intent.priority, whenBudgetSpent: intent.whenBudgetSpent, enqueuedAt: now))
     }

@@ -16,7 +16,8 @@ enum ActivityView {
         return .object([
             "phase": .string(record.phase.rawValue), "state": record.state, "facts": record.facts ?? .null,
             "started-at": time(record.startedAt), "pushed-at": .int(record.lastTimestamp),
-            "sent-at": time(record.sentAt), "budget": budget,
+            "changed-at": time(record.changedAt ?? record.startedAt), "sent-at": time(record.sentAt),
+            "delivered-state": record.deliveredState ?? .null, "budget": budget,
         ])
     }
 

@@ -16,6 +16,8 @@ struct OutboxBatch: Sendable {
     private(set) var rows: [OutboxEntry] = []
     /// Provider id → its pushes, in release order.
     private(set) var byProvider: [String: [Push]] = [:]
+    /// Each row's push: its activity, timestamp and content-state (``SentPush`` when it gets through).
+    private(set) var sentPushes: [SentPush] = []
 
     /// One push's rows: its activity and timestamp, and whether they start the activity (a start that waited
     /// carries the state of the update released with it, under the update's timestamp).
@@ -43,6 +45,7 @@ struct OutboxBatch: Sendable {
             row.provider = provider
             let index = rows.count
             rows.append(row)
+            sentPushes.append(SentPush(activity: push.activity, timestamp: push.timestamp, state: push.contentState))
             if let at = position[provider]?[group] {
                 byProvider[provider]![at].rows.append(index)
             } else {

@@ -7,10 +7,12 @@ import Synchronization
 /// What the receipts of a delivery round do to its outbox rows. A final receipt (delivered, token dropped,
 /// rejected, given up) takes the row out; a temporary failure puts it off as ``RetryPolicy/outbox`` says; a
 /// start that got through marks its device as started, and a push that got through its activity's
-/// `sent_at`, in the same write.
+/// `sent_at` and delivered state, in the same write.
 struct OutboxSettlement: Sendable {
     /// The round's rows, by index.
     let rows: [OutboxEntry]
+    /// Each row's push, as the activity keeps it when it gets through.
+    let pushes: [SentPush]
     let now: Int
     /// A random number in `0..<1` per row put off.
     let jitter: @Sendable () -> Double
@@ -34,16 +36,16 @@ struct OutboxSettlement: Sendable {
 
     /// The writes for these rows' receipts.
     func settle(_ indices: [Int], _ receipts: [DeliveryReceipt], logger: Logger) -> (
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: Set<ActivityKey>
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush]
     ) {
         var done: [OutboxEntry] = []
         var later: [OutboxEntry] = []
         var started: [DeviceStart] = []
-        var sent = Set<ActivityKey>()
+        var sent: [SentPush] = []
         for (index, receipt) in zip(indices, receipts) {
             var row = rows[index]
             if receipt.delivered {
-                sent.insert(row.key.activity)
+                sent.append(pushes[index])
                 if let start = row.deviceStart { started.append(start) }
             }
             if let delay = delay(row, receipt.outcome, jitter: receipt.outcome.isRetry ? jitter() : 0) {

@@ -13,7 +13,7 @@ extension Pipeline {
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
-        let settlement = OutboxSettlement(rows: batch.rows, now: now, jitter: random)
+        let settlement = OutboxSettlement(rows: batch.rows, pushes: batch.sentPushes, now: now, jitter: random)
         let journal = ReceiptJournal()
         async let failure = journal.write { indices, receipts async throws(StoreFailure) in
             var (indices, receipts) = (indices, receipts)

@@ -126,6 +126,14 @@ public struct Pipeline: Sendable {
             zip(changes, evaluations).map { ($0, $1, feed.id) }, records: &records, now: now)
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
+        // The facts quiet rules name that changed: their quiet spells start again.
+        var factChanges: [String: [String]] = [:]
+        if let watched = engine.watchedFacts[feed.id] {
+            for change in changes where change.current != nil {
+                let names = RuleEngine.touched(watched, by: change)
+                if !names.isEmpty { factChanges[change.entity.id] = names }
+            }
+        }
         // One transaction: the facts, the activities and the pushes they queued (a crash can never keep the
         // facts and lose the push).
         do {
@@ -135,7 +143,8 @@ public struct Pipeline: Sendable {
                     removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
                     lastModified: validators.lastModified,
                     activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key },
-                    throttleStates: await queue.takeChanges(), history: history?.write(steps: plan.steps, now: now)))
+                    throttleStates: await queue.takeChanges(), history: history?.write(steps: plan.steps, now: now),
+                    factChanges: factChanges))
         } catch {
             await queue.revert(touched)
             throw error
