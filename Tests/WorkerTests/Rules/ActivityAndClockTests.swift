@@ -1,3 +1,4 @@
+import Delivery
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting
@@ -13,6 +14,12 @@ import Worker
         var rules: String
         var prices: [(at: Int, price: String)]
         var until: Int?
+        /// The feed's bodies when they are not Binance prices, and its config entry.
+        var bodies: [(at: Int, body: String)] = []
+        var feed =
+            #"{"id": "prices", "url": "file:0.json", "preset": {"name": "binance", "symbols": ["BTCUSDT"]}}"#
+        /// What the provider answers each push.
+        var answer: @Sendable (LiveActivityPush, PushTarget) -> DeliveryOutcome = { _, _ in .delivered }
 
         /// Replays and returns the pushes the provider got and what the replay printed.
         func replay() async throws -> (pushes: [LiveActivityPush], output: String) {
@@ -27,17 +34,21 @@ import Worker
                 #"""
                 {"state": "state.sqlite", "rules": ["alerts.rules.json"],
                  "provider": {"type": "console", "bundle-id": "com.example.prices"},
-                 "feeds": [{"id": "prices", "url": "file:0.json", "preset": {"name": "binance", "symbols": ["BTCUSDT"]}}]}
+                 "feeds": [\#(feed)]}
                 """#)
             var steps: [String] = []
-            for (i, step) in prices.enumerated() {
-                try write("\(i).json", #"[{"symbol": "BTCUSDT", "price": "\#(step.price)"}]"#)
-                steps.append(#"{"at": "\#(ISO8601Time.string(Self.start + step.at))", "body": "\#(i).json"}"#)
+            var bodies = self.bodies
+            for (at, price) in prices {
+                bodies.append((at, #"[{"symbol": "BTCUSDT", "price": "\#(price)"}]"#))
+            }
+            for (i, step) in bodies.enumerated() {
+                try write("\(i).json", step.1)
+                steps.append(#"{"at": "\#(ISO8601Time.string(Self.start + step.0))", "body": "\#(i).json"}"#)
             }
             let until = self.until.map { #", "until": "\#(ISO8601Time.string(Self.start + $0))""# } ?? ""
             try write("sequence.json", #"{"feed": "prices", "steps": [\#(steps.joined(separator: ","))]\#(until)}"#)
             let output = ReplayTests.Output()
-            let recorder = RecordingProvider()
+            let recorder = RecordingProvider(answer: answer)
             _ = try await SequenceReplay.run(
                 config: directory.appendingPathComponent("liverelay.json").path,
                 sequence: directory.appendingPathComponent("sequence.json").path, provider: recorder,
@@ -148,6 +159,79 @@ import Worker
         #expect(pushes.last?.contentState["quiet-since"] == .int(Bed.start + 600))
     }
 
+    /// "Calm for 30 minutes" beside a refresh every 10 minutes: the refresh renews `activity.pushed-at`, so
+    /// a rule on it never fires; `activity.changed-at` is the last push that changed the state.
+    @Test func aRefreshDoesNotHideCalm() async throws {
+        func rules(_ since: String) -> String {
+            #"""
+            {"rules": [
+              \#(Self.startCard),
+              {"id": "moved", "feed": "prices", "when": {"!=": [{"var": "activity.phase"}, "none"]},
+               "activity": {"key": "card", "attributes-type": "Card"}, "event": "update", "priority": "low",
+               "content-state": {"price": {"var": "curr.price"}}},
+              {"id": "refresh", "feed": "prices", "on": {"every": 600}, "priority": "low", "stale-after": 900,
+               "activity": {"key": "card", "attributes-type": "Card"}, "event": "update"},
+              {"id": "calm", "feed": "prices", "on": {"every": 60},
+               "when": {">=": [{"-": [{"var": "now"}, {"var": "activity.\#(since)"}]}, 1800]},
+               "activity": {"key": "card", "attributes-type": "Card"}, "event": "end", "dismissal-after": 0}
+            ]}
+            """#
+        }
+        let prices = [(0, "5"), (300, "6")]
+        let (pushes, output) = try await Bed(rules: rules("changed-at"), prices: prices, until: 3000).replay()
+        #expect(pushes.map(\.event) == [.start, .update, .update, .update, .update, .end], "\(output)")
+        #expect(pushes.map { $0.timestamp - Bed.start } == [0, 300, 600, 1200, 1800, 2100], "30 min after 300")
+        let (renewed, _) = try await Bed(rules: rules("pushed-at"), prices: prices, until: 3000).replay()
+        #expect(!renewed.contains { $0.event == .end }, "the refresh renews pushed-at: calm never comes")
+    }
+
+    /// A quiet rule that names facts: a volume that changes every 10 minutes does not end the price's quiet
+    /// spell; the price standing still for 30 minutes does.
+    @Test func quietOverNamedFactsIgnoresTheOthers() async throws {
+        var bed = Bed(
+            rules: #"""
+                {"rules": [
+                  \#(Self.startCard),
+                  {"id": "still", "feed": "prices", "on": {"quiet": 1800, "facts": ["price"]},
+                   "activity": {"key": "card", "attributes-type": "Card"}, "event": "end"}
+                ]}
+                """#, prices: [], until: 4000)
+        bed.feed = #"""
+            {"id": "prices", "url": "file:0.json", "mapping": {"entity": "", "entity-id": "BTC",
+             "fields": {"price": {"pointer": "/price", "type": "decimal"}, "volume": {"pointer": "/volume", "type": "int"}}}}
+            """#
+        bed.bodies = [0, 600, 1200, 1800, 2400, 3000, 3600].map { at in
+            (at, #"{"price": "\#(at < 900 ? 5 : 6)", "volume": \#(at)}"#)
+        }
+        let (pushes, output) = try await bed.replay()
+        #expect(pushes.map(\.event) == [.start, .end], "\(output)")
+        #expect(pushes.last.map { $0.timestamp - Bed.start } == 1200 + 1800, "the price last changed at 1200")
+    }
+
+    /// `activity.state` holds a push still on its way (or refused); `activity.delivered-state` the newest that
+    /// got through.
+    @Test func theDeliveredStateIsTheLastPushThatGotThrough() async throws {
+        var bed = Bed(
+            rules: #"""
+                {"rules": [
+                  \#(Self.startCard),
+                  {"id": "moved", "feed": "prices", "when": {"!=": [{"var": "activity.phase"}, "none"]},
+                   "activity": {"key": "card", "attributes-type": "Card"}, "event": "update",
+                   "content-state": {"price": {"var": "curr.price"},
+                                     "pushed": {"var": "activity.state.price"},
+                                     "delivered": {"var": "activity.delivered-state.price"}}}
+                ]}
+                """#, prices: [(0, "5"), (60, "6"), (120, "7")])
+        bed.answer = { push, _ in
+            push.contentState["price"] == .decimal(6) ? .rejected(reason: "refused for the test") : .delivered
+        }
+        let (pushes, output) = try await bed.replay()
+        #expect(pushes.map(\.event) == [.start, .update, .update], "\(output)")
+        #expect(pushes[1].contentState["delivered"] == .decimal(5))
+        #expect(pushes[2].contentState["pushed"] == .decimal(6), "the state decided")
+        #expect(pushes[2].contentState["delivered"] == .decimal(5), "the refused push never got through")
+    }
+
     /// `tick` (cron) makes a timer pass too: the tick three hours after the start ends the match, though the
     /// feed's body never changed.
     @Test func aCronTickEndsTheMatchThreeHoursAfterItsStart() async throws {
@@ -212,6 +296,8 @@ import Worker
         #expect(seen?["started-at"] == .int(Bed.start))
         #expect(seen?["pushed-at"] == .int(Bed.start))
         #expect(seen?["sent-at"] == .int(Bed.start))
+        #expect(seen?["changed-at"] == .int(Bed.start))
+        #expect(seen?["delivered-state"]?["price"] == .decimal(5))
         #expect(seen?["budget"]?["used"] == 0, "a start does not spend the priority-10 budget")
         #expect(seen?["budget"]?["held"] == false)
     }
