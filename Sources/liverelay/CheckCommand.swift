@@ -45,21 +45,23 @@ struct CheckCommand: AsyncParsableCommand {
                         + (contracts == 0 ? "" : ", \(contracts) contract\(contracts == 1 ? "" : "s")"))
             } catch {
                 diagnostics += error.items
-                // A broken config does not hide the problems of its rule files.
                 // A broken config does not hide the problems of its rule files (those it names that do not
                 // exist are the config's problems already).
                 if let named = ConfigLoader.ruleFilesOfBrokenConfig(path: config) {
                     let presets = FeedPreset.allCases.flatMap(\.factCatalogue.paths)
-                    rules = RuleLoader(
+                    var loader = RuleLoader(
                         knownFeeds: named.feeds.isEmpty ? nil : named.feeds, knownFacts: named.facts,
-                        otherFacts: Set(presets)
-                    ).load(
+                        otherFacts: Set(presets))
+                    loader.stateSchemas = named.contracts.mapValues(\.contentState.written)
+                    rules = loader.load(
                         paths: named.rules.filter { path in
                             FileManager.default.fileExists(atPath: path)
                                 || !diagnostics.contains {
                                     $0.message.hasSuffix("no such rule file or directory: \(path)")
                                 }
                         } + ruleFiles)
+                    // Nor do its contracts, as far as they can be read.
+                    ContractCheck.apply(to: &rules, contracts: named.contracts, facts: [:])
                 }
             }
         } else if ruleFiles.isEmpty {

@@ -312,6 +312,11 @@ import Testing
             messages.contains { $0.hasPrefix(#"8:3: unknown key "atributes" (did you mean "attributes"?)"#) },
             "\(messages)")
         #expect(messages.contains { $0.contains("content-state schema") && $0.contains("integr") }, "\(messages)")
+        // What can be made of it: the keyword that does not compile left out, the rest kept for `check`.
+        let (partial, again) = ContractLoader.read(path: path, resolvedPath: path)
+        #expect(again.count == problems.items.count)
+        #expect(partial?.contentState.written["properties"]?["n"] == .emptyObject)
+        #expect(partial?.contentState.written["properties"]?["endsAt"]?["type"] == "string")
     }
 
     @Test func aDateFieldMustHaveTheTypeItsEncodingWrites() throws {

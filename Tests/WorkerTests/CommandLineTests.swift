@@ -191,6 +191,33 @@ import Testing
         #expect(said.first?.contains("liverelay.json:1:") == true, "\(valid.standardOutput)")
     }
 
+    /// A contract with a type misspelt does not hide the rules' contract checks: `check` says both the
+    /// contract's mistake and a start that lacks a field the rest of the contract requires.
+    @Test func aBrokenContractStillHasTheRulesCheckedAgainstTheRest() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #"""
+        {"attributes-type": "Card", "content-state": {"type": "object", "required": ["price"],
+          "properties": {"price": {"type": "number"}, "high": {"type": "numbr"}}}}
+        """#.write(to: dir.appendingPathComponent("card.contract.json"), atomically: true, encoding: .utf8)
+        try
+            #"{"rules": [{"id": "s", "feed": "prices", "when": true, "event": "start", "activity": {"key": "m", "attributes-type": "Card", "attributes": {}}, "content-state": {"high": {"var": "curr.price"}}, "alert": {"title": "t", "body": "b"}}]}"#
+            .write(to: dir.appendingPathComponent("r.rules.json"), atomically: true, encoding: .utf8)
+        try
+            #"{"rules": ["r.rules.json"], "contracts": ["card.contract.json"], "feeds": [{"id": "prices", "url": "file:x.json", "preset": "binance"}]}"#
+            .write(to: dir.appendingPathComponent("liverelay.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRun.run(
+            liverelay, ["check", "--config", dir.appendingPathComponent("liverelay.json").path])
+        #expect(run.status == 1)
+        #expect(
+            run.standardOutput.contains(#"card.contract.json:2:64: content-state schema: unknown type "numbr""#),
+            "\(run.standardOutput)")
+        #expect(
+            run.standardOutput.contains(
+                #"r.rules.json:1:12: rule s: the start's content-state lacks required field "price""#),
+            "\(run.standardOutput)")
+    }
+
     @Test func tickTwiceSendsNothingTheSecondTime() async throws {
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -15,25 +15,37 @@ public enum ContractLoader {
 
     /// Loads the contract at `path` (as the user named it; read from `resolvedPath`).
     public static func load(path: String, resolvedPath: String) -> Result<ContentContract, Diagnostics> {
+        let (contract, problems) = read(path: path, resolvedPath: resolvedPath)
+        guard problems.isEmpty, let contract else { return .failure(Diagnostics(problems)) }
+        return .success(contract)
+    }
+
+    /// Reads the contract at `path` with every problem it has, and what can be made of it despite them: a
+    /// schema keyword that cannot be compiled is left out (so `check` still holds the rules to the rest of
+    /// the contract: its required fields, its other types); `nil` only when the file is not a contract at
+    /// all (not JSON, not an object, no content-state).
+    public static func read(path: String, resolvedPath: String) -> (contract: ContentContract?, problems: [Diagnostic])
+    {
         let document: JSONValue
         let map: SourceMap
         do {
             (document, map) = try SourceDocument.read(path: resolvedPath, what: "contract file")
         } catch {
-            return .failure(
-                Diagnostics(error.items.map { Diagnostic(file: path, location: $0.location, message: $0.message) }))
+            return (nil, error.items.map { Diagnostic(file: path, location: $0.location, message: $0.message) })
         }
         var problems: [Diagnostic] = []
         func problem(_ pointer: String, atKey: Bool = false, _ message: String) {
             problems.append(Diagnostic(file: path, location: map.location(pointer, preferKey: atKey), message: message))
         }
         guard case .object(let members) = document else {
-            return .failure(
-                Diagnostics([
+            return (
+                nil,
+                [
                     Diagnostic(
                         file: path, location: map.location("", preferKey: false), message: "a contract is a JSON object"
                     )
-                ]))
+                ]
+            )
         }
         for key in members.keys.sorted() where !keys.contains(key) {
             var message = "unknown key \"\(key)\""
@@ -56,14 +68,21 @@ public enum ContractLoader {
             }
         }
         func part(_ key: String) -> ContentContract.Part? {
-            guard let written = members[key] else { return nil }
-            let schema: JSONSchema
-            do {
-                schema = try JSONSchema(written)
-            } catch {
-                problem("/\(key)" + error.pointer, "\(key) schema: \(error.message)")
-                return nil
+            guard var written = members[key] else { return nil }
+            var schema: JSONSchema?
+            // Each keyword that does not compile is said and left out, until the rest compiles.
+            for _ in 0..<100 where schema == nil {
+                do {
+                    schema = try JSONSchema(written)
+                } catch {
+                    problem("/\(key)" + error.pointer, "\(key) schema: \(error.message)")
+                    guard let pointer = try? JSONPointer(error.pointer), let rest = written.leavingOut(pointer) else {
+                        return nil
+                    }
+                    written = rest
+                }
             }
+            guard let schema else { return nil }
             var dates: [[String]] = []
             collectDates(written, path: [], pointer: "/\(key)", into: &dates) { pointer, message in
                 problem(pointer, message)
@@ -86,11 +105,12 @@ public enum ContractLoader {
             problem("", "missing \"content-state\": the JSON Schema of the app's ContentState")
         }
         let attributes = part("attributes")
-        guard problems.isEmpty, let contentState else { return .failure(Diagnostics(problems)) }
-        return .success(
+        guard let contentState, !attributesType.isEmpty else { return (nil, problems) }
+        return (
             ContentContract(
                 attributesType: attributesType, file: path, dateEncoding: encoding, contentState: contentState,
-                attributes: attributes))
+                attributes: attributes), problems
+        )
     }
 
     /// The `x-date` fields under an object schema's `properties`, nested objects included.
@@ -124,6 +144,49 @@ public enum ContractLoader {
 }
 
 extension JSONValue {
+    /// The document without the schema keyword at `pointer`: the member it names, or, for an item of an
+    /// array (`/required/0`), the keyword holding the array. `nil` for the root.
+    func leavingOut(_ pointer: JSONPointer) -> JSONValue? {
+        var tokens = pointer.tokens
+        guard !tokens.isEmpty else { return nil }
+        // Up to the keyword: the last token that names an object member.
+        while tokens.count > 1, case .array? = value(at: Array(tokens.dropLast())) { tokens.removeLast() }
+        guard tokens.count > 0 else { return nil }
+        return removing(tokens[...])
+    }
+
+    private func value(at tokens: [String]) -> JSONValue? {
+        var here: JSONValue? = self
+        for token in tokens {
+            switch here {
+            case .object(let members)?: here = members[token]
+            case .array(let items)?: here = Int(token).flatMap { items.indices.contains($0) ? items[$0] : nil }
+            default: return nil
+            }
+        }
+        return here
+    }
+
+    private func removing(_ tokens: ArraySlice<String>) -> JSONValue {
+        guard let first = tokens.first else { return self }
+        switch self {
+        case .object(var members):
+            if tokens.count == 1 {
+                members[first] = nil
+            } else if let inner = members[first] {
+                members[first] = inner.removing(tokens.dropFirst())
+            }
+            return .object(members)
+        case .array(var items):
+            if let i = Int(first), items.indices.contains(i), tokens.count > 1 {
+                items[i] = items[i].removing(tokens.dropFirst())
+            }
+            return .array(items)
+        default:
+            return self
+        }
+    }
+
     /// The schema of the member at `path`, following `properties`.
     func schemaMember(at path: [String]) -> JSONValue? {
         var schema: JSONValue? = self

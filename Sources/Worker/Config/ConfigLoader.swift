@@ -48,9 +48,11 @@ public struct FeedRuntime: Sendable {
 /// resolved. Every problem is a `file:line:column: key.path: message` diagnostic.
 public enum ConfigLoader {
     /// The rule files (resolved against the config's folder) and feed ids a config names, read as plain JSON:
-    /// what `check` still checks when the config itself is broken. `nil` when the file is not JSON.
+    /// what `check` still checks when the config itself is broken, with the facts of its preset feeds and
+    /// what can be made of its contracts (``ContractLoader/read(path:resolvedPath:)``; their problems are the
+    /// config's). `nil` when the file is not JSON.
     public static func ruleFilesOfBrokenConfig(path: String) -> (
-        rules: [String], feeds: Set<String>, facts: [String: Set<String>]
+        rules: [String], feeds: Set<String>, facts: [String: Set<String>], contracts: [String: ContentContract]
     )? {
         guard let data = FileManager.default.contents(atPath: path), let document = try? JSONParser.parse(data)
         else { return nil }
@@ -68,7 +70,15 @@ public enum ConfigLoader {
             else { continue }
             facts[id] = Set(preset.factCatalogue.paths)
         }
-        return (rules, Set(feeds), facts)
+        var contracts: [String: ContentContract] = [:]
+        for file in (document["contracts"]?.arrayValue ?? []).compactMap(\.stringValue) {
+            let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
+            guard FileManager.default.isReadableFile(atPath: resolved),
+                let contract = ContractLoader.read(path: resolved, resolvedPath: resolved).contract
+            else { continue }
+            if contracts[contract.attributesType] == nil { contracts[contract.attributesType] = contract }
+        }
+        return (rules, Set(feeds), facts, contracts)
     }
 
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
