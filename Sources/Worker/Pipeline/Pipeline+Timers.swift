@@ -110,7 +110,8 @@ extension Pipeline {
         }
         pass.steps = try await decide(evaluated, records: &records, now: now)
         for i in pass.steps.indices { pass.steps[i].timers = timersOf[i] }
-        // When each comes due next, from what its record says now (a push moves `pushed-at`, an end ends it).
+        // When each comes due next, from what its record says now (a push moves `pushed-at` and maybe
+        // `changed-at`, an end ends it).
         for subject in looked {
             guard let record = records[subject.activity], record.phase == .pending || record.phase == .active
             else {
@@ -120,6 +121,7 @@ extension Pipeline {
             var after = subject
             after.phase = record.phase.rawValue
             after.pushedAt = record.lastTimestamp
+            after.activityChangedAt = record.changedAt
             nextOf[subject.activity] = engine.nextDue(for: after, now: now, skipAhead: skipAhead)
         }
         // A record whose only change is its looks gets only those written (most looks fire nothing).
