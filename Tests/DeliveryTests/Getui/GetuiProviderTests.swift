@@ -46,7 +46,8 @@ struct GetuiProviderTests {
         let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: authority.caFile))
         let clock = WallClock()
         let now: @Sendable () -> Int = { clock.milliseconds.withLock { $0 } }
-        let configuration = GetuiProvider.Configuration(endpoint: fake.url, appID: appID, appKey: appKey)
+        let configuration = GetuiProvider.Configuration(
+            endpoint: fake.url, appID: appID, appKey: appKey, requestTimeout: .seconds(120))
         let provider =
             if let requestID {
                 GetuiProvider(

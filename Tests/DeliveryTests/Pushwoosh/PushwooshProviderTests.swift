@@ -19,7 +19,8 @@ struct PushwooshProviderTests {
         let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: authority.caFile))
         let provider = PushwooshProvider(
             configuration: PushwooshProvider.Configuration(
-                endpoint: fake.url, application: "ABCDE-12345", startFilterCode: filterCode),
+                endpoint: fake.url, application: "ABCDE-12345", requestTimeout: .seconds(120),
+                startFilterCode: filterCode),
             apiToken: Secret(apiToken), transport: transport)
         let logs = CapturingLogHandler.Store()
         let sender = Sender(provider: provider, logger: CapturingLogHandler.logger(logs), clock: ImmediateClock())
@@ -72,10 +73,10 @@ struct PushwooshProviderTests {
     }
 
     @Test func anUpdateGoesOnceToTheLiveActivityID() async throws {
-        try await Self.with { fake, sender, _ in
+        try await Self.with { fake, sender, logs in
             let target = PushTarget(kind: .activity, token: nil, address: ProviderAddress(activity: "la-1"))
             #expect(await sender.send(Self.update, to: [target]).allSatisfy { $0.delivered })
-            #expect(fake.accepted.map(\.path) == ["/json/1.3/updateLiveActivity"])
+            #expect(fake.accepted.map(\.path) == ["/json/1.3/updateLiveActivity"], "\(logs.all)")
             #expect(
                 fake.accepted.first?.body
                     == #"{"request":{"application":"ABCDE-12345","auth":"<auth>","notifications":[{"live_activity":{"content-state":{"homeScore":1},"event":"update","relevance-score":50,"stale-date":1783102000},"live_activity_id":"la-1"}]}}"#
