@@ -37,7 +37,8 @@ struct FCMProviderTests {
         let account = FCMServiceAccount(
             key: key, clientEmail: email, projectID: "demo-project", privateKeyID: "k1", tokenURI: fake.tokenURL)
         let provider = FCMProvider(
-            configuration: FCMProvider.Configuration(endpoint: fake.url, requestTimeout: .seconds(120)), account: account, transport: transport,
+            configuration: FCMProvider.Configuration(endpoint: fake.url, requestTimeout: .seconds(120)),
+            account: account, transport: transport,
             now: { 1_783_101_600 })
         let logs = CapturingLogHandler.Store()
         let pruned = Pruned()
