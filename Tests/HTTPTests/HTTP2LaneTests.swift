@@ -235,6 +235,43 @@ struct HTTP2LaneTests {
         }
     }
 
+    /// A worker whose claims lapsed while it was frozen must not send its pushes again: the lane asks the
+    /// caller's fence before a resend, and a closed fence fails the request instead.
+    @Test func aClosedFenceKeepsADroppedConnectionsStreamsFromGoingAgain() async throws {
+        let open = Atomic<Bool>(true)
+        let fence = SendFence { open.load(ordering: .relaxed) }
+        try await withLane(handler: { request in
+            switch request.path {
+            case "/drop":
+                open.store(false, ordering: .relaxed)
+                return .fault(.closeConnection)
+            case "/refuse":
+                open.store(false, ordering: .relaxed)
+                return .fault(.refuse)
+            default:
+                return .text(request.path)
+            }
+        }) { server, lane in
+            for path in ["/drop", "/refuse"] {
+                open.store(true, ordering: .relaxed)
+                let error = await SendFence.$current.withValue(fence) { () async -> HTTPError? in
+                    do throws(HTTPError) {
+                        _ = try await lane.send(HTTPRequest(url: server.url(path)))
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                #expect(error?.code == .connectionReset, "\(path)")
+                #expect(error?.message.contains("fence") == true, "\(String(describing: error))")
+                #expect(server.requests.filter { $0.path == path }.count == 1, "\(path) went out once")
+            }
+            // Without a fence (or with an open one) the same faults are sent again.
+            let response = try await lane.send(HTTPRequest(url: server.url("/after")))
+            #expect(response.status == 200)
+        }
+    }
+
     @Test func timesOutCancelsAndShutsDownWithTheirOwnCodes() async throws {
         try await withLane(handler: { request in
             request.path == "/hang" ? .fault(.hang) : .text("ok")

@@ -1,4 +1,5 @@
 import CoreMetrics
+import HTTP
 public import LiveRelayCore
 public import Logging
 
@@ -159,7 +160,11 @@ public struct Sender: Sendable {
             }
             attempts += 1
             // What a server answered is bounded and stripped of echoed credentials before anything reads it.
-            let outcomes = await provider.deliver(push, to: pending.map { targets[$0] }).map(\.sanitized)
+            // The fence goes with the requests too: a transport that would send one again on its own (a lost
+            // connection) asks it first.
+            let outcomes = await SendFence.$current.withValue(admit.map(SendFence.init)) {
+                await provider.deliver(push, to: pending.map { targets[$0] })
+            }.map(\.sanitized)
             var again: [(index: Int, outcome: DeliveryOutcome)] = []
             var throttled = 0
             var retryAfter: Int?

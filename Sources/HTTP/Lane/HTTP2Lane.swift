@@ -17,7 +17,8 @@ import Synchronization
 /// streams the server accepted finish and the ones it did not go on a new connection; a reset stream fails
 /// with ``HTTPError/Code/connectionReset``; a request past its `timeout` (queueing and connecting included)
 /// is reset and fails with ``HTTPError/Code/timeout``; a cancelled caller's stream is reset and the caller
-/// gets ``HTTPError/Code/cancelled``. `shutdown()` fails queued and running requests with
+/// gets ``HTTPError/Code/cancelled``. A request is sent again only while the caller's ``SendFence`` admits it;
+/// otherwise it fails with ``HTTPError/Code/connectionReset``. `shutdown()` fails queued and running requests with
 /// ``HTTPError/Code/shutdown``. Responses are not decompressed: the lane asks for no content encoding.
 public final class HTTP2Lane: HTTPTransport {
     /// How the lane connects.
@@ -80,11 +81,14 @@ public final class HTTP2Lane: HTTPTransport {
         }
         let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let thread = threads[Int(id % UInt64(threads.count))]
+        let fence = SendFence.current
         let result = await withTaskCancellationHandler {
             // Unchecked: the lane's thread resumes each job exactly once (`LaneJob.finish` clears it).
             await withUnsafeContinuation { continuation in
                 thread.submit(
-                    LaneJob(request: request, origin: origin, path: path, id: id, continuation: continuation))
+                    LaneJob(
+                        request: request, origin: origin, path: path, id: id, fence: fence,
+                        continuation: continuation))
             }
         } onCancel: {
             thread.cancel(id)

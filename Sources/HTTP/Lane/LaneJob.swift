@@ -71,6 +71,8 @@ final class LaneJob: @unchecked Sendable {
     private var continuation: UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>?
     /// Whether it was already sent again after its connection was lost.
     var resent = false
+    /// The caller's fence, asked before the request goes out again.
+    let fence: SendFence?
     /// How often servers refused it unprocessed (a GOAWAY's later streams, `REFUSED_STREAM`).
     var refusals = 0
     /// The response so far.
@@ -81,10 +83,11 @@ final class LaneJob: @unchecked Sendable {
     var sentBytes = 0
 
     init(
-        request: HTTPRequest, origin: LaneOrigin, path: String, id: UInt64,
+        request: HTTPRequest, origin: LaneOrigin, path: String, id: UInt64, fence: SendFence?,
         continuation: UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
     ) {
         self.request = request
+        self.fence = fence
         self.origin = origin
         self.path = path
         self.id = id
@@ -107,6 +110,9 @@ final class LaneJob: @unchecked Sendable {
         continuation?.resume(returning: result)
         continuation = nil
     }
+
+    /// Whether it may go out again: its fence, if it has one, still admits it.
+    var mayGoAgain: Bool { fence?.admits() ?? true }
 
     /// Fails the request with `code`.
     func fail(_ code: HTTPError.Code, _ message: String) {

@@ -183,6 +183,8 @@ final class LaneThread: @unchecked Sendable {
             job.refusals += 1
             if job.refusals > 3 {
                 job.fail(.connectionReset, "\(connection.origin.authority) refused the request \(job.refusals) times")
+            } else if !job.mayGoAgain {
+                job.fail(.connectionReset, "\(connection.origin.authority) refused the request; \(Self.fenced)")
             } else {
                 job.rewind()
                 waiting.append((connection.origin, job))
@@ -197,6 +199,8 @@ final class LaneThread: @unchecked Sendable {
             for job in connection.takeStreams() {
                 if job.resent {
                     job.fail(.connectionReset, reason)
+                } else if !job.mayGoAgain {
+                    job.fail(.connectionReset, "\(reason); \(Self.fenced)")
                 } else {
                     job.resent = true
                     job.rewind()
@@ -208,6 +212,8 @@ final class LaneThread: @unchecked Sendable {
             retire(connection)
         }
     }
+
+    private static let fenced = "not sent again: the caller's fence no longer admits it"
 
     private func retire(_ connection: LaneConnection) {
         if active[connection.origin] === connection { active[connection.origin] = nil }

@@ -1,4 +1,5 @@
 import Delivery
+import HTTP
 import LiveRelayCore
 import LiveRelayTesting
 import Logging
@@ -12,6 +13,8 @@ import Testing
         let script: Mutex<[DeliveryOutcome]>
         let calls = Mutex(0)
         let refreshes = Mutex(0)
+        /// Per call: whether the requests it would make carry the caller's fence.
+        let fenced = Mutex<[Bool]>([])
 
         init(kind: ProviderKind = .apns, maxConcurrentDeliveries: Int = 64, _ outcomes: [DeliveryOutcome]) {
             traits = ProviderTraits(
@@ -22,6 +25,7 @@ import Testing
 
         func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
             calls.withLock { $0 += 1 }
+            fenced.withLock { $0.append(SendFence.current != nil) }
             return script.withLock { $0.isEmpty ? .delivered : $0.removeFirst() }
         }
 
@@ -118,6 +122,7 @@ import Testing
         #expect(provider.calls.withLock { $0 } == 1, "the first request, and no retry")
         #expect(receipts[0].first?.notSent == true)
         #expect(asked.withLock { $0 } == 2)
+        #expect(provider.fenced.withLock { $0 } == [true], "a transport's own resend asks the fence too")
     }
 
     @Test func retriesEndAfterTheLastAttempt() async {
