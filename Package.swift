@@ -66,8 +66,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
+        // The store's values and the business rules both backends share, as pure functions. No database library.
+        .target(name: "StoreCore", dependencies: ["LiveRelayCore"]),
         // SQLite state.
-        .target(name: "Store", dependencies: ["LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "Store",
+            dependencies: ["LiveRelayCore", "StoreCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The whole state in PostgreSQL, shared by several workers: migrations, leases, outbox claims.
         .target(
             name: "PostgresStore",
@@ -137,13 +141,18 @@ let package = Package(
             exclude: ["Fixtures"], resources: [.copy("Resources")]),
         .testTarget(
             name: "ThrottlingTests",
-            dependencies: ["Throttling", "LiveRelayCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+            dependencies: [
+                "Throttling", "LiveRelayCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LiveRelayCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Store", "LiveRelayCore"]),
         .testTarget(

@@ -43,21 +43,9 @@ extension PostgresStore {
     public func registerActivityToken(
         activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> ActivityTokenRegistration {
-        let token = token.lowercased()
+        let report = ActivityTokenReport(activity: activity, device: device, token: token, environment: environment)
         return try await transaction("registering an activity token") { connection in
-            guard try await !Self.isDropped(token, connection, logger: logger) else { return .dropped }
-            let phase = try await connection.rows(
-                "SELECT phase FROM activity WHERE key = \(activity.rawValue)", logger: logger
-            ).first.map { try $0.decode(String.self) }
-            guard phase != ActivityPhase.ended.rawValue else { return .ended }
-            try await connection.query(
-                """
-                INSERT INTO activity_token (activity, device, token, environment, updated_at)
-                VALUES (\(activity.rawValue), \(device), \(token), \(environment.rawValue), \(now))
-                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
-                  environment = excluded.environment, updated_at = excluded.updated_at
-                """, logger: logger)
-            return .stored
+            try await admitActivityTokens([report], now: now, connection)[0]
         }
     }
 
@@ -73,39 +61,57 @@ extension PostgresStore {
             "DELETE FROM activity_token WHERE activity = \(activity.rawValue) AND device = \(device)")
     }
 
-    /// Imports tokens in one transaction, as the SQLite store does: dropped tokens are skipped, the last of
-    /// several for one activity and device wins, and the count is of the tokens not dropped.
+    /// Imports tokens in one transaction, as ``registerActivityToken(activity:device:token:environment:now:)``
+    /// would one by one. Returns how many were stored.
     @discardableResult
     public func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(Failure) -> Int {
         guard !tokens.isEmpty else { return 0 }
-        return try await transaction("importing activity tokens") { connection in
-            var dropped = Set<String>()
-            for row in try await connection.rows(
-                "SELECT token FROM dropped_token WHERE token = ANY(\(Array(Set(tokens.map { $0.token.lowercased() })))::text[])",
-                logger: logger)
-            {
-                dropped.insert(try row.decode(String.self))
-            }
-            let kept = tokens.filter { !dropped.contains($0.token.lowercased()) }
-            var last: [DeviceStart: Int] = [:]
-            for (i, t) in kept.enumerated() { last[DeviceStart(activity: t.activity, device: t.device)] = i }
-            let rows = last.values.sorted().map { kept[$0] }
-            for start in stride(from: 0, to: rows.count, by: 50_000) {
-                let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
-                try await connection.query(
-                    """
-                    INSERT INTO activity_token (activity, device, token, environment, updated_at)
-                    SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
-                      \(chunk.map(\.device))::text[], \(chunk.map { $0.token.lowercased() })::text[],
-                      \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
-                    ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
-                      environment = excluded.environment, updated_at = excluded.updated_at
-                    """, logger: logger)
-            }
-            return kept.count
+        let reports = tokens.map {
+            ActivityTokenReport(activity: $0.activity, device: $0.device, token: $0.token, environment: $0.environment)
         }
+        return try await transaction("importing activity tokens") { connection in
+            try await admitActivityTokens(reports, now: now, connection).count { $0 == .stored }
+        }
+    }
+
+    /// Reads what ``ActivityTokenAdmission`` decides on (the dropped tokens and ended activities among the
+    /// reports) and writes the rows it keeps, 50,000 to a statement.
+    private func admitActivityTokens(_ reports: [ActivityTokenReport], now: Int, _ connection: PostgresConnection)
+        async throws -> [ActivityTokenRegistration]
+    {
+        let tokens = Array(Set(reports.map { ActivityTokenAdmission.normalized($0.token) }))
+        var dropped = Set<String>()
+        for row in try await connection.rows(
+            "SELECT token FROM dropped_token WHERE token = ANY(\(tokens)::text[])", logger: logger)
+        {
+            dropped.insert(try row.decode(String.self))
+        }
+        let activities = Array(Set(reports.map(\.activity.rawValue)))
+        var ended = Set<ActivityKey>()
+        for row in try await connection.rows(
+            """
+            SELECT key FROM activity WHERE key = ANY(\(activities)::text[])
+              AND phase = \(ActivityPhase.ended.rawValue)
+            """, logger: logger)
+        {
+            ended.insert(ActivityKey(try row.decode(String.self)))
+        }
+        let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
+        for start in stride(from: 0, to: rows.count, by: 50_000) {
+            let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
+            try await connection.query(
+                """
+                INSERT INTO activity_token (activity, device, token, environment, updated_at)
+                SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
+                  \(chunk.map(\.device))::text[], \(chunk.map(\.token))::text[],
+                  \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
+                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
+                  environment = excluded.environment, updated_at = excluded.updated_at
+                """, logger: logger)
+        }
+        return verdicts
     }
 
     public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {

@@ -1,5 +1,6 @@
 public import Foundation
 public import LiveRelayCore
+@_exported public import StoreCore
 
 /// A store that could not be read or written: where (a state file's path, or `PostgreSQL host:port/db`) and
 /// what was being done, never a password.
@@ -182,16 +183,6 @@ public protocol StateStore: AnyObject, Sendable {
 
     /// The schema steps applied, in order.
     func appliedMigrations() async throws(StoreFailure) -> [String]
-}
-
-/// What became of an update token reported for an activity.
-public enum ActivityTokenRegistration: Sendable, Hashable {
-    /// Stored: the activity's next pushes go to it.
-    case stored
-    /// Refused: the provider dropped this token before.
-    case dropped
-    /// Refused: the activity has ended; nothing more is sent for it.
-    case ended
 }
 
 extension StateStore {

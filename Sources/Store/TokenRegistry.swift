@@ -76,19 +76,9 @@ extension SQLiteStore {
     public func registerActivityToken(
         activity: ActivityKey, device: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> ActivityTokenRegistration {
-        let token = token.lowercased()
+        let report = ActivityTokenReport(activity: activity, device: device, token: token, environment: environment)
         return try await write("registering an activity token") { db in
-            guard try !Self.isDropped(token, db) else { return .dropped }
-            let phase = try String.fetchOne(
-                db, sql: "SELECT phase FROM activity WHERE key = ?", arguments: [activity.rawValue])
-            guard phase != ActivityPhase.ended.rawValue else { return .ended }
-            try db.execute(
-                sql: """
-                    INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
-                    environment = excluded.environment, updated_at = excluded.updated_at
-                    """, arguments: [activity.rawValue, device, token, environment.rawValue, now])
-            return .stored
+            try Self.admitActivityTokens([report], now: now, db)[0]
         }
     }
 
@@ -110,28 +100,51 @@ extension SQLiteStore {
         }
     }
 
-    /// Imports many activity tokens in one transaction (a migration from another system, a benchmark);
-    /// dropped tokens are skipped. Returns how many were stored.
+    /// Imports many activity tokens in one transaction (a token file, a migration from another system, a
+    /// benchmark), as ``registerActivityToken(activity:device:token:environment:now:)`` would one by one.
+    /// Returns how many were stored.
     @discardableResult
     public func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(Failure) -> Int {
-        try await write("importing activity tokens") { db in
-            var stored = 0
-            let statement = try db.makeStatement(
-                sql: """
-                    INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
-                    environment = excluded.environment, updated_at = excluded.updated_at
-                    """)
-            for t in tokens where try !Self.isDropped(t.token.lowercased(), db) {
-                try statement.execute(arguments: [
-                    t.activity.rawValue, t.device, t.token.lowercased(), t.environment.rawValue, now,
-                ])
-                stored += 1
-            }
-            return stored
+        let reports = tokens.map {
+            ActivityTokenReport(activity: $0.activity, device: $0.device, token: $0.token, environment: $0.environment)
         }
+        return try await write("importing activity tokens") { db in
+            try Self.admitActivityTokens(reports, now: now, db).count { $0 == .stored }
+        }
+    }
+
+    /// Reads what ``ActivityTokenAdmission`` decides on (the dropped tokens and ended activities among the
+    /// reports) and writes the rows it keeps.
+    private static func admitActivityTokens(_ reports: [ActivityTokenReport], now: Int, _ db: Database) throws
+        -> [ActivityTokenRegistration]
+    {
+        let isDropped = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM dropped_token WHERE token = ?)")
+        var dropped = Set<String>()
+        for token in Set(reports.map { ActivityTokenAdmission.normalized($0.token) })
+        where try Bool.fetchOne(isDropped, arguments: [token]) ?? false {
+            dropped.insert(token)
+        }
+        let phase = try db.cachedStatement(sql: "SELECT phase FROM activity WHERE key = ?")
+        var ended = Set<ActivityKey>()
+        for activity in Set(reports.map(\.activity))
+        where try String.fetchOne(phase, arguments: [activity.rawValue]) == ActivityPhase.ended.rawValue {
+            ended.insert(activity)
+        }
+        let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
+                environment = excluded.environment, updated_at = excluded.updated_at
+                """)
+        for row in rows {
+            try insert.execute(arguments: [
+                row.activity.rawValue, row.device, row.token, row.environment.rawValue, now,
+            ])
+        }
+        return verdicts
     }
 
     /// Makes a device follow an entity: starts for it go to the device's push-to-start tokens.

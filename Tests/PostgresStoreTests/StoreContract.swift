@@ -299,6 +299,11 @@ enum StoreContract {
                         (activity: other, device: "x", token: "new", environment: .production),
                     ], now: 8) == 1, "a dropped token after a good one for the same device stores the good one")
             #expect(try await store.activityTokens(activity: other, environment: nil).map(\.token) == ["t2"])
+            #expect(
+                try await store.importActivityTokens(
+                    [(activity: key, device: "z", token: "t3", environment: .production)], now: 9) == 0,
+                "an import refuses a token of an ended activity, as a registration does")
+            #expect(try await store.activityTokens(activity: key, environment: nil).isEmpty)
             try await store.removeActivityToken(activity: other, device: "x")
             try await store.unsubscribe(device: "a", from: match)
             #expect(try await store.subscribedDevices(entity: match).isEmpty)

@@ -1,0 +1,75 @@
+public import LiveRelayCore
+
+/// What became of an update token reported for an activity.
+public enum ActivityTokenRegistration: Sendable, Hashable {
+    /// Stored: the activity's next pushes go to it.
+    case stored
+    /// Refused: the provider dropped this token before.
+    case dropped
+    /// Refused: the activity has ended; nothing more is sent for it.
+    case ended
+}
+
+/// An update token a device reported for an activity, as a registration or one line of an import.
+public struct ActivityTokenReport: Sendable, Hashable {
+    public var activity: ActivityKey
+    public var device: String
+    public var token: String
+    public var environment: PushEnvironment
+
+    /// A report.
+    public init(activity: ActivityKey, device: String, token: String, environment: PushEnvironment) {
+        self.activity = activity
+        self.device = device
+        self.token = token
+        self.environment = environment
+    }
+}
+
+/// Which reported update tokens the registry takes, the same for one registration through the API and for
+/// an import of a million: the rule every store applies, given what it read (the dropped tokens and the
+/// ended activities among those reported), before it writes the rows this returns.
+///
+/// - A token is kept in lower case (APNs tokens are hex; a device may report either case).
+/// - A token the provider dropped before is refused (`dropped`): it would only be dropped again.
+/// - A token for an activity that has ended is refused (`ended`): nothing more is sent for it.
+/// - Of several reports for one activity and device, the last one is written (a rotation).
+public enum ActivityTokenAdmission {
+    /// The form the registry keeps a token in.
+    public static func normalized(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return token }
+        return token.lowercased()
+    }
+
+    /// The verdict for each report (in order) and the rows to write (tokens normalized, one per activity and
+    /// device, in the order of their last report). `dropped` holds normalized tokens.
+    public static func decide(
+        _ reports: [ActivityTokenReport], dropped: Set<String>, ended: Set<ActivityKey>
+    ) -> (verdicts: [ActivityTokenRegistration], rows: [ActivityTokenReport]) {
+        var verdicts: [ActivityTokenRegistration] = []
+        verdicts.reserveCapacity(reports.count)
+        var kept: [ActivityTokenReport] = []
+        var last: [DevicePair: Int] = [:]
+        for report in reports {
+            var report = report
+            report.token = normalized(report.token)
+            if dropped.contains(report.token) {
+                verdicts.append(.dropped)
+            } else if ended.contains(report.activity) {
+                verdicts.append(.ended)
+            } else {
+                verdicts.append(.stored)
+                last[DevicePair(activity: report.activity, device: report.device)] = kept.count
+                kept.append(report)
+            }
+        }
+        let rows = kept.indices.filter { last[DevicePair(activity: kept[$0].activity, device: kept[$0].device)] == $0 }
+            .map { kept[$0] }
+        return (verdicts, rows)
+    }
+
+    private struct DevicePair: Hashable {
+        var activity: ActivityKey
+        var device: String
+    }
+}
