@@ -47,16 +47,22 @@ public final class FCMProvider: SingleTargetProvider {
     private let transport: any HTTPTransport
     private let tokens: FCMAccessTokens
 
-    /// - Parameter now: the wall clock in UNIX seconds (assertion `iat`, token expiry); tests simulate it.
+    /// - Parameters:
+    ///   - transport: carries the messages (the push lane: FCM's servers speak HTTP/2).
+    ///   - tokenTransport: carries the OAuth access-token requests, when not `transport` (the token endpoint
+    ///     may be one of the account's own that speaks only HTTP/1.1).
+    ///   - now: the wall clock in UNIX seconds (assertion `iat`, token expiry); tests simulate it.
     public init(
         configuration: Configuration, account: FCMServiceAccount, transport: any HTTPTransport,
+        tokenTransport: (any HTTPTransport)? = nil,
         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.configuration = configuration
         self.transport = transport
         projectID = configuration.projectID ?? account.projectID
         tokens = FCMAccessTokens(
-            account: account, tokenURL: configuration.tokenURL ?? account.tokenURI, transport: transport,
+            account: account, tokenURL: configuration.tokenURL ?? account.tokenURI,
+            transport: tokenTransport ?? transport,
             timeout: configuration.requestTimeout, now: now)
     }
 

@@ -51,7 +51,10 @@ public struct FCMProviderConfig: ProviderSettings {
         let configuration = FCMProvider.Configuration(
             endpoint: endpoint ?? "https://fcm.googleapis.com", tokenURL: tokenEndpoint, projectID: projectID,
             requestTimeout: .seconds(timeout), expirationSeconds: context.expiration)
+        // Messages over the push lane (fcm.googleapis.com speaks HTTP/2, as the Firebase Admin SDKs use it);
+        // the OAuth token requests over libcurl, which also speaks HTTP/1.1.
         return FCMProvider(
-            configuration: configuration, account: account, transport: try context.transport(), now: context.now)
+            configuration: configuration, account: account, transport: try context.transport(http2: true),
+            tokenTransport: try context.transport(), now: context.now)
     }
 }

@@ -74,7 +74,8 @@ public struct ProviderContext: Sendable {
         }
     }
 
-    /// A libcurl transport of its own for the provider.
+    /// A transport of its own for the provider: the push lane when its servers speak HTTP/2 (`http2`, unless
+    /// the config's `http.push-lane` says `curl`), else libcurl.
     public func transport(connections: Int = 1, streams: Int = 100, http2: Bool = false) throws(ProviderSetupError)
         -> any HTTPTransport
     {

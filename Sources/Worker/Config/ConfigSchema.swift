@@ -153,7 +153,7 @@ public enum ConfigSchema {
               "properties": {
                 "ca-file": { "type": "string", "minLength": 1, "description": "A PEM file of trusted CAs, relative to this file's folder; replaces the system bundle. TLS verification is always on." },
                 "coalesce-writes": { "type": "boolean", "description": "Let the kernel merge the small writes of push requests (Nagle) on the providers' libcurl connections: less CPU per push while a fan-out keeps the connection full, but a request that finds it idle waits for a delayed ACK. Default false; feeds and the nghttp2 lane never use it." },
-                "push-lane": { "enum": ["nghttp2", "curl"], "description": "What carries the pushes of providers whose servers speak HTTP/2 (APNs): nghttp2 driven directly (default, the fast one) or libcurl." }
+                "push-lane": { "enum": ["nghttp2", "curl"], "description": "What carries the pushes of providers whose servers speak HTTP/2 (APNs, FCM): nghttp2 driven directly (default, the fast one) or libcurl." }
               }
             }
           },

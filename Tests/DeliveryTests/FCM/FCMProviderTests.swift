@@ -29,22 +29,27 @@ struct FCMProviderTests {
         func dropToken(_ target: PushTarget, reason: String) async { targets.withLock { $0.append(target) } }
     }
 
-    static func with(_ body: (Bed) async throws -> Void) async throws {
+    /// `lane`: the messages go over the push lane (as the worker sends them), the token requests over libcurl.
+    static func with(lane: Bool = false, _ body: (Bed) async throws -> Void) async throws {
         let fake = try await FakeFCM.start(
             authority: authority, clientEmail: email, projectID: "demo-project",
             publicKey: key.publicKey)
         let transport = try CurlTransport(configuration: CurlTransport.Configuration(caFile: authority.caFile))
+        let pushLane = lane ? try HTTP2Lane(configuration: HTTP2Lane.Configuration(caFile: authority.caFile)) : nil
         let account = FCMServiceAccount(
             key: key, clientEmail: email, projectID: "demo-project", privateKeyID: "k1", tokenURI: fake.tokenURL)
         let provider = FCMProvider(
             configuration: FCMProvider.Configuration(endpoint: fake.url, requestTimeout: .seconds(120)),
-            account: account, transport: transport,
+            account: account, transport: pushLane ?? transport, tokenTransport: transport,
             now: { 1_783_101_600 })
         let logs = CapturingLogHandler.Store()
         let pruned = Pruned()
         let sender = Sender(
             provider: provider, logger: CapturingLogHandler.logger(logs), pruning: pruned, clock: ImmediateClock())
-        defer { transport.shutdown() }
+        defer {
+            transport.shutdown()
+            pushLane?.shutdown()
+        }
         do {
             try await body(Bed(fake: fake, provider: provider, sender: sender, pruned: pruned, logs: logs))
         } catch {
@@ -59,6 +64,21 @@ struct FCMProviderTests {
         contentState: ["homeScore": 1, "awayScore": 0], priority: .high)
     static let target = PushTarget(
         kind: .activity, token: "5f3c", device: "iphone-a", address: ProviderAddress(device: "fcm-registration-a"))
+
+    /// As the worker sends: the messages of a fan-out over the push lane, the access token over libcurl.
+    @Test func aFanOutGoesOverThePushLane() async throws {
+        try await Self.with(lane: true) { bed in
+            let targets = (0..<200).map {
+                PushTarget(
+                    kind: .activity, token: String(format: "%04x", $0), device: "iphone-\($0)",
+                    address: ProviderAddress(device: "fcm-registration-\($0)"))
+            }
+            let receipts = await bed.sender.send([(Self.push, targets)])[0]
+            #expect(receipts.allSatisfy { $0.delivered }, "\(bed.fake.rejections.prefix(3))")
+            #expect(bed.fake.accepted.count == 200)
+            #expect(bed.fake.issuedTokens == 1)
+        }
+    }
 
     @Test func aPushIsAcceptedWithOneAccessTokenForManyRequests() async throws {
         try await Self.with { bed in
