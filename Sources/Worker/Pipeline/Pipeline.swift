@@ -194,15 +194,7 @@ public struct Pipeline: Sendable {
     /// activity is never started). Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two
     /// loses nothing. Releases and delivery rounds never overlap, so no row is rewritten while it is in flight.
     public func release(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
-        await gate.enter()
-        do {
-            let result = try await releaseRound(now: now)
-            await gate.leave()
-            return result
-        } catch {
-            await gate.leave()
-            throw error
-        }
+        try await gate.through { () async throws(StoreFailure) in try await releaseRound(now: now) }
     }
 
     private func releaseRound(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
@@ -271,8 +263,7 @@ public struct Pipeline: Sendable {
     /// never overlap, so one target never has two states in flight. A start delivered to a device makes its
     /// activity active. The broadcast channels whose activity has left the lock screen are deleted.
     public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
-        await gate.enter()
-        do {
+        try await gate.through { () async throws(StoreFailure) in
             var result: [PushDelivery] = []
             // Batches until one is not full; bounded, so rows that stay due (a retry due at once) never
             // keep the round going.
@@ -285,11 +276,7 @@ public struct Pipeline: Sendable {
                 batches += 1
             }
             for sender in senders.values { sender.flushRepeatedLogs() }
-            await gate.leave()
             return result
-        } catch {
-            await gate.leave()
-            throw error
         }
     }
 

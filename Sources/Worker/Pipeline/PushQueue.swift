@@ -42,20 +42,15 @@ public actor PushQueue {
     /// that have a pending push: what a worker does when it takes the feeds over from another (whose
     /// throttle moved on meanwhile), or hands them over (`loadPending` false: it holds nothing then).
     public func reset(loadPending: Bool) async throws(StoreFailure) {
-        await loading.enter()
-        throttle = Throttle(configuration: configuration)
-        pacer = PushToStartPacer(limit: pacer.limit, window: pacer.window)
-        pacesChanged.removeAll()
-        dirty.removeAll()
-        do {
+        try await loading.through { () async throws(StoreFailure) in
+            throttle = Throttle(configuration: configuration)
+            pacer = PushToStartPacer(limit: pacer.limit, window: pacer.window)
+            pacesChanged.removeAll()
+            dirty.removeAll()
             if loadPending {
                 throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
             }
-        } catch {
-            await loading.leave()
-            throw error
         }
-        await loading.leave()
     }
 
     private static func decode(_ rows: [ActivityKey: Data], store: any StateStore) throws(StoreFailure)
@@ -76,17 +71,12 @@ public actor PushQueue {
     /// every path that makes a state loads first, so a state is never made while its saved row is on the way.
     public func load(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) {
         guard keys.contains(where: { !throttle.knows($0) }) else { return }
-        await loading.enter()
-        do {
+        try await loading.through { () async throws(StoreFailure) in
             let missing = Set(keys.lazy.filter { !self.throttle.knows($0) })
             if !missing.isEmpty {
                 throttle.restore(try Self.decode(try await store.throttleStates(missing), store: store))
             }
-        } catch {
-            await loading.leave()
-            throw error
         }
-        await loading.leave()
     }
 
     /// Hands pushes to the throttle; a push for an activity with one pending merges into it.
