@@ -310,16 +310,14 @@ public struct Pipeline: Sendable {
             try await deleteDueChannels(now: now)
             return ([], full)
         }
-        // The claims are renewed while the batch goes out. No `defer` to stop the renewal: the 6.3.1 optimiser
-        // crashes on one in an `async throws(E)` function.
-        let renewing = renewingClaims(due.map(\.key))
-        let delivered: Result<[PushDelivery], StoreFailure>
-        do throws(StoreFailure) {
-            delivered = .success(try await deliverBatch(due, owner: owner, now: now))
-        } catch {
-            delivered = .failure(error)
+        // The claims are renewed while the batch goes out.
+        let delivered = await renewingClaims(due.map(\.key)) { [due] () async -> Result<[PushDelivery], StoreFailure> in
+            do throws(StoreFailure) {
+                return .success(try await deliverBatch(due, owner: owner, now: now))
+            } catch {
+                return .failure(error)
+            }
         }
-        renewing?.cancel()
         return (try delivered.get(), full)
     }
 }
