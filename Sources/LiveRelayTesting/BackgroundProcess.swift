@@ -4,41 +4,32 @@ import Synchronization
 /// A program started in the background whose standard error is read as it comes, for tests of `liverelay
 /// run`: wait for a line, send a signal, wait for the exit. Every wait is bounded.
 public final class BackgroundProcess: Sendable {
-    private let process: Process
-    private let errorText = TextBuffer()
-    private let outputText = TextBuffer()
-
-    private final class TextBuffer: Sendable {
-        let text = Mutex("")
-        func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-        var value: String { text.withLock { $0 } }
-    }
+    private let process: SpawnedProcess
+    private let errorText = Collected()
+    private let outputText = Collected()
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let stderr = Pipe()
-        let stdout = Pipe()
-        process.standardError = stderr
-        process.standardOutput = stdout
-        process.standardInput = FileHandle.nullDevice
-        self.process = process
-        stderr.fileHandleForReading.readabilityHandler = { [errorText] handle in
-            errorText.append(handle.availableData)
+        let stderr = SpawnedProcess.pipe()
+        let stdout = SpawnedProcess.pipe()
+        do {
+            process = try SpawnedProcess.spawn(
+                executable.path, arguments, environment: environment, stdin: .null,
+                stdout: .descriptor(stdout.write), stderr: .descriptor(stderr.write))
+        } catch {
+            for fd in [stdout.read, stdout.write, stderr.read, stderr.write] { close(fd) }
+            throw error
         }
-        stdout.fileHandleForReading.readabilityHandler = { [outputText] handle in
-            outputText.append(handle.availableData)
-        }
-        try process.run()
+        close(stdout.write)
+        close(stderr.write)
+        SpawnedProcess.drain(stderr.read, chunk: { [errorText] in errorText.append($0) }, done: {})
+        SpawnedProcess.drain(stdout.read, chunk: { [outputText] in outputText.append($0) }, done: {})
     }
 
     /// Standard error so far.
-    public var standardError: String { errorText.value }
+    public var standardError: String { errorText.text }
     /// Standard output so far.
-    public var standardOutput: String { outputText.value }
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var standardOutput: String { outputText.text }
+    public var processIdentifier: Int32 { process.pid }
 
     /// Waits until standard error contains `text`; returns false after `timeout`.
     public func waitForError(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
@@ -52,7 +43,7 @@ public final class BackgroundProcess: Sendable {
     }
 
     /// Sends a signal (SIGTERM, SIGKILL, SIGHUP…).
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func signal(_ signal: Int32) { process.signal(signal) }
 
     /// Waits for the exit; returns the status, or nil after `timeout` (the process is then killed, after its
     /// threads' stacks were taken into ``hungStacks`` where gdb is installed).
@@ -60,12 +51,12 @@ public final class BackgroundProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
-            stacks.withLock { $0 = Self.stacks(of: process.processIdentifier) }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            stacks.withLock { $0 = Self.stacks(of: process.pid) }
+            process.signal(SIGKILL)
+            _ = process.wait()
             return nil
         }
-        return process.terminationStatus
+        return process.status
     }
 
     /// Every thread's stack of a process that did not exit in time (empty when it did, or without gdb).
@@ -74,17 +65,24 @@ public final class BackgroundProcess: Sendable {
 
     private static func stacks(of pid: Int32) -> String {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "" }
-        let gdb = Process()
-        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-        gdb.arguments = ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"]
-        let output = Pipe()
-        gdb.standardOutput = output
-        gdb.standardError = FileHandle.nullDevice
-        guard (try? gdb.run()) != nil else { return "" }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        gdb.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let output = SpawnedProcess.pipe()
+        guard
+            let gdb = try? SpawnedProcess.spawn(
+                "/usr/bin/gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"], stdin: .null,
+                stdout: .descriptor(output.write), stderr: .null)
+        else {
+            close(output.read)
+            close(output.write)
+            return ""
+        }
+        close(output.write)
+        let text = Collected()
+        let drained = DispatchSemaphore(value: 0)
+        SpawnedProcess.drain(output.read, chunk: { text.append($0) }, done: { drained.signal() })
+        _ = gdb.wait()
+        drained.wait()
+        return text.text
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit { if process.isRunning { process.signal(SIGKILL) } }
 }

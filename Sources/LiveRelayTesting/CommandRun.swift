@@ -1,4 +1,6 @@
 public import Foundation
+import Glibc
+import Synchronization
 
 /// Runs a program to completion and captures its output, for tests of the command-line tool.
 public struct CommandRun: Sendable {
@@ -24,29 +26,47 @@ public struct CommandRun: Sendable {
     static func runBlocking(_ executable: URL, _ arguments: [String], input: String, directory: URL?) throws
         -> CommandRun
     {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        let stdin = SpawnedProcess.pipe()
+        let stdout = SpawnedProcess.pipe()
+        let stderr = SpawnedProcess.pipe()
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess.spawn(
+                executable.path, arguments, directory: directory?.path, stdin: .descriptor(stdin.read),
+                stdout: .descriptor(stdout.write), stderr: .descriptor(stderr.write))
+        } catch {
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] { close(fd) }
+            throw error
+        }
+        for fd in [stdin.read, stdout.write, stderr.write] { close(fd) }
         // Drain both pipes while the program runs so a large output cannot block it.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var out = Data()
-        nonisolated(unsafe) var err = Data()
-        DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        group.wait()
-        return CommandRun(
-            status: process.terminationStatus, standardOutput: String(decoding: out, as: UTF8.self),
-            standardError: String(decoding: err, as: UTF8.self))
+        let out = Collected()
+        let err = Collected()
+        let drained = DispatchGroup()
+        for (fd, text) in [(stdout.read, out), (stderr.read, err)] {
+            drained.enter()
+            SpawnedProcess.drain(fd, chunk: { text.append($0) }, done: { drained.leave() })
+        }
+        let bytes = Array(input.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(stdin.write, $0.baseAddress, $0.count) }
+            if count > 0 {
+                written += count
+            } else if errno != EINTR {
+                break  // the program closed its input
+            }
+        }
+        close(stdin.write)
+        let status = process.wait()
+        drained.wait()
+        return CommandRun(status: status, standardOutput: out.text, standardError: err.text)
     }
+}
+
+/// Bytes a drain collects, read once it has ended.
+final class Collected: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }

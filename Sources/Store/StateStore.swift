@@ -126,7 +126,8 @@ public protocol StateStore: AnyObject, Sendable {
     ) async throws(StoreFailure) -> ActivityTokenRegistration
     func removePushToStartToken(device: String, attributesType: String) async throws(StoreFailure)
     func removeActivityToken(activity: ActivityKey, device: String) async throws(StoreFailure)
-    /// Imports many activity tokens in one transaction; dropped tokens are skipped.
+    /// Imports many activity tokens in one transaction, as registering each would (``ActivityTokenAdmission``:
+    /// dropped tokens and tokens of ended activities are skipped). Returns how many were stored.
     @discardableResult
     func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int

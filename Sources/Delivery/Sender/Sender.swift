@@ -162,9 +162,15 @@ public struct Sender: Sendable {
             // What a server answered is bounded and stripped of echoed credentials before anything reads it.
             // The fence goes with the requests too: a transport that would send one again on its own (a lost
             // connection) asks it first.
-            let outcomes = await SendFence.$current.withValue(admit.map(SendFence.init)) {
-                await provider.deliver(push, to: pending.map { targets[$0] })
-            }.map(\.sanitized)
+            let requested = pending.map { targets[$0] }
+            let outcomes: [DeliveryOutcome]
+            if let admit {
+                outcomes = await SendFence.$current.withValue(SendFence(admit)) {
+                    await provider.deliver(push, to: requested)
+                }.map(\.sanitized)
+            } else {
+                outcomes = await provider.deliver(push, to: requested).map(\.sanitized)
+            }
             var again: [(index: Int, outcome: DeliveryOutcome)] = []
             var throttled = 0
             var retryAfter: Int?

@@ -109,7 +109,7 @@ public struct TokenFile: Sendable, Decodable {
                 environment: t.environment ?? environment, now: now)
             if !stored { refused += 1 }
         }
-        // One transaction for them all: a goal's 100,000 devices load in a second, not one write each.
+        // One transaction for them all, not one write per token (a goal's 20,000 devices: 5 s less).
         let stored = try await store.importActivityTokens(
             activities.map { (ActivityKey($0.activity), $0.device, $0.token, $0.environment ?? environment) }, now: now)
         refused += activities.count - stored
