@@ -25,11 +25,25 @@ struct LiveRelayCommand: AsyncParsableCommand {
     /// Signal dispositions come first, before anything can take time: a closed pipe is an error, not the end
     /// of the process, and `run` takes SIGHUP as "reload the rules" (its reloader listens once it starts; a
     /// SIGHUP before that, as a supervisor may send, must not end it: the rules are read fresh anyway).
+    ///
+    /// glibc's allocator gets at most two arenas unless `MALLOC_ARENA_MAX` says otherwise: with one per thread
+    /// (up to 8 per core), memory freed on another thread than the one that took it is kept, and a goal to
+    /// 100,000 devices through `replay` peaked at 520–580 MB of RSS; with two, at 250 MB, at the same speed
+    /// (BENCHMARKS.md, "Memory").
     static func main() async {
+        if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { limitMallocArenas(to: 2) }
         _ = signal(SIGPIPE, SIG_IGN)
         if CommandLine.arguments.dropFirst().first == "run" { _ = signal(SIGHUP, SIG_IGN) }
         await main(nil)
     }
+}
+
+/// glibc's `mallopt(M_ARENA_MAX, n)` (`malloc.h` is not in Swift's Glibc module; `M_ARENA_MAX` is -8 in
+/// glibc's ABI). Does nothing where there is no `mallopt`.
+private func limitMallocArenas(to count: Int32) {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let symbol = dlsym(nil, "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, count)
 }
 
 /// Options every command that reads a config shares: how it logs. Each option falls back to its
