@@ -39,6 +39,26 @@ public final class PollLoop: Sendable {
     private let gate: (@Sendable () async -> PollGate)?
     // The schedule and the counters change only in `pollOnce`; the lock lets health and metrics read them.
     private let state: Mutex<(schedule: PollSchedule, counters: PollCounters)>
+    private let current = Mutex(Phase.idle)
+
+    /// What the loop is doing, for a stop that takes long to say what it waits for.
+    public enum Phase: String, Sendable, Hashable {
+        /// Not started, or between steps.
+        case idle
+        /// Sleeping on its clock until the next poll.
+        case sleeping
+        /// Asking its gate whether this process polls.
+        case askingGate = "asking whether to poll"
+        /// Polling (a feed's fetch and pipeline, a delivery round, a timer pass).
+        case polling
+        /// Keeping its schedule for the next process.
+        case remembering = "saving its schedule"
+        /// `run()` returned.
+        case stopped
+    }
+
+    /// What the loop is doing now.
+    public var phase: Phase { current.withLock { $0 } }
 
     /// A loop for one source.
     ///
@@ -80,6 +100,7 @@ public final class PollLoop: Sendable {
     /// Polls now, counts the outcome and decides when to poll next, without waiting.
     @discardableResult
     public func pollOnce() async -> Report {
+        current.withLock { $0 = .polling }
         let outcome = await poll()
         let at = now()
         let draw = random()
@@ -88,7 +109,9 @@ public final class PollLoop: Sendable {
             return (state.schedule.record(outcome, now: at, random: draw), state.schedule)
         }
         let report = Report(name: name, at: at, outcome: outcome, decision: decision)
+        current.withLock { $0 = .remembering }
         await remember?(report, schedule)
+        current.withLock { $0 = .idle }
         observe(report)
         return report
     }
@@ -96,31 +119,45 @@ public final class PollLoop: Sendable {
     /// Polls until the task is cancelled or a sleep on the clock throws (the worker's clock throws when a
     /// graceful shutdown begins, so a poll under way finishes and the next one is not started).
     public func run() async {
+        await runLoop()
+        current.withLock { $0 = .stopped }
+    }
+
+    private func sleep(for duration: Duration) async throws {
+        current.withLock { $0 = .sleeping }
+        try await clock.sleep(for: duration)
+        current.withLock { $0 = .idle }
+    }
+
+    private func runLoop() async {
         if let firstPollAt, case let wait = firstPollAt - now(), wait > 0 {
             do {
-                try await clock.sleep(for: .seconds(wait))
+                try await sleep(for: .seconds(wait))
             } catch {
                 return
             }
         }
         while !Task.isCancelled {
-            switch await gate?() ?? .poll {
+            current.withLock { $0 = .askingGate }
+            let verdict = await gate?() ?? .poll
+            current.withLock { $0 = .idle }
+            switch verdict {
             case .poll:
                 break
             case .standby(let retry):
-                do { try await clock.sleep(for: retry) } catch { return }
+                do { try await sleep(for: retry) } catch { return }
                 continue
             case .resume(let schedule):
                 // Taking over from another process: its failures in a row, and its wait, hold here.
                 state.withLock { $0.schedule = schedule }
                 if let notBefore = schedule.notBefore, case let wait = notBefore - now(), wait > 0 {
-                    do { try await clock.sleep(for: .seconds(wait)) } catch { return }
+                    do { try await sleep(for: .seconds(wait)) } catch { return }
                     continue
                 }
             }
             let report = await pollOnce()
             do {
-                try await clock.sleep(for: report.decision.delay)
+                try await sleep(for: report.decision.delay)
             } catch {
                 return
             }

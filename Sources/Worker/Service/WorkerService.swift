@@ -1,6 +1,7 @@
 public import Feeds
 public import Logging
 public import ServiceLifecycle
+import Synchronization
 
 /// `liverelay run`'s polling: one ``PollLoop`` per feed and one for the outbox, each on the worker's clock,
 /// until a graceful shutdown (SIGTERM/SIGINT). Then only the waits are cut short (the loops' clock throws):
@@ -27,8 +28,27 @@ public struct WorkerService: Service {
     }
 
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            for loop in loops { group.addTask { await loop.run() } }
+        let stopping = StopWatch()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Bool.self) { group in
+                for loop in loops {
+                    group.addTask {
+                        await loop.run()
+                        return true
+                    }
+                }
+                group.addTask { [loops, logger] in
+                    await Self.sayWhatTheStopWaitsFor(loops, since: stopping, logger: logger)
+                    return false
+                }
+                var running = loops.count
+                while running > 0, let loopEnded = await group.next() {
+                    if loopEnded { running -= 1 }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            stopping.start()
         }
         let held = await pending()
         let left = await outbox()
@@ -37,4 +57,32 @@ public struct WorkerService: Service {
             "worker stopped: \(outboxText), \(held) held by the throttle; they are saved for the next run",
             metadata: ["pending": "\(held)", "outbox": "\(left.map(String.init) ?? "?")"])
     }
+
+    /// Once a stop has waited 5 s for the loops, and every 5 s after, says which loops have not returned and
+    /// what each is doing: a stop that hangs names where.
+    private static func sayWhatTheStopWaitsFor(_ loops: [PollLoop], since stopping: StopWatch, logger: Logger) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(5))
+            guard !Task.isCancelled, let waited = stopping.elapsed, waited >= .seconds(5) else { continue }
+            let busy = loops.filter { $0.phase != .stopped }
+            guard !busy.isEmpty else { continue }
+            logger.warning(
+                "the stop still waits for loops",
+                metadata: [
+                    "waited": "\(Int((waited / .seconds(1)).rounded())) s",
+                    "loops": "\(busy.map { "\($0.name) (\($0.phase.rawValue))" }.joined(separator: ", "))",
+                ])
+        }
+    }
+}
+
+/// When the graceful stop began.
+final class StopWatch: Sendable {
+    private let began = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Notes that the stop began (the first call counts).
+    func start() { began.withLock { $0 = $0 ?? .now } }
+
+    /// How long since the stop began; `nil` before.
+    var elapsed: Duration? { began.withLock { $0.map { .now - $0 } } }
 }

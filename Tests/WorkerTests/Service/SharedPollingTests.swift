@@ -45,6 +45,36 @@ import Worker
         #expect(
             Array(clock.sleeps.prefix(3)) == [.seconds(3), .seconds(3), .seconds(50)], "standby, then the saved wait")
     }
+
+    /// A loop says what it is doing (a stop that hangs logs it): asking its gate, polling, then stopped.
+    @Test func aLoopSaysWhatItIsDoing() async {
+        final class Seen: Sendable {
+            let loop = Mutex<PollLoop?>(nil)
+            let phases = Mutex<[PollLoop.Phase]>([])
+            let task = Mutex<Task<Void, Never>?>(nil)
+            func note() { phases.withLock { $0.append(loop.withLock { $0 }?.phase ?? .idle) } }
+        }
+        let seen = Seen()
+        let loop = PollLoop(
+            name: "feed", policy: PollSchedule.Policy(interval: .seconds(10)), clock: ImmediateClock(),
+            now: { 1_000 }, random: { 0 },
+            gate: {
+                seen.note()
+                return .poll
+            }
+        ) {
+            seen.note()
+            seen.task.withLock { $0?.cancel() }
+            return PollOutcome(.fresh)
+        }
+        seen.loop.withLock { $0 = loop }
+        #expect(loop.phase == .idle)
+        let running = Task { await loop.run() }
+        seen.task.withLock { $0 = running }
+        await running.value
+        #expect(seen.phases.withLock { $0 } == [.askingGate, .polling])
+        #expect(loop.phase == .stopped)
+    }
 }
 
 @Suite(
