@@ -1,6 +1,5 @@
 public import Foundation
 import Glibc
-import Synchronization
 
 /// Runs a program to completion and captures its output, for tests of the command-line tool.
 public struct CommandRun: Sendable {
@@ -62,11 +61,4 @@ public struct CommandRun: Sendable {
         drained.wait()
         return CommandRun(status: status, standardOutput: out.text, standardError: err.text)
     }
-}
-
-/// Bytes a drain collects, read once it has ended.
-final class Collected: Sendable {
-    private let data = Mutex(Data())
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }

@@ -158,3 +158,10 @@ private enum GNUSpawnActions {
         unsafeBitCast($0, to: ChangeDirectory.self)
     }
 }
+
+/// Bytes a drain collects, read once it has ended.
+final class Collected: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}

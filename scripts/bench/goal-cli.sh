@@ -9,6 +9,7 @@
 # (CLIENT_CORE, 1) and timed whole: starting, loading the N tokens into the state file, the eight steps.
 # Pushes are counted from nginx's access log (enabled here, status and time of each request), which also
 # gives the time to the first push and the send window (first to last request).
+# h2load then sends as many requests to the same server from the same core (the line, in the same run).
 # Prints one JSON line and one human line; exits non-zero when a request was not answered 200, the count
 # is not 6 × N, or the replay failed.
 #   usage: scripts/bench/goal-cli.sh [devices] [extra config JSON, e.g. '{"provider": {…}, "http": {…}}']
@@ -27,6 +28,7 @@ pushes_per_device=6
 
 [ -x "$liverelay" ] || { echo "$liverelay is missing: swift build -c release --product liverelay" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+command -v h2load >/dev/null || { echo "h2load is missing: apt-get install nghttp2-client" >&2; exit 1; }
 mkdir -p "$dir"
 # The server allows nginx's default 128 streams per connection (GOAL_SERVER_STREAMS): LiveRelay follows the
 # server's SETTINGS, and nginx on one core collapses with 1,000 streams open on one long connection.
@@ -85,20 +87,28 @@ taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
     --tokens "$dir/tokens.json" > /dev/null 2> "$dir/stderr.txt"
 code=$?
 set -e
+# The line, in the same run: h2load on the same core, to the same server, with as many requests, one
+# connection and the server's stream limit, APNs' headers and a Live Activity body of the match's size.
+# Its path carries "h2load-line" so the count below leaves its requests out.
+printf '%s' '{"aps":{"timestamp":1783101700,"event":"update","content-state":{"homeScore":1,"awayScore":0,"clock":"20:00","period":"1st half","status":"in play"},"relevance-score":50,"stale-date":1783102300}}' > "$dir/line-body.json"
+line=$(taskset -c "$client_core" h2load -n "$((devices * pushes_per_device))" -c 1 -m "${GOAL_SERVER_STREAMS:-128}" \
+    -H 'apns-push-type: liveactivity' -H 'apns-topic: com.example.scores.push-type.liveactivity' \
+    -H 'apns-priority: 10' -H 'content-type: application/json' -d "$dir/line-body.json" \
+    "$FANOUT_URL/3/device/h2load-line" 2>&1 | sed -n 's/.*finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
 # Flush nginx's log buffer (USR1 reopens the log) and let it settle.
 kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
-python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" <<'PY'
+python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" <<'PY'
 import json, sys
-dir, devices, per, code, start, provider_extra, http_extra, extra = sys.argv[1:]
-devices, per, code, start = int(devices), int(per), int(code), float(start)
+dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling = sys.argv[1:]
+devices, per, code, start, ceiling = int(devices), int(per), int(code), float(start), float(ceiling)
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
 wall, cpu, rss_kb = float(wall), float(user) + float(sys_), int(rss_kb)
 times, statuses = [], {}
 for line in open(f"{dir}/logs/access.log"):
     t, status, uri = line.split(" ", 2)
-    if not uri.startswith("/3/device/"):
+    if not uri.startswith("/3/device/") or uri.startswith("/3/device/h2load-line"):
         continue
     times.append(float(t))
     statuses[status] = statuses.get(status, 0) + 1
@@ -116,6 +126,9 @@ result = {
     "cpu_seconds": round(cpu, 3), "user_seconds": float(user), "sys_seconds": float(sys_),
     "cpu_us_per_push": round(cpu / pushes * 1e6, 2) if pushes else None,
     "peak_rss_mb": round(rss_kb / 1024, 1),
+    "h2load_pushes_per_second": ceiling or None,
+    "of_h2load": round(pushes / wall / ceiling, 3) if wall and ceiling else None,
+    "of_h2load_while_sending": round(pushes / send / ceiling, 3) if send and ceiling else None,
     "provider_extra": json.loads(provider_extra) if provider_extra else {},
     "http_extra": json.loads(http_extra) if http_extra else {},
     "extra": json.loads(extra) if extra else {},
@@ -125,7 +138,8 @@ print(f"goal-cli: {devices} devices, {pushes} pushes (nginx log, {failed} failed
       f"{wall:.2f} s wall, {result['pushes_per_second'] or 0:,.0f} pushes/s "
       f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
       f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push, "
-      f"peak RSS {rss_kb / 1024:.0f} MB")
+      f"peak RSS {rss_kb / 1024:.0f} MB; h2load beside it {ceiling:,.0f}/s: {result['of_h2load'] or 0:.2f} of it "
+      f"(while sending {result['of_h2load_while_sending'] or 0:.2f})")
 problems = []
 if code != 0:
     problems.append(f"liverelay replay exited {code}")

@@ -150,21 +150,11 @@ extension JSONValue {
         var tokens = pointer.tokens
         guard !tokens.isEmpty else { return nil }
         // Up to the keyword: the last token that names an object member.
-        while tokens.count > 1, case .array? = value(at: Array(tokens.dropLast())) { tokens.removeLast() }
+        while tokens.count > 1, case .array? = JSONPointer(tokens: Array(tokens.dropLast())).resolve(in: self) {
+            tokens.removeLast()
+        }
         guard tokens.count > 0 else { return nil }
         return removing(tokens[...])
-    }
-
-    private func value(at tokens: [String]) -> JSONValue? {
-        var here: JSONValue? = self
-        for token in tokens {
-            switch here {
-            case .object(let members)?: here = members[token]
-            case .array(let items)?: here = Int(token).flatMap { items.indices.contains($0) ? items[$0] : nil }
-            default: return nil
-            }
-        }
-        return here
     }
 
     private func removing(_ tokens: ArraySlice<String>) -> JSONValue {

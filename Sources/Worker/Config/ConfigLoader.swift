@@ -23,7 +23,7 @@ public struct LoadedConfig: Sendable {
 
     /// Resolves a path written in the config.
     public func resolve(_ relative: String) -> String {
-        relative.hasPrefix("/") ? relative : directory + "/" + relative
+        ConfigLoader.resolve(relative, in: directory)
     }
 }
 
@@ -47,6 +47,11 @@ public struct FeedRuntime: Sendable {
 /// Reads the config: JSON with positions, checked against `docs/liverelay.schema.json`, then decoded and
 /// resolved. Every problem is a `file:line:column: key.path: message` diagnostic.
 public enum ConfigLoader {
+    /// A path written in the config at `directory`: absolute as written, else relative to the config's folder.
+    static func resolve(_ file: String, in directory: String) -> String {
+        file.hasPrefix("/") ? file : directory + "/" + file
+    }
+
     /// The rule files (resolved against the config's folder) and feed ids a config names, read as plain JSON:
     /// what `check` still checks when the config itself is broken, with the facts of its preset feeds and
     /// what can be made of its contracts (``ContractLoader/read(path:resolvedPath:)``; their problems are the
@@ -57,9 +62,7 @@ public enum ConfigLoader {
         guard let data = FileManager.default.contents(atPath: path), let document = try? JSONParser.parse(data)
         else { return nil }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let rules = (document["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map {
-            $0.hasPrefix("/") ? $0 : directory + "/" + $0
-        }
+        let rules = (document["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map { resolve($0, in: directory) }
         let feeds = (document["feeds"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         // A feed on a preset publishes its facts whatever else is wrong in the config.
         var facts: [String: Set<String>] = [:]
@@ -72,7 +75,7 @@ public enum ConfigLoader {
         }
         var contracts: [String: ContentContract] = [:]
         for file in (document["contracts"]?.arrayValue ?? []).compactMap(\.stringValue) {
-            let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
+            let resolved = URL(fileURLWithPath: resolve(file, in: directory)).standardized.path
             guard FileManager.default.isReadableFile(atPath: resolved),
                 let contract = ContractLoader.read(path: resolved, resolvedPath: resolved).contract
             else { continue }
@@ -178,14 +181,14 @@ public enum ConfigLoader {
                 diagnostic("/providers/\(i)", "duplicate provider id \"\(entry.id)\" (give each entry its own id)"))
         }
         for (i, rules) in config.rules.enumerated() {
-            let resolved = rules.hasPrefix("/") ? rules : directory + "/" + rules
+            let resolved = resolve(rules, in: directory)
             if !FileManager.default.fileExists(atPath: resolved) {
                 problems.append(diagnostic("/rules/\(i)", "no such rule file or directory: \(resolved)"))
             }
         }
         var contracts: [String: ContentContract] = [:]
         for (i, file) in config.contracts.enumerated() {
-            let resolved = URL(fileURLWithPath: file.hasPrefix("/") ? file : directory + "/" + file).standardized.path
+            let resolved = URL(fileURLWithPath: resolve(file, in: directory)).standardized.path
             // A contract file that is not there is the config's mistake: said where the config names it.
             guard FileManager.default.isReadableFile(atPath: resolved) else {
                 problems.append(
@@ -250,7 +253,7 @@ public enum ConfigLoader {
     static func resolveURL(_ url: String, directory: String) -> String {
         guard url.hasPrefix("file:"), !url.hasPrefix("file://") else { return url }
         let rest = String(url.dropFirst("file:".count))
-        return URL(fileURLWithPath: rest.hasPrefix("/") ? rest : directory + "/" + rest).standardizedFileURL
+        return URL(fileURLWithPath: resolve(rest, in: directory)).standardizedFileURL
             .absoluteString
     }
 

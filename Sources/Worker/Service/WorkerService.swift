@@ -1,7 +1,6 @@
 public import Feeds
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 
 /// `liverelay run`'s polling: one ``PollLoop`` per feed and one for the outbox, each on the worker's clock,
 /// until a graceful shutdown (SIGTERM/SIGINT). Then only the waits are cut short (the loops' clock throws):
@@ -28,27 +27,22 @@ public struct WorkerService: Service {
     }
 
     public func run() async {
-        let stopping = StopWatch()
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Bool.self) { group in
-                for loop in loops {
-                    group.addTask {
-                        await loop.run()
-                        return true
-                    }
+        await withTaskGroup(of: Bool.self) { group in
+            for loop in loops {
+                group.addTask {
+                    await loop.run()
+                    return true
                 }
-                group.addTask { [loops, logger] in
-                    await Self.sayWhatTheStopWaitsFor(loops, since: stopping, logger: logger)
-                    return false
-                }
-                var running = loops.count
-                while running > 0, let loopEnded = await group.next() {
-                    if loopEnded { running -= 1 }
-                }
-                group.cancelAll()
             }
-        } onGracefulShutdown: {
-            stopping.start()
+            group.addTask { [loops, logger] in
+                await Self.sayWhatTheStopWaitsFor(loops, logger: logger)
+                return false
+            }
+            var running = loops.count
+            while running > 0, let loopEnded = await group.next() {
+                if loopEnded { running -= 1 }
+            }
+            group.cancelAll()
         }
         let held = await pending()
         let left = await outbox()
@@ -58,31 +52,21 @@ public struct WorkerService: Service {
             metadata: ["pending": "\(held)", "outbox": "\(left.map(String.init) ?? "?")"])
     }
 
-    /// Once a stop has waited 5 s for the loops, and every 5 s after, says which loops have not returned and
-    /// what each is doing: a stop that hangs names where.
-    private static func sayWhatTheStopWaitsFor(_ loops: [PollLoop], since stopping: StopWatch, logger: Logger) async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(5))
-            guard !Task.isCancelled, let waited = stopping.elapsed, waited >= .seconds(5) else { continue }
+    /// Once a graceful stop has waited 5 s for the loops, and every 5 s after, says which loops have not
+    /// returned and what each is doing: a stop that hangs names where. Ends when cancelled.
+    private static func sayWhatTheStopWaitsFor(_ loops: [PollLoop], logger: Logger) async {
+        guard (try? await gracefulShutdown()) != nil else { return }
+        let began = ContinuousClock.now
+        while true {
+            do { try await Task.sleep(for: .seconds(5)) } catch { return }
             let busy = loops.filter { $0.phase != .stopped }
             guard !busy.isEmpty else { continue }
             logger.warning(
                 "the stop still waits for loops",
                 metadata: [
-                    "waited": "\(Int((waited / .seconds(1)).rounded())) s",
+                    "waited": "\(Int(((ContinuousClock.now - began) / .seconds(1)).rounded())) s",
                     "loops": "\(busy.map { "\($0.name) (\($0.phase.rawValue))" }.joined(separator: ", "))",
                 ])
         }
     }
-}
-
-/// When the graceful stop began.
-final class StopWatch: Sendable {
-    private let began = Mutex<ContinuousClock.Instant?>(nil)
-
-    /// Notes that the stop began (the first call counts).
-    func start() { began.withLock { $0 = $0 ?? .now } }
-
-    /// How long since the stop began; `nil` before.
-    var elapsed: Duration? { began.withLock { $0.map { .now - $0 } } }
 }
