@@ -8,7 +8,8 @@ public import Store
 extension PostgresStore {
     public func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?, paces: StartPaces
+        fanOuts: [OutboxFanOut], rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?,
+        paces: StartPaces
     ) async throws(Failure) {
         try await transaction("saving released pushes") { connection in
             try await Self.saveThrottleStates(throttleStates, connection, logger: logger)
@@ -34,6 +35,7 @@ extension PostgresStore {
                     """, logger: logger)
             }
             try await Self.enqueue(entries, connection, logger: logger)
+            try await Self.enqueue(fanOuts, connection, logger: logger)
         }
     }
 
@@ -60,15 +62,19 @@ extension PostgresStore {
     }
 
     public func completeOutbox(_ rows: [OutboxEntry]) async throws(Failure) {
-        try await settleOutbox(done: rows, later: [], started: [], sent: [], now: 0)
+        try await settleOutbox(done: rows, later: [], started: [], sent: [], cursors: [], now: 0)
     }
 
     /// Settles this worker's rows: final receipts leave the outbox (a row a newer push replaced stays),
     /// temporary ones get their next attempt, starts and last-sent times are recorded, and this worker's
     /// claims on them end, all in one transaction. Rows this worker never claimed (read by
     /// ``waitingOutbox(activities:)``) are settled as long as no other worker holds them.
+    ///
+    /// A fan-out is written here as one row per target (``enqueue(_:_:logger:)-(OutboxFanOut)``), so a
+    /// round has no cursors to move.
     public func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], now: Int
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush],
+        cursors: [FanOutCursor], now: Int
     ) async throws(Failure) {
         guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
         let worker = claimOwner

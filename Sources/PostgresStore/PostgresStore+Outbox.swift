@@ -60,6 +60,31 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// Writes each fan-out as one row per update token of its activity (in device order), in one statement
+    /// that reads the tokens where they are: several workers share the rows as they share any others.
+    static func enqueue(_ fanOuts: [OutboxFanOut], _ connection: PostgresConnection, logger: Logger) async throws {
+        for f in fanOuts {
+            try await connection.query(
+                """
+                INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
+                  next_attempt, provider)
+                SELECT t.activity, t.token, 'activity', t.device, t.environment,
+                  \(String(decoding: f.push, as: UTF8.self)), \(f.timestamp), 0, \(f.nextAttempt), \(f.provider)
+                FROM activity_token t
+                WHERE t.activity = \(f.activity.rawValue)
+                  AND (\(f.environment?.rawValue)::text IS NULL OR t.environment = \(f.environment?.rawValue))
+                ORDER BY t.device
+                ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
+                  environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
+                  attempts = excluded.attempts, next_attempt = excluded.next_attempt,
+                  seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = NULL,
+                  address_user = NULL, address_activity = NULL, provider = excluded.provider, channel = NULL,
+                  channel_policy = NULL
+                WHERE excluded."timestamp" > outbox."timestamp"
+                """, logger: logger)
+        }
+    }
+
     /// Claims up to `limit` due rows for `worker` until `now + leaseSeconds`, in release order: rows due at
     /// `now` that no live claim holds (a dead worker's expired claims included, and at once the claims of a
     /// worker whose heartbeat has lapsed).

@@ -2,90 +2,6 @@ public import Foundation
 import GRDB
 public import LiveRelayCore
 
-/// One outbox row's identity: an activity and a target. A newer push for the same activity and target
-/// replaces a waiting older one.
-public struct OutboxKey: Sendable, Hashable, Comparable {
-    /// The activity.
-    public var activity: ActivityKey
-    /// The target: its APNs token, else its provider address (`@device:…`, `@user:…`, `@activity:…`), else
-    /// `""` (the console's placeholder).
-    public var target: String
-
-    /// Creates a key.
-    public init(activity: ActivityKey, target: String) {
-        self.activity = activity
-        self.target = target
-    }
-
-    /// By activity, then target.
-    public static func < (a: OutboxKey, b: OutboxKey) -> Bool {
-        a.activity != b.activity ? a.activity < b.activity : a.target < b.target
-    }
-}
-
-/// One push to one target, waiting in the durable outbox until a final receipt.
-public struct OutboxEntry: Sendable, Hashable {
-    /// Which activity and target.
-    public var key: OutboxKey
-    /// `push-to-start` or `activity`.
-    public var kind: String
-    public var device: String?
-    public var environment: String?
-    /// The push, as JSON (the Worker encodes it).
-    public var push: Data
-    /// The push's timestamp: a row is only ever replaced by a newer one.
-    public var timestamp: Int
-    /// Delivery rounds so far.
-    public var attempts: Int
-    /// UNIX seconds before which it is not sent again.
-    public var nextAttempt: Int
-    /// Where FCM, Pushwoosh or Getui address it (their device, user or activity ids).
-    public var address: ProviderAddress
-    /// The id of the provider it was released to; `nil` for rows written before providers were recorded.
-    public var provider: String?
-    /// The broadcast channel: a `channel` row's, or the one a push-to-start row's activity subscribes to.
-    public var channel: String?
-    /// A `channel` row's channel's storage policy (its broadcasts' `apns-expiration` follows it).
-    public var channelPolicy: Int?
-
-    public init(
-        key: OutboxKey, kind: String, device: String?, environment: String?, push: Data, timestamp: Int,
-        attempts: Int = 0, nextAttempt: Int, address: ProviderAddress = ProviderAddress(), provider: String? = nil,
-        channel: String? = nil, channelPolicy: Int? = nil
-    ) {
-        self.channel = channel
-        self.channelPolicy = channelPolicy
-        self.provider = provider
-        self.key = key
-        self.kind = kind
-        self.device = device
-        self.environment = environment
-        self.push = push
-        self.timestamp = timestamp
-        self.attempts = attempts
-        self.nextAttempt = nextAttempt
-        self.address = address
-    }
-
-    /// The push it carries: its activity and timestamp.
-    public var pushID: PushID { PushID(activity: key.activity, timestamp: timestamp) }
-}
-
-/// A waiting row given a newer push (a start carrying a newer state), if it still holds the push it held at
-/// `previousTimestamp`.
-public struct OutboxRewrite: Sendable, Hashable {
-    /// The row with its new push and timestamp.
-    public var row: OutboxEntry
-    /// Its timestamp when it was read.
-    public var previousTimestamp: Int
-
-    /// A rewrite.
-    public init(row: OutboxEntry, previousTimestamp: Int) {
-        self.row = row
-        self.previousTimestamp = previousTimestamp
-    }
-}
-
 /// The durable outbox: what the throttle released is written here (in the same transaction as the throttle's
 /// state) before it is sent, and leaves only on a final receipt. One row per activity and token: a newer state
 /// replaces a waiting older one, and an older one never replaces a newer.
@@ -129,8 +45,8 @@ extension SQLiteStore {
     /// same way; a row delivered meanwhile is left alone. `history` records the release for the live report.
     public func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = [], history: HistoryWrite? = nil,
-        paces: StartPaces = StartPaces()
+        fanOuts: [OutboxFanOut] = [], rewrites: [OutboxRewrite] = [], drops: [OutboxEntry] = [],
+        history: HistoryWrite? = nil, paces: StartPaces = StartPaces()
     ) async throws(Failure) {
         try await run(
             "saving released pushes",
@@ -150,10 +66,13 @@ extension SQLiteStore {
                 }
                 let drop = try db.cachedStatement(
                     sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
-                for d in drops {
+                for d in drops where d.fanOut == nil {
                     try drop.execute(arguments: [d.key.activity.rawValue, d.key.target, d.timestamp])
                 }
-                var seq = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0
+                try Self.removeSpentFanOuts(
+                    drops.filter { $0.fanOut != nil }.map { ($0.key.activity, $0.timestamp) }, db)
+                var seq = try Self.lastSeq(db)
+                try Self.saveFanOuts(fanOuts, superseding: entries, seq: &seq, db)
                 let insert = try db.cachedStatement(
                     sql: """
                         INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
@@ -180,25 +99,66 @@ extension SQLiteStore {
             }, write: true)
     }
 
-    /// Rows due now, in the order the throttle released them.
+    /// Rows due now, in the order the throttle released them, at most `limit`: the outbox's rows, and the next
+    /// targets of each due fan-out after its cursor (marked with ``OutboxEntry/fanOut``). A fan-out found with
+    /// no target left leaves the outbox.
     public func dueOutbox(now: Int, limit: Int = 10_000) async throws(Failure) -> [OutboxEntry] {
-        try await run(
+        let (due, spent) = try await run(
             "reading the outbox",
             { db in
-                try Row.fetchAll(
+                let rows = try Row.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT \(Self.entryColumns) FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"),
+                        sql:
+                            "SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"),
                     arguments: [now, limit]
-                ).map(Self.entry)
+                ).map { (entry: Self.entry($0), seq: $0[15] as Int) }
+                let fanOuts = try Self.dueFanOuts(now: now, db)
+                guard !fanOuts.isEmpty else { return (rows.map(\.entry), [(ActivityKey, Int)]()) }
+                // Rows and fan-outs in release order, the fan-outs' targets read as far as the limit allows.
+                var due: [OutboxEntry] = []
+                var spent: [(ActivityKey, Int)] = []
+                var next = rows.startIndex
+                for f in fanOuts {
+                    while next < rows.endIndex, rows[next].seq < f.seq, due.count < limit {
+                        due.append(rows[next].entry)
+                        next += 1
+                    }
+                    guard due.count < limit else { break }
+                    let targets = try Self.fanOutTargets(f, limit: limit - due.count, db)
+                    if targets.isEmpty { spent.append((f.activity, f.timestamp)) }
+                    due += targets
+                }
+                while next < rows.endIndex, due.count < limit {
+                    due.append(rows[next].entry)
+                    next += 1
+                }
+                return (due, spent)
             }, write: false)
+        if !spent.isEmpty {
+            try await run("removing finished fan-outs", { db in try Self.removeSpentFanOuts(spent, db) }, write: true)
+        }
+        return due
     }
 
-    /// Every row waiting for these activities, due or not.
+    /// Every row waiting for these activities, due or not; a fan-out as one row at its cursor (marked with
+    /// ``OutboxEntry/fanOut``, no target), before the rows.
     public func waitingOutbox(activities keys: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {
         return try await run(
             "reading the outbox",
             { db in
                 var rows: [OutboxEntry] = []
+                let fanOut = try db.cachedStatement(
+                    sql:
+                        "SELECT push, timestamp, provider, next_attempt, cursor FROM outbox_fan_out WHERE activity = ?")
+                for key in keys {
+                    guard let row = try Row.fetchOne(fanOut, arguments: [key.rawValue]) else { continue }
+                    let push: String = row[0]
+                    rows.append(
+                        OutboxEntry(
+                            key: OutboxKey(activity: key, target: ""), kind: "activity", device: nil, environment: nil,
+                            push: Data(push.utf8), timestamp: row[1], nextAttempt: row[3], provider: row[2],
+                            fanOut: FanOutMark(position: row[4], last: false)))
+                }
                 for start in stride(from: 0, to: keys.count, by: 500) {
                     let chunk = keys[start..<min(start + 500, keys.count)]
                     let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -234,7 +194,7 @@ extension SQLiteStore {
             { db in
                 let delete = try db.cachedStatement(
                     sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
-                for r in rows {
+                for r in rows where r.fanOut == nil {
                     try delete.execute(arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
             }, write: true)
@@ -245,23 +205,28 @@ extension SQLiteStore {
     /// (at `now`), so the mark and the row's end are one write; the `sent` pushes' activities get `now` as the
     /// time a push of theirs last got through (`activity.sent-at`), and the newest push's state as their
     /// delivered state (`activity.delivered-state`). A row a newer push has replaced meanwhile is left alone.
+    ///
+    /// A fan-out's targets have no rows: `cursors` move their fan-outs past the targets whose receipts are
+    /// written (``FanOutProgress``), and those of them in `later` become rows of their own.
     public func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush] = [], now: Int
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush] = [],
+        cursors: [FanOutCursor] = [], now: Int
     ) async throws(Failure) {
-        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
+        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty || !cursors.isEmpty else { return }
         try await run(
             "settling outbox rows",
             { db in
                 let delete = try db.cachedStatement(
                     sql: "DELETE FROM outbox WHERE activity = ? AND token = ? AND timestamp = ?")
-                for r in done {
+                for r in done where r.fanOut == nil {
                     try delete.execute(arguments: [r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
+                try Self.settleFanOuts(cursors: cursors, later: later.filter { $0.fanOut != nil }, db)
                 let retry = try db.cachedStatement(
                     sql:
                         "UPDATE outbox SET attempts = ?, next_attempt = ? WHERE activity = ? AND token = ? AND timestamp = ?"
                 )
-                for r in later {
+                for r in later where r.fanOut == nil {
                     try retry.execute(
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
@@ -285,8 +250,11 @@ extension SQLiteStore {
         try await run(
             "reading the outbox",
             { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(next_attempt) AS t FROM outbox")
-                return (row?["n"] ?? 0, row?["t"])
+                // A fan-out counts as one: its targets are not counted until they fail.
+                let rows = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(next_attempt) FROM outbox")
+                let fanOuts = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(next_attempt) FROM outbox_fan_out")
+                let next = [rows?[1] as Int?, fanOuts?[1] as Int?].compactMap { $0 }.min()
+                return ((rows?[0] ?? 0) + (fanOuts?[0] ?? 0), next)
             }, write: false)
     }
 

@@ -133,6 +133,7 @@ public final class SQLiteStore: StateStore {
             try db.execute(sql: "UPDATE activity SET changed_at = last_timestamp")
             try db.alter(table: "feed_entity") { t in t.add(column: "fact_changes", .text) }
         }
+        registerFanOutMigration(&m)
         return m
     }
 

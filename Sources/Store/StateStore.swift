@@ -22,8 +22,8 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
 /// the PostgreSQL store (several workers on one database).
 ///
 /// Writes that belong together are one method and one transaction (a poll's ``commit(_:)``, a release's
-/// ``commitRelease(throttleStates:outbox:rewrites:drops:history:)``, a round's
-/// ``settleOutbox(done:later:started:sent:now:)``), so a crash between two never leaves half of one.
+/// ``commitRelease(throttleStates:outbox:fanOuts:rewrites:drops:history:paces:)``, a round's
+/// ``settleOutbox(done:later:started:sent:cursors:now:)``), so a crash between two never leaves half of one.
 public protocol StateStore: AnyObject, Sendable {
     /// Where it is, for messages: a file path, or `PostgreSQL host:port/db`.
     var location: String { get }
@@ -88,13 +88,15 @@ public protocol StateStore: AnyObject, Sendable {
     // MARK: Outbox
 
     /// Saves released pushes with the throttle states that released them, in one transaction (see
-    /// ``SQLiteStore/commitRelease(throttleStates:outbox:rewrites:drops:history:)``).
+    /// ``SQLiteStore/commitRelease(throttleStates:outbox:fanOuts:rewrites:drops:history:paces:)``).
     /// `paces` are the push-to-start windows the release changed (their send times; a window empty by
     /// `paces.keepFrom` is removed), saved in the same transaction, so the next process, or another worker,
     /// paces starts from them.
+    /// `fanOuts` are pushes to every update token of their activities, stored once (``OutboxFanOut``).
     func commitRelease(
         throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
-        rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?, paces: StartPaces
+        fanOuts: [OutboxFanOut], rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?,
+        paces: StartPaces
     ) async throws(StoreFailure)
     /// Rows due now for this worker to send, in release order. On a shared store they are claimed: no other
     /// worker gets them until they are settled or the claim expires.
@@ -103,9 +105,10 @@ public protocol StateStore: AnyObject, Sendable {
     func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry]
     /// Removes rows after their final receipts, unless a newer push replaced one meanwhile.
     func completeOutbox(_ rows: [OutboxEntry]) async throws(StoreFailure)
-    /// Records final and temporary receipts, starts and last-sent times in one transaction.
+    /// Records final and temporary receipts, starts, last-sent times and fan-outs' cursors in one transaction.
     func settleOutbox(
-        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], now: Int)
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush],
+        cursors: [FanOutCursor], now: Int)
         async throws(StoreFailure)
     /// How many rows wait, and when the earliest is due.
     func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?)
@@ -195,7 +198,13 @@ extension StateStore {
     public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)
         async throws(StoreFailure)
     {
-        try await settleOutbox(done: done, later: later, started: started, sent: [], now: now)
+        try await settleOutbox(done: done, later: later, started: started, sent: [], cursors: [], now: now)
+    }
+
+    public func settleOutbox(
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], now: Int
+    ) async throws(StoreFailure) {
+        try await settleOutbox(done: done, later: later, started: started, sent: sent, cursors: [], now: now)
     }
 
     public func commitRelease(
@@ -203,7 +212,7 @@ extension StateStore {
         history: HistoryWrite? = nil
     ) async throws(StoreFailure) {
         try await commitRelease(
-            throttleStates: throttleStates, outbox: entries, rewrites: [], drops: [], history: history,
+            throttleStates: throttleStates, outbox: entries, fanOuts: [], rewrites: [], drops: [], history: history,
             paces: StartPaces())
     }
 
@@ -212,8 +221,8 @@ extension StateStore {
         rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?
     ) async throws(StoreFailure) {
         try await commitRelease(
-            throttleStates: throttleStates, outbox: entries, rewrites: rewrites, drops: drops, history: history,
-            paces: StartPaces())
+            throttleStates: throttleStates, outbox: entries, fanOuts: [], rewrites: rewrites, drops: drops,
+            history: history, paces: StartPaces())
     }
 
     public func throttleStates() async throws(StoreFailure) -> [ActivityKey: Data] {

@@ -48,6 +48,26 @@ struct ActivityModeTargetsTests {
         }
     }
 
+    /// A fan-out (stored once, its targets read as it goes) is exactly what `targets` gives an update or end
+    /// in token mode: every update token, each a plain token push.
+    @Test func onlyPlainTokenUpdatesAndEndsFanOut() {
+        let a = Self.addressing
+        for event in [PushEvent.update, .end] {
+            #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .token))
+            #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: nil, mode: .both))
+            #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .both))
+            #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .channel))
+            #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: true, channel: nil, mode: .token))
+        }
+        #expect(!a.fansOut(Self.push(.start), deliversWithoutTargets: false, channel: nil, mode: .token))
+        #expect(
+            !Addressing.apnsTokensWithAddress(registry: "fcm").fansOut(
+                Self.push(.update), deliversWithoutTargets: false, channel: nil, mode: .token))
+        #expect(
+            !Addressing.deviceAddresses(registry: "getui").fansOut(
+                Self.push(.update), deliversWithoutTargets: false, channel: nil, mode: .token))
+    }
+
     @Test func otherAddressingsNeverBroadcast() {
         let fcm = Addressing.apnsTokensWithAddress(registry: "fcm")
         #expect(fcm.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: .channel).isEmpty)

@@ -31,7 +31,7 @@ enum StoreUnderTest {
 
 @Suite("State store contract: SQLite")
 struct SQLiteStoreContractTests {
-    @Test(arguments: StoreContract.checks) func holds(_ check: StoreCheck) async throws {
+    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks) func holds(_ check: StoreCheck) async throws {
         try await StoreUnderTest.sqlite(check.body)
     }
 }
@@ -39,7 +39,7 @@ struct SQLiteStoreContractTests {
 @Suite(
     "State store contract: PostgreSQL", .enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
 struct PostgresStoreContractTests {
-    @Test(arguments: StoreContract.checks) func holds(_ check: StoreCheck) async throws {
+    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks) func holds(_ check: StoreCheck) async throws {
         try await StoreUnderTest.postgres(check.body)
     }
 }
@@ -380,11 +380,11 @@ enum StoreContract {
         },
         StoreCheck(name: "push-to-start windows are saved with a release; an empty one goes") { store in
             try await store.commitRelease(
-                throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
+                throttleStates: [], outbox: [], fanOuts: [], rewrites: [], drops: [], history: nil,
                 paces: StartPaces(windows: ["T a": [100, 160], "T b": [150]], keepFrom: 90))
             #expect(try await store.startPaces(["T a", "T b", "T c"]) == ["T a": [100, 160], "T b": [150]])
             try await store.commitRelease(
-                throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
+                throttleStates: [], outbox: [], fanOuts: [], rewrites: [], drops: [], history: nil,
                 paces: StartPaces(windows: ["T c": [200]], keepFrom: 155))
             #expect(
                 try await store.startPaces(["T a", "T b", "T c"]) == ["T a": [100, 160], "T c": [200]],

@@ -16,7 +16,7 @@ import Testing
         let first = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("state.sqlite: created, "))
-        #expect(first.standardOutput.contains("up to date (last: v16-activity-changes)"))
+        #expect(first.standardOutput.contains("up to date (last: v17-outbox-fan-out)"))
         let again = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
         #expect(!again.standardOutput.contains("created"))
         let nothing = try await CommandRun.run(liverelay, ["migrate"])

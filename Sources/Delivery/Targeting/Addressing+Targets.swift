@@ -25,6 +25,19 @@ extension Addressing {
         return push.entity.map { .pushToStart(entity: $0, attributesType: push.attributesType) }
     }
 
+    /// Whether the targets of `push` are exactly the update tokens of its activity (those of ``environment``
+    /// when it is set), each a plain token push: an update or end of APNs tokens with no broadcast channel
+    /// in force and no placeholder. Such a push is stored once as a fan-out and its targets read as it goes,
+    /// not written out at release. Pure.
+    public func fansOut(
+        _ push: LiveActivityPush, deliversWithoutTargets: Bool, channel: String?, mode: ActivityMode
+    ) -> Bool {
+        guard case .apnsTokens = self, !deliversWithoutTargets, PushTarget.kind(for: push.event) == .activity else {
+            return false
+        }
+        return mode == .token || channel == nil
+    }
+
     /// The targets of `push`, from the rows the registry returned for ``query(for:)``. Pure. With no target
     /// and `deliversWithoutTargets`, one target without a token (the console's placeholder).
     ///

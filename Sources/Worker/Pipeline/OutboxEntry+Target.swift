@@ -45,3 +45,21 @@ extension PushTarget {
         return ""
     }
 }
+
+extension OutboxFanOut {
+    /// The fan-out that carries `push` when its provider's addressing says it goes to every update token of
+    /// its activity (``Addressing/fansOut(_:deliversWithoutTargets:channel:mode:)``); `nil` when its targets
+    /// are written out one row each.
+    static func of(
+        _ push: LiveActivityPush, json: Data, traits: ProviderTraits, provider: String, channel: String?,
+        mode: ActivityMode, now: Int
+    ) -> OutboxFanOut? {
+        guard
+            traits.addressing.fansOut(
+                push, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel, mode: mode)
+        else { return nil }
+        return OutboxFanOut(
+            activity: push.activity, push: json, timestamp: push.timestamp, provider: provider,
+            environment: traits.addressing.environment, nextAttempt: now)
+    }
+}

@@ -105,3 +105,13 @@ final class ReceiptJournal: Sendable {
         return failure
     }
 }
+
+/// A round's ``FanOutProgress``, fed by the receipt writer one write at a time.
+final class FanOutTracker: Sendable {
+    private let progress: Mutex<FanOutProgress>
+
+    init(_ rows: [OutboxEntry]) { progress = Mutex(FanOutProgress(rows)) }
+
+    /// The cursors these rows' written receipts move.
+    func written(_ indices: [Int]) -> [FanOutCursor] { progress.withLock { $0.written(indices) } }
+}

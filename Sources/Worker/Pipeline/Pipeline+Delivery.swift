@@ -14,6 +14,8 @@ extension Pipeline {
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
         let settlement = OutboxSettlement(rows: batch.rows, pushes: batch.sentPushes, now: now, jitter: random)
+        // A fan-out's cursor moves past the targets whose receipts are written, in the same writes.
+        let progress = FanOutTracker(batch.rows)
         let journal = ReceiptJournal()
         async let failure = journal.write { indices, receipts async throws(StoreFailure) in
             var (indices, receipts) = (indices, receipts)
@@ -27,11 +29,12 @@ extension Pipeline {
                 (indices, receipts) = (kept.map(\.0), kept.map(\.1))
             }
             let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
+            let cursors = progress.written(indices)
             // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
             let written = await Task { () -> StoreFailure? in
                 do throws(StoreFailure) {
                     try await store.settleOutbox(
-                        done: done, later: later, started: started, sent: sent, now: now)
+                        done: done, later: later, started: started, sent: sent, cursors: cursors, now: now)
                 } catch {
                     return error
                 }

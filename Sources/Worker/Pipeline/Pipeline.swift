@@ -201,6 +201,7 @@ public struct Pipeline: Sendable {
         let routes = rules.routes
         let decisions = await queue.release(now: now) { routes.provider(for: $0) }
         var entries: [OutboxEntry] = []
+        var fanOuts: [OutboxFanOut] = []
         var released: [ActivityKey: LiveActivityPush] = [:]
         for case .send(let push, _) in decisions {
             released[push.activity] = push
@@ -210,6 +211,12 @@ public struct Pipeline: Sendable {
             }
             let mode = routes.mode(for: push)
             let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
+            if let fanOut = OutboxFanOut.of(
+                push, json: json, traits: traits, provider: provider, channel: channel?.id, mode: mode, now: now)
+            {
+                fanOuts.append(fanOut)
+                continue
+            }
             let rows = try await store.registryRows(traits.addressing.query(for: push))
             let targets = traits.addressing.targets(
                 for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel?.id,
@@ -245,7 +252,8 @@ public struct Pipeline: Sendable {
         entries.removeAll { rewritten.contains($0.key) }
         do {
             try await store.commitRelease(
-                throttleStates: await queue.takeChanges(), outbox: entries, rewrites: rewrites, drops: drops,
+                throttleStates: await queue.takeChanges(), outbox: entries, fanOuts: fanOuts, rewrites: rewrites,
+                drops: drops,
                 history: history?.write(decisions: decisions, now: now), paces: await queue.takeStartPaces(now: now))
         } catch {
             // What was released is pending again, as the state file says: it goes with a later round.
