@@ -9,7 +9,8 @@
 # (CLIENT_CORE, 1) and timed whole: starting, loading the N tokens into the state file, the eight steps.
 # Pushes are counted from nginx's access log (enabled here, status and time of each request), which also
 # gives the time to the first push and the send window (first to last request).
-# h2load then sends as many requests to the same server from the same core (the line, in the same run).
+# Before it, LiveRelay's sender alone (liverelay-bench fanout) sends as many pushes to the same server from
+# the same core; after it, h2load does (the line). All three in the same run; the ratios are printed.
 # Prints one JSON line and one human line; exits non-zero when a request was not answered 200, the count
 # is not 6 × N, or the replay failed.
 #   usage: scripts/bench/goal-cli.sh [devices] [extra config JSON, e.g. '{"provider": {…}, "http": {…}}']
@@ -79,6 +80,18 @@ with open(os.path.join(dir, "tokens.json"), "w") as f:
     f.write('{"activities": [\n' + ",\n".join(json.dumps(r) for r in rows) + "\n]}\n")
 PY
 
+# LiveRelay's sender alone, in the same run (its requests before the log is cleared): the same number of
+# pushes of the same size to the same server over its push lane, one connection and the server's stream
+# limit, from a harness that hands the sender the pushes without the pipeline around it.
+bench=$root/.build/release/liverelay-bench
+[ -x "$bench" ] || { echo "$bench is missing: swift build -c release --product liverelay-bench" >&2; exit 1; }
+python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
+taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
+    --payloads "$dir/payloads.jsonl" --count "$((devices * pushes_per_device))" --connections 1 \
+    --streams "${GOAL_SERVER_STREAMS:-128}" > "$dir/sender.json"
+kill -USR1 "$(cat "$dir/nginx.pid")"
+sleep 1.2
+
 : > "$dir/logs/access.log"
 set +e
 start=$(date +%s.%N)
@@ -103,6 +116,7 @@ python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVID
 import json, sys
 dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling = sys.argv[1:]
 devices, per, code, start, ceiling = int(devices), int(per), int(code), float(start), float(ceiling)
+sender = json.loads(open(f"{dir}/sender.json").read())
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
 wall, cpu, rss_kb = float(wall), float(user) + float(sys_), int(rss_kb)
 times, statuses = [], {}
@@ -129,6 +143,10 @@ result = {
     "h2load_pushes_per_second": ceiling or None,
     "of_h2load": round(pushes / wall / ceiling, 3) if wall and ceiling else None,
     "of_h2load_while_sending": round(pushes / send / ceiling, 3) if send and ceiling else None,
+    "sender_alone_pushes_per_second": round(sender["pushes_per_second"], 1),
+    "sender_alone_cpu_us_per_push": round(sender["cpu_seconds"] / sender["pushes"] * 1e6, 2),
+    "of_sender_alone": round(pushes / wall / sender["pushes_per_second"], 3) if wall else None,
+    "of_sender_alone_while_sending": round(pushes / send / sender["pushes_per_second"], 3) if send else None,
     "provider_extra": json.loads(provider_extra) if provider_extra else {},
     "http_extra": json.loads(http_extra) if http_extra else {},
     "extra": json.loads(extra) if extra else {},
@@ -139,7 +157,9 @@ print(f"goal-cli: {devices} devices, {pushes} pushes (nginx log, {failed} failed
       f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
       f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push, "
       f"peak RSS {rss_kb / 1024:.0f} MB; h2load beside it {ceiling:,.0f}/s: {result['of_h2load'] or 0:.2f} of it "
-      f"(while sending {result['of_h2load_while_sending'] or 0:.2f})")
+      f"(while sending {result['of_h2load_while_sending'] or 0:.2f}); the sender alone "
+      f"{result['sender_alone_pushes_per_second']:,.0f}/s at {result['sender_alone_cpu_us_per_push']:.1f} µs/push: "
+      f"{result['of_sender_alone'] or 0:.2f} of it (while sending {result['of_sender_alone_while_sending'] or 0:.2f})")
 problems = []
 if code != 0:
     problems.append(f"liverelay replay exited {code}")

@@ -105,6 +105,8 @@ public final class APNsProvider: SingleTargetProvider {
     private let encoder: APNsRequestEncoder
     private let now: @Sendable () -> Int
     private let state: Mutex<State>
+    /// The last push's body: a fan-out sends one push to every target, so it is encoded once.
+    private let lastBody = Mutex<(push: LiveActivityPush, body: Data)?>(nil)
 
     private struct State {
         var policy: ProviderTokenPolicy
@@ -173,10 +175,15 @@ public final class APNsProvider: SingleTargetProvider {
         if configuration.inputPushToken, push.event == .start, push.inputPushToken == nil { push.inputPushToken = true }
         if push.event == .start, let channel = target.channel { push.inputPushChannel = channel }
         let body: Data
-        do {
-            body = try encoder.body(for: push)
-        } catch {
-            return .rejected(reason: error.description)
+        if let last = lastBody.withLock({ $0 }), last.push == push {
+            body = last.body
+        } else {
+            do {
+                body = try encoder.body(for: push)
+            } catch {
+                return .rejected(reason: error.description)
+            }
+            lastBody.withLock { $0 = (push, body) }
         }
         return await send(encoder.request(for: push, token: token, body: body), to: configuration.endpoint.url) {
             classify($0, target: target)

@@ -130,8 +130,9 @@ public struct Sender: Sendable {
     {
         let started = ContinuousClock.now
         let kind = provider.traits.kind
-        // Per target: its device; per request (retries, a batch's drops): how many targets.
-        let metadata: Logger.Metadata = [
+        // Per target: its device; per request (retries, a batch's drops): how many targets. Made only when a
+        // line is logged: a push delivered at the info level logs nothing.
+        lazy var metadata: Logger.Metadata = [
             "provider": "\(kind)", "activity.key": "\(push.activity)", "push.event": "\(push.event)",
             "push.priority": "\(push.priority.rawValue)", "token.kind": "\(targets[0].kind.rawValue)",
         ]
