@@ -48,14 +48,32 @@ struct ActivityModeTargetsTests {
         }
     }
 
-    /// A fan-out (stored once, its targets read as it goes) is exactly what `targets` gives an update or end
-    /// in token mode: every update token, each a plain token push.
+    /// A fan-out (stored once, its tokens read as it goes) plus the targets of no rows is what `targets`
+    /// gives an update or end: every update token, each a plain token push, and in `both` mode the broadcast.
+    @Test func theTokensOfAnUpdateOrEndFanOutBesideItsBroadcast() {
+        for mode in ActivityMode.allCases {
+            let all = Self.addressing.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: mode)
+            guard Self.addressing.fansOut(Self.push(.update), deliversWithoutTargets: false, channel: "ch", mode: mode)
+            else {
+                #expect(mode == .channel)
+                continue
+            }
+            let rest = Self.addressing.targets(
+                for: Self.push(.update), rows: RegistryRows(), channel: "ch", mode: mode)
+            let tokens = Self.rows.tokens.map {
+                PushTarget(kind: .activity, token: $0.token, environment: $0.environment, device: $0.device)
+            }
+            #expect(all == rest + tokens, "\(mode)")
+        }
+    }
+
     @Test func onlyPlainTokenUpdatesAndEndsFanOut() {
         let a = Self.addressing
         for event in [PushEvent.update, .end] {
             #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .token))
             #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: nil, mode: .both))
-            #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .both))
+            #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .both))
+            #expect(a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: nil, mode: .channel))
             #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: false, channel: "ch", mode: .channel))
             #expect(!a.fansOut(Self.push(event), deliversWithoutTargets: true, channel: nil, mode: .token))
         }

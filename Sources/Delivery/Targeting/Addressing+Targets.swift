@@ -25,17 +25,18 @@ extension Addressing {
         return push.entity.map { .pushToStart(entity: $0, attributesType: push.attributesType) }
     }
 
-    /// Whether the targets of `push` are exactly the update tokens of its activity (those of ``environment``
-    /// when it is set), each a plain token push: an update or end of APNs tokens with no broadcast channel
-    /// in force and no placeholder. Such a push is stored once as a fan-out and its targets read as it goes,
-    /// not written out at release. Pure.
+    /// Whether the targets of `push` include every update token of its activity (those of ``environment``
+    /// when it is set), each a plain token push: an update or end of APNs tokens, in token mode, in `both`
+    /// mode (beside the broadcast), or with no channel in force; never with a placeholder. Such a push goes
+    /// to its tokens as a fan-out, stored once, its tokens read as it goes; its other targets are
+    /// ``targets(for:rows:deliversWithoutTargets:channel:channelPolicy:mode:)`` of no registry rows. Pure.
     public func fansOut(
         _ push: LiveActivityPush, deliversWithoutTargets: Bool, channel: String?, mode: ActivityMode
     ) -> Bool {
         guard case .apnsTokens = self, !deliversWithoutTargets, PushTarget.kind(for: push.event) == .activity else {
             return false
         }
-        return mode == .token || channel == nil
+        return mode != .channel || channel == nil
     }
 
     /// The targets of `push`, from the rows the registry returned for ``query(for:)``. Pure. With no target

@@ -211,17 +211,17 @@ public struct Pipeline: Sendable {
             }
             let mode = routes.mode(for: push)
             let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
-            if let fanOut = OutboxFanOut.of(
+            // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
+            // broadcast in `both` mode) are those of no registry rows.
+            let fanOut = OutboxFanOut.of(
                 push, json: json, traits: traits, provider: provider, channel: channel?.id, mode: mode, now: now)
-            {
-                fanOuts.append(fanOut)
-                continue
-            }
-            let rows = try await store.registryRows(traits.addressing.query(for: push))
+            let rows = fanOut == nil ? try await store.registryRows(traits.addressing.query(for: push)) : RegistryRows()
             let targets = traits.addressing.targets(
                 for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel?.id,
                 channelPolicy: channel?.storagePolicy, mode: mode)
-            if targets.isEmpty {
+            if let fanOut {
+                fanOuts.append(fanOut)
+            } else if targets.isEmpty {
                 logger.info(
                     "no registered token for push",
                     metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
