@@ -29,8 +29,7 @@ struct ChannelBench: AsyncParsableCommand {
     @Option(help: "A .p8 key for the provider token (goal).") var key: String?
     @Option(help: "Devices following the match (goal).") var devices = 1_000_000
     @Option(help: "Per cent of them that are channel subscribers (iOS 18), in both mode.") var subscribers = 90
-    @Option(help: "HTTP/2 connections (one libcurl thread each).") var connections = 1
-    @Option(help: "Concurrent streams per connection.") var streams = 100
+    @Option(help: "HTTP/2 connections of the push lane (streams: as many as the server allows).") var connections = 1
     @Option(help: "Matches (scale).") var matches = 10_000
 
     func run() async throws {
@@ -83,13 +82,8 @@ struct ChannelBench: AsyncParsableCommand {
                 key: activity, attributesType: "MatchAttributes", phase: .active,
                 state: ["homeScore": 0, "awayScore": 0], lastTimestamp: 1_783_104_000)
         ])
-        var http = CurlTransport.Configuration()
-        http.caFile = ca
-        http.threads = connections
-        http.maxConnectionsPerHost = 1
-        http.maxConcurrentStreams = streams
-        let transport = try CurlTransport(configuration: http)
-        defer { transport.shutdown() }
+        // The push lane, as the APNs provider sends by default (as many streams as the server allows).
+        let transport = try HTTP2Lane(configuration: HTTP2Lane.Configuration(caFile: ca, connections: connections))
         let provider = APNsProvider(
             configuration: APNsProvider.Configuration(
                 endpoint: APNsEndpoint(url: url, environment: .production), bundleID: "com.example.scores",

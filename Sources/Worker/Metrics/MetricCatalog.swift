@@ -48,7 +48,9 @@ public enum MetricCatalog {
         // Outbox and delivery.
         .init(
             name: "liverelay_outbox_depth", kind: .gauge, labels: [],
-            help: "Rows waiting in the outbox, a fan-out under way counting as one (the whole shared outbox on PostgreSQL, where a fan-out is a row per token), read every delivery round."),
+            help:
+                "Rows waiting in the outbox, a fan-out under way counting as one (the whole shared outbox on PostgreSQL, where a fan-out is a row per token), read every delivery round."
+        ),
         .init(
             name: "liverelay_store_errors_total", kind: .counter, labels: [],
             help: "Delivery rounds that failed because the state store did."),

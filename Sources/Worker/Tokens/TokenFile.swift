@@ -73,22 +73,34 @@ public struct TokenFile: Sendable, Decodable {
     }
 
     /// Reads a token file; problems name the file and the place in it.
+    ///
+    /// A file of a million tokens is read without a map of where each value is (the map would hold
+    /// several hundred MB); only a file found wrong is read again with one, to say where.
     public static func load(path: String) throws(Diagnostics) -> TokenFile {
-        let (document, map) = try SourceDocument.read(path: path, what: "token file")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the token file")])
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(data)
+        } catch {
+            throw Diagnostics([
+                Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
+            ])
+        }
+        func located(_ pointer: String, _ message: String) -> Diagnostics {
+            let map = (try? JSONParser.parseWithSourceMap(data))?.1
+            return Diagnostics([Diagnostic(file: path, location: map?.location(pointer), message: message)])
+        }
         let file: TokenFile
         do {
             file = try JSONValueDecoder().decode(TokenFile.self, from: document)
         } catch {
-            throw Diagnostics([
-                Diagnostic(file: path, location: map.location(error.pointer.description), message: error.message)
-            ])
+            let at = ConfigLoader.keyPath(error.pointer.description)
+            throw located(error.pointer.description, at.isEmpty ? error.message : "\(at): \(error.message)")
         }
         for (i, s) in file.subscriptions.enumerated() where entityKey(s.entity) == nil {
-            throw Diagnostics([
-                Diagnostic(
-                    file: path, location: map.location("/subscriptions/\(i)/entity"),
-                    message: "subscriptions[\(i)].entity: \"\(s.entity)\" is not feed/id")
-            ])
+            throw located("/subscriptions/\(i)/entity", "subscriptions[\(i)].entity: \"\(s.entity)\" is not feed/id")
         }
         return file
     }

@@ -1,0 +1,63 @@
+import Foundation
+import LiveRelayCore
+import Testing
+import Worker
+
+/// Token files (`replay --tokens`, `tick --tokens`): read fast, and when wrong, said where.
+@Suite("Token files")
+struct TokenFileTests {
+    static func load(_ text: String) throws(Diagnostics) -> TokenFile {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
+            .path
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try TokenFile.load(path: path)
+    }
+
+    static func problem(_ text: String) -> Diagnostic? {
+        do {
+            _ = try load(text)
+            return nil
+        } catch {
+            return error.items.first
+        }
+    }
+
+    @Test func aFileLoadsWhole() throws {
+        let file = try Self.load(
+            """
+            {"subscriptions": [{"device": "a", "entity": "espn/760499"}],
+             "activities": [{"activity": "match-760499", "device": "a", "token": "ab01"},
+                            {"activity": "match-760499", "device": "b", "token": "ab02", "environment": "sandbox"}],
+             "channel-subscribers": ["a"]}
+            """)
+        #expect(file.subscriptions.count == 1)
+        #expect(file.activities.map(\.token) == ["ab01", "ab02"])
+        #expect(file.activities.map(\.environment) == [nil, .sandbox])
+        #expect(file.channelSubscribers == ["a"])
+    }
+
+    @Test func aValueOfTheWrongTypeIsNamedWhereItIs() {
+        let found = Self.problem(
+            """
+            {"activities": [
+              {"activity": "match-760499", "device": "a", "token": "ab01"},
+              {"activity": "match-760499", "device": "b", "token": 12}
+            ]}
+            """)
+        #expect(found?.location?.line == 3)
+        #expect(found?.location?.column == 47)
+        #expect(found?.message == "activities[1].token: expected a string, found integer")
+    }
+
+    @Test func invalidJSONAndABadEntityAreNamedWhereTheyAre() {
+        let json = Self.problem("{\"activities\": [\n  {\"device\": \"a\",, }]}")
+        #expect(json?.location?.line == 2)
+        #expect(json?.message.hasPrefix("invalid JSON") == true)
+        let twice = Self.problem("{\"activities\": [],\n \"activities\": []}")
+        #expect(twice?.location?.line == 2, "a key given twice")
+        let entity = Self.problem("{\"subscriptions\": [\n  {\"device\": \"a\", \"entity\": \"no-slash\"}]}")
+        #expect(entity?.location?.line == 2)
+        #expect(entity?.message == "subscriptions[0].entity: \"no-slash\" is not feed/id")
+    }
+}
