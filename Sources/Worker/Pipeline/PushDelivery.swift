@@ -36,13 +36,9 @@ public struct PushDelivery: Sendable {
     /// what a delivery round hands on once it has settled them (starts, broadcasts and failures are kept).
     func compacted() -> PushDelivery {
         var out = self
-        out.receipts.removeAll { receipt in
-            guard receipt.delivered, receipt.target.kind == .activity, receipt.target.channel == nil else {
-                return false
-            }
-            out.deliveredTokenCount += 1
-            return true
-        }
+        let before = receipts.count
+        out.receipts.removeAll { $0.delivered && $0.target.kind == .activity && $0.target.channel == nil }
+        out.deliveredTokenCount += before - out.receipts.count
         return out
     }
 }

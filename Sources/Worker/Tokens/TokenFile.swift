@@ -74,33 +74,49 @@ public struct TokenFile: Sendable, Decodable {
 
     /// Reads a token file; problems name the file and the place in it.
     ///
-    /// A file of a million tokens is read without a map of where each value is (the map would hold
-    /// several hundred MB); only a file found wrong is read again with one, to say where.
+    /// A file of a million tokens is read one update token at a time (the parsed file is never whole in
+    /// memory) and without a map of where each value is; only a file found wrong is read again with one,
+    /// to say where.
     public static func load(path: String) throws(Diagnostics) -> TokenFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the token file")])
         }
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(data)
+        func located(_ pointer: String, _ message: String) -> Diagnostics {
+            let map = (try? JSONParser.parseWithSourceMap(data))?.1
+            let at = ConfigLoader.keyPath(pointer)
+            return Diagnostics([
+                Diagnostic(
+                    file: path, location: map?.location(pointer), message: at.isEmpty ? message : "\(at): \(message)")
+            ])
+        }
+        var activities: [ActivityToken] = []
+        var wrong: (pointer: String, message: String)?
+        let decoder = JSONValueDecoder()
+        let rest: JSONValue
+        do throws(JSONParseError) {
+            rest = try JSONParser.parse(data, streaming: CodingKeys.activities.rawValue) { position, value in
+                guard wrong == nil else { return }
+                do throws(JSONValueDecoder.Failure) {
+                    activities.append(try decoder.decode(ActivityToken.self, from: value))
+                } catch {
+                    wrong = ("/activities/\(position)" + error.pointer.description, error.message)
+                }
+            }
         } catch {
             throw Diagnostics([
                 Diagnostic(file: path, location: error.location, message: "invalid JSON: \(error.message)")
             ])
         }
-        func located(_ pointer: String, _ message: String) -> Diagnostics {
-            let map = (try? JSONParser.parseWithSourceMap(data))?.1
-            return Diagnostics([Diagnostic(file: path, location: map?.location(pointer), message: message)])
-        }
-        let file: TokenFile
+        if let wrong { throw located(wrong.pointer, wrong.message) }
+        var file: TokenFile
         do {
-            file = try JSONValueDecoder().decode(TokenFile.self, from: document)
+            file = try decoder.decode(TokenFile.self, from: rest)
         } catch {
-            let at = ConfigLoader.keyPath(error.pointer.description)
-            throw located(error.pointer.description, at.isEmpty ? error.message : "\(at): \(error.message)")
+            throw located(error.pointer.description, error.message)
         }
+        file.activities = activities
         for (i, s) in file.subscriptions.enumerated() where entityKey(s.entity) == nil {
-            throw located("/subscriptions/\(i)/entity", "subscriptions[\(i)].entity: \"\(s.entity)\" is not feed/id")
+            throw located("/subscriptions/\(i)/entity", "\"\(s.entity)\" is not feed/id")
         }
         return file
     }
@@ -121,10 +137,14 @@ public struct TokenFile: Sendable, Decodable {
                 environment: t.environment ?? environment, now: now)
             if !stored { refused += 1 }
         }
-        // One transaction for them all, not one write per token (a goal's 20,000 devices: 5 s less).
-        let stored = try await store.importActivityTokens(
-            activities.map { (ActivityKey($0.activity), $0.device, $0.token, $0.environment ?? environment) }, now: now)
-        refused += activities.count - stored
+        // One transaction per 50,000, not one write per token (a goal's 20,000 devices: 5 s less), and not one
+        // for a million at once (each transaction's rows are held until it commits).
+        for start in stride(from: 0, to: activities.count, by: 50_000) {
+            let chunk = activities[start..<min(start + 50_000, activities.count)]
+            let stored = try await store.importActivityTokens(
+                chunk.map { (ActivityKey($0.activity), $0.device, $0.token, $0.environment ?? environment) }, now: now)
+            refused += chunk.count - stored
+        }
         for device in channelSubscribers { try await store.setChannelSubscriber(device: device, true, now: now) }
         return refused
     }
