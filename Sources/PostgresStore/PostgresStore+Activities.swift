@@ -9,7 +9,7 @@ extension PostgresStore {
     static let activityColumns =
         """
         key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, sent_at, timers,
-        changed_at, delivered_state, delivered_timestamp
+        changed_at, delivered_state, delivered_timestamp, start
         """
 
     public func activities(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: ActivityRecord] {
@@ -35,18 +35,21 @@ extension PostgresStore {
         return out
     }
 
-    private func record(_ row: PostgresRow) throws(Failure) -> ActivityRecord {
-        let (key, type, phase, state, last, feed, id, started, facts, sent, timers, changed, delivered, deliveredAt) =
+    func record(_ row: PostgresRow) throws(Failure) -> ActivityRecord {
+        let (
+            key, type, phase, state, last, feed, id, started, facts, sent, timers, changed, delivered, deliveredAt,
+            start
+        ) =
             try decode(
                 row,
                 (
                     String, String, String, String, Int, String?, String?, Int?, String?, Int?, String?, Int?, String?,
-                    Int?
+                    Int?, String?
                 ).self, "reading activities")
         return try StoredValues.record(
             key: key, attributesType: type, phase: phase, state: state, lastTimestamp: last, entityFeed: feed,
             entityID: id, startedAt: started, facts: facts, sentAt: sent, timers: timers, changedAt: changed,
-            deliveredState: delivered, deliveredTimestamp: deliveredAt, location: location)
+            deliveredState: delivered, deliveredTimestamp: deliveredAt, start: start, location: location)
     }
 
     public func save(_ records: [ActivityRecord]) async throws(Failure) {
@@ -72,22 +75,22 @@ extension PostgresStore {
                 "last_timestamp": .int(r.lastTimestamp), "entity_feed": .column(r.entity?.feed),
                 "entity_id": .column(r.entity?.id), "started_at": .column(r.startedAt),
                 "facts": .column(r.facts?.jsonString()), "timers": .column(StoredValues.timers(r.timers)),
-                "changed_at": .column(r.changedAt),
+                "changed_at": .column(r.changedAt), "start": .column(StoredValues.start(r.start)),
             ]
         }
         try await connection.query(
             """
             INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
-              started_at, facts, timers, changed_at)
+              started_at, facts, timers, changed_at, start)
             SELECT key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, timers,
-              changed_at
+              changed_at, start
             FROM json_to_recordset(\(recordset(objects))::json) AS r(key text, attributes_type text, phase text,
               state text, last_timestamp bigint, entity_feed text, entity_id text, started_at bigint, facts text,
-              timers text, changed_at bigint)
+              timers text, changed_at bigint, start text)
             ON CONFLICT (key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
               state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
               entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
-              timers = excluded.timers, changed_at = excluded.changed_at, timer_due = NULL
+              timers = excluded.timers, changed_at = excluded.changed_at, start = excluded.start, timer_due = NULL
             """, logger: logger)
     }
 

@@ -154,6 +154,20 @@ extension PostgresStore {
                 "ALTER TABLE feed_entity ADD COLUMN fact_changes text",
             ]
         ),
+        (
+            // What a late joiner's start carries, the activities by entity, and the late joins (see SQLite's
+            // v18-late-join).
+            "v7-late-join",
+            [
+                "ALTER TABLE activity ADD COLUMN start text",
+                "CREATE INDEX activity_entity ON activity (entity_feed, entity_id)",
+                """
+                CREATE TABLE late_join (
+                  seq bigserial, feed text NOT NULL, entity text NOT NULL, device text NOT NULL, at bigint NOT NULL,
+                  PRIMARY KEY (feed, entity, device))
+                """,
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

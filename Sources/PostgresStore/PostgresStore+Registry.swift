@@ -18,6 +18,15 @@ extension PostgresStore {
                 FOR UPDATE
                 """, logger: logger
             ).first.map { try $0.decode(String.self) }
+            // A new token may start what runs for the entities the device follows (it could not before).
+            if old != token {
+                try await connection.query(
+                    """
+                    INSERT INTO late_join (feed, entity, device, at)
+                    SELECT feed, entity, device, \(now) FROM subscription WHERE device = \(device)
+                    ON CONFLICT (feed, entity, device) DO UPDATE SET at = GREATEST(late_join.at, excluded.at)
+                    """, logger: logger)
+            }
             if let old, old != token {
                 // A start still waiting for the rotated token goes to the new one (not to both, not to none).
                 try await connection.query(
@@ -114,19 +123,70 @@ extension PostgresStore {
         return verdicts
     }
 
-    public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
+    public func subscribe(device: String, to entity: EntityKey, now: Int) async throws(Failure) {
+        // A new follower of an entity whose activity already runs joins it late.
         try await execute(
             "subscribing a device",
             """
-            INSERT INTO subscription (feed, entity, device) VALUES (\(entity.feed), \(entity.id), \(device))
-            ON CONFLICT DO NOTHING
+            WITH added AS (
+              INSERT INTO subscription (feed, entity, device) VALUES (\(entity.feed), \(entity.id), \(device))
+              ON CONFLICT DO NOTHING RETURNING feed, entity, device)
+            INSERT INTO late_join (feed, entity, device, at) SELECT feed, entity, device, \(now) FROM added
+            ON CONFLICT (feed, entity, device) DO UPDATE SET at = GREATEST(late_join.at, excluded.at)
             """)
     }
 
     public func unsubscribe(device: String, from entity: EntityKey) async throws(Failure) {
+        try await transaction("unsubscribing a device") { connection in
+            try await connection.query(
+                "DELETE FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)",
+                logger: logger)
+            try await connection.query(
+                "DELETE FROM late_join WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)",
+                logger: logger)
+        }
+    }
+
+    public func lateJoins(limit: Int) async throws(Failure) -> [LateJoin] {
+        var out: [LateJoin] = []
+        for row in try await rows(
+            "reading late joins", "SELECT feed, entity, device, at FROM late_join ORDER BY seq LIMIT \(limit)")
+        {
+            let (feed, entity, device, at) = try decode(row, (String, String, String, Int).self, "reading late joins")
+            out.append(LateJoin(device: device, entity: EntityKey(feed: feed, id: entity), at: at))
+        }
+        return out
+    }
+
+    public func finishLateJoins(_ joins: [LateJoin]) async throws(Failure) {
+        guard !joins.isEmpty else { return }
         try await execute(
-            "unsubscribing a device",
-            "DELETE FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)")
+            "forgetting late joins",
+            """
+            DELETE FROM late_join l USING unnest(\(joins.map(\.entity.feed))::text[], \(joins.map(\.entity.id))::text[],
+              \(joins.map(\.device))::text[]) AS r(f, e, d)
+            WHERE l.feed = r.f AND l.entity = r.e AND l.device = r.d
+            """)
+    }
+
+    public func activities(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [ActivityRecord]] {
+        let unique = Array(Set(entities))
+        guard !unique.isEmpty else { return [:] }
+        var out: [EntityKey: [ActivityRecord]] = [:]
+        for row in try await rows(
+            "reading activities",
+            """
+            SELECT \(unescaped: Self.activityColumns) FROM activity a
+            JOIN unnest(\(unique.map(\.feed))::text[], \(unique.map(\.id))::text[]) AS r(f, e)
+              ON a.entity_feed = r.f AND a.entity_id = r.e
+            ORDER BY key COLLATE "C"
+            """)
+        {
+            let record = try self.record(row)
+            if let entity = record.entity { out[entity, default: []].append(record) }
+        }
+        for entity in unique where out[entity] == nil { out[entity] = [] }
+        return out
     }
 
     public func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
@@ -143,9 +203,9 @@ extension PostgresStore {
         try await tokens("reading activity tokens", Self.activityTokens(activity: activity, environment: environment))
     }
 
-    static func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
-        -> PostgresQuery
-    {
+    static func pushToStartTokens(
+        entity: EntityKey, attributesType: String, environment: PushEnvironment?, device: String? = nil
+    ) -> PostgresQuery {
         """
         SELECT t.device, t.token, t.environment, c.device IS NOT NULL
         FROM push_to_start_token t
@@ -153,6 +213,7 @@ extension PostgresStore {
         LEFT JOIN channel_subscriber c ON c.device = t.device
         WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND t.attributes_type = \(attributesType)
           AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
+          AND (\(device)::text IS NULL OR t.device = \(device))
         ORDER BY t.device COLLATE "C"
         """
     }
@@ -219,7 +280,8 @@ extension PostgresStore {
             case .pushToStart(let entity, let attributesType)?:
                 tokens = try await connection.rows(
                     Self.pushToStartTokens(
-                        entity: entity, attributesType: attributesType, environment: query.environment),
+                        entity: entity, attributesType: attributesType, environment: query.environment,
+                        device: query.device),
                     logger: logger)
             case .activity(let activity)?:
                 tokens = try await connection.rows(
@@ -229,7 +291,9 @@ extension PostgresStore {
             }
             var subscribers: [String] = []
             if let entity = query.subscribers {
-                for row in try await connection.rows(Self.subscribedDevices(entity: entity), logger: logger) {
+                for row in try await connection.rows(
+                    Self.subscribedDevices(entity: entity, device: query.device), logger: logger)
+                {
                     subscribers.append(try row.decode(String.self))
                 }
             }
@@ -316,9 +380,10 @@ extension PostgresStore {
         return out
     }
 
-    static func subscribedDevices(entity: EntityKey) -> PostgresQuery {
+    static func subscribedDevices(entity: EntityKey, device: String? = nil) -> PostgresQuery {
         """
         SELECT device FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id)
+          AND (\(device)::text IS NULL OR device = \(device))
         ORDER BY device COLLATE "C"
         """
     }

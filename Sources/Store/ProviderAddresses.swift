@@ -115,10 +115,12 @@ extension SQLiteStore {
         try await run("reading subscriptions", { db in try Self.subscribedDevices(db, entity: entity) }, write: false)
     }
 
-    static func subscribedDevices(_ db: Database, entity: EntityKey) throws -> [String] {
+    static func subscribedDevices(_ db: Database, entity: EntityKey, device: String? = nil) throws -> [String] {
         try String.fetchAll(
-            db, sql: "SELECT device FROM subscription WHERE feed = ? AND entity = ? ORDER BY device",
-            arguments: [entity.feed, entity.id])
+            db,
+            sql:
+                "SELECT device FROM subscription WHERE feed = ? AND entity = ? AND (? IS NULL OR device = ?) ORDER BY device",
+            arguments: [entity.feed, entity.id, device, device])
     }
 
     /// Sets the provider's id of an activity (Pushwoosh `live_activity_id`, Getui `laId`).

@@ -51,17 +51,18 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
-                started_at, facts, timers, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                started_at, facts, timers, changed_at, start) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET attributes_type = excluded.attributes_type, phase = excluded.phase,
                 state = excluded.state, last_timestamp = excluded.last_timestamp, entity_feed = excluded.entity_feed,
                 entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
-                timers = excluded.timers, changed_at = excluded.changed_at, timer_due = NULL
+                timers = excluded.timers, changed_at = excluded.changed_at, start = excluded.start, timer_due = NULL
                 """)
         for r in records {
             let timers = StoredValues.timers(r.timers)
             try statement.execute(arguments: [
                 r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
                 r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers, r.changedAt,
+                StoredValues.start(r.start),
             ])
         }
     }
@@ -72,7 +73,7 @@ extension SQLiteStore {
             lastTimestamp: row["last_timestamp"], entityFeed: row["entity_feed"], entityID: row["entity_id"],
             startedAt: row["started_at"], facts: row["facts"], sentAt: row["sent_at"], timers: row["timers"],
             changedAt: row["changed_at"], deliveredState: row["delivered_state"],
-            deliveredTimestamp: row["delivered_timestamp"], location: path)
+            deliveredTimestamp: row["delivered_timestamp"], start: row["start"], location: path)
     }
 
     /// Makes pending activities active (their start was delivered), touching nothing else of their records

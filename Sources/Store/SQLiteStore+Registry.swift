@@ -12,13 +12,16 @@ extension SQLiteStore {
                 switch query.tokens {
                 case .pushToStart(let entity, let attributesType)?:
                     rows.tokens = try Self.pushToStartTokens(
-                        db, entity: entity, attributesType: attributesType, environment: query.environment)
+                        db, entity: entity, attributesType: attributesType, environment: query.environment,
+                        device: query.device)
                 case .activity(let activity)?:
                     rows.tokens = try Self.activityTokens(db, activity: activity, environment: query.environment)
                 case nil:
                     break
                 }
-                if let entity = query.subscribers { rows.subscribers = try Self.subscribedDevices(db, entity: entity) }
+                if let entity = query.subscribers {
+                    rows.subscribers = try Self.subscribedDevices(db, entity: entity, device: query.device)
+                }
                 if let registry = query.registry {
                     var devices = rows.subscribers
                     var seen = Set(devices)

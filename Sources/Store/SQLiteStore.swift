@@ -134,6 +134,7 @@ public final class SQLiteStore: StateStore {
             try db.alter(table: "feed_entity") { t in t.add(column: "fact_changes", .text) }
         }
         registerFanOutMigration(&m)
+        registerLateJoinMigration(&m)
         return m
     }
 

@@ -135,8 +135,18 @@ public protocol StateStore: AnyObject, Sendable {
     func importActivityTokens(
         _ tokens: [(activity: ActivityKey, device: String, token: String, environment: PushEnvironment)], now: Int
     ) async throws(StoreFailure) -> Int
-    func subscribe(device: String, to entity: EntityKey) async throws(StoreFailure)
+    /// Makes a device follow an entity at `now`. A new subscription is also a ``LateJoin`` (as is a
+    /// push-to-start token registered or rotated for a device that follows entities), until
+    /// ``finishLateJoins(_:)``.
+    func subscribe(device: String, to entity: EntityKey, now: Int) async throws(StoreFailure)
+    /// Stops a device following an entity (and forgets its late join there).
     func unsubscribe(device: String, from entity: EntityKey) async throws(StoreFailure)
+    /// The late joins not yet looked at, oldest entity first, at most `limit`.
+    func lateJoins(limit: Int) async throws(StoreFailure) -> [LateJoin]
+    /// Forgets late joins that were looked at.
+    func finishLateJoins(_ joins: [LateJoin]) async throws(StoreFailure)
+    /// The records of the activities whose entity (``ActivityRecord/entity``) is one of `entities`, by entity.
+    func activities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
     func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
         async throws(StoreFailure) -> [RegisteredToken]
     func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(StoreFailure)

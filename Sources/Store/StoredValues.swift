@@ -8,7 +8,7 @@ public enum StoredValues {
     public static func record(
         key: String, attributesType: String, phase: String, state: String, lastTimestamp: Int, entityFeed: String?,
         entityID: String?, startedAt: Int?, facts: String?, sentAt: Int?, timers: String?, changedAt: Int?,
-        deliveredState: String?, deliveredTimestamp: Int?, location: String
+        deliveredState: String?, deliveredTimestamp: Int?, start: String? = nil, location: String
     ) throws(StoreFailure) -> ActivityRecord {
         let corrupt = StoreFailure(path: location, message: "activity \(key) is corrupt")
         guard let phase = ActivityPhase(rawValue: phase), let state = try? JSONParser.parse(state, numbers: .decimal)
@@ -35,11 +35,24 @@ public enum StoredValues {
             else { throw corrupt }
             delivered = DeliveredState(timestamp: deliveredTimestamp, state: parsed)
         }
+        var parsedStart: ActivityStart?
+        if let start {
+            guard let decoded = try? JSONDecoder().decode(ActivityStart.self, from: Data(start.utf8)) else {
+                throw corrupt
+            }
+            parsedStart = decoded
+        }
         return ActivityRecord(
             key: ActivityKey(key), attributesType: attributesType, phase: phase, state: state,
             lastTimestamp: lastTimestamp,
             entity: entityFeed.flatMap { f in entityID.map { EntityKey(feed: f, id: $0) } }, startedAt: startedAt,
-            facts: parsedFacts, sentAt: sentAt, timers: looks, changedAt: changedAt, delivered: delivered)
+            facts: parsedFacts, sentAt: sentAt, timers: looks, changedAt: changedAt, delivered: delivered,
+            start: parsedStart)
+    }
+
+    /// What an activity's start carried, as stored (`nil` for none).
+    public static func start(_ start: ActivityStart?) -> String? {
+        start.flatMap { try? $0.canonicalJSON() }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// When each watched fact of an entity last changed, from its stored text (`{"name": time, …}`); entries

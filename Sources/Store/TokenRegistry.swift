@@ -50,10 +50,12 @@ extension SQLiteStore {
         return try await write("registering a push-to-start token") { db in
             guard try !Self.isDropped(token, db) else { return false }
             // A start still waiting for the rotated token goes to the new one (not to both, not to none).
-            if let old = try String.fetchOne(
+            let old = try String.fetchOne(
                 db, sql: "SELECT token FROM push_to_start_token WHERE device = ? AND attributes_type = ?",
-                arguments: [device, attributesType]), old != token
-            {
+                arguments: [device, attributesType])
+            // A new token may start what runs for the entities the device follows (it could not before).
+            if old != token { try Self.joinFollowedEntities(device: device, at: now, db) }
+            if let old, old != token {
                 try db.execute(
                     sql: "UPDATE OR IGNORE outbox SET token = ? WHERE kind = 'push-to-start' AND token = ?",
                     arguments: [token, old])
@@ -148,11 +150,15 @@ extension SQLiteStore {
     }
 
     /// Makes a device follow an entity: starts for it go to the device's push-to-start tokens.
-    public func subscribe(device: String, to entity: EntityKey) async throws(Failure) {
+    public func subscribe(device: String, to entity: EntityKey, now: Int) async throws(Failure) {
         try await write("subscribing a device") { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO subscription (feed, entity, device) VALUES (?, ?, ?)",
                 arguments: [entity.feed, entity.id, device])
+            // A new follower of an entity whose activity already runs joins it late.
+            if db.changesCount > 0 {
+                try Self.join(device: device, entities: [entity], at: now, db)
+            }
         }
     }
 
@@ -161,6 +167,9 @@ extension SQLiteStore {
         try await write("unsubscribing a device") { db in
             try db.execute(
                 sql: "DELETE FROM subscription WHERE feed = ? AND entity = ? AND device = ?",
+                arguments: [entity.feed, entity.id, device])
+            try db.execute(
+                sql: "DELETE FROM late_join WHERE feed = ? AND entity = ? AND device = ?",
                 arguments: [entity.feed, entity.id, device])
         }
     }
@@ -176,7 +185,8 @@ extension SQLiteStore {
     }
 
     static func pushToStartTokens(
-        _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?
+        _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?,
+        device: String? = nil
     ) throws -> [RegisteredToken] {
         try Row.fetchAll(
             db,
@@ -186,9 +196,12 @@ extension SQLiteStore {
                 JOIN subscription s ON s.device = t.device
                 LEFT JOIN channel_subscriber c ON c.device = t.device
                 WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                AND (? IS NULL OR t.device = ?)
                 ORDER BY t.device
                 """,
-            arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
+            arguments: [
+                entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue, device, device,
+            ]
         ).map(Self.registered)
     }
 

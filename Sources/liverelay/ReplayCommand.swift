@@ -93,9 +93,12 @@ struct ReplayCommand: AsyncParsableCommand {
         defer { worker.shutdown() }
         if let tokens {
             do {
+                // Registered as the sequence begins, on its clock: devices that follow an entity from the
+                // start are not late joiners.
                 try await TokenFile.load(path: tokens).apply(
                     to: store, environment: worker.defaultEnvironment ?? .production,
-                    now: Int(Date().timeIntervalSince1970))
+                    now: recorded.steps.first.flatMap { ISO8601Time.seconds($0.at) }
+                        ?? Int(Date().timeIntervalSince1970))
             } catch let diagnostics as Diagnostics {
                 for d in diagnostics.items { standardError(d.description) }
                 throw ExitCode(1)

@@ -31,7 +31,9 @@ enum StoreUnderTest {
 
 @Suite("State store contract: SQLite")
 struct SQLiteStoreContractTests {
-    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks) func holds(_ check: StoreCheck) async throws {
+    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks) func holds(
+        _ check: StoreCheck
+    ) async throws {
         try await StoreUnderTest.sqlite(check.body)
     }
 }
@@ -39,7 +41,9 @@ struct SQLiteStoreContractTests {
 @Suite(
     "State store contract: PostgreSQL", .enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
 struct PostgresStoreContractTests {
-    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks) func holds(_ check: StoreCheck) async throws {
+    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks) func holds(
+        _ check: StoreCheck
+    ) async throws {
         try await StoreUnderTest.postgres(check.body)
     }
 }
@@ -255,8 +259,8 @@ enum StoreContract {
         },
         StoreCheck(name: "tokens: rotation moves a waiting start; dropped tokens never return; ended refuses") {
             store in
-            try await store.subscribe(device: "a", to: match)
-            try await store.subscribe(device: "a", to: match)
+            try await store.subscribe(device: "a", to: match, now: 0)
+            try await store.subscribe(device: "a", to: match, now: 0)
             #expect(
                 try await store.registerPushToStartToken(
                     device: "a", attributesType: "MatchAttributes", token: "OLD", environment: .sandbox, now: 1))
@@ -310,7 +314,7 @@ enum StoreContract {
         },
         StoreCheck(name: "a registry query reads tokens, subscribers and addresses at once") { store in
             for device in ["b", "a"] {
-                try await store.subscribe(device: device, to: match)
+                try await store.subscribe(device: device, to: match, now: 0)
                 #expect(
                     try await store.registerAddress(
                         RegisteredAddress(device: device, provider: "fcm", address: "fcm-\(device)", user: nil), now: 1)
@@ -318,7 +322,7 @@ enum StoreContract {
             }
             try await store.registerPushToStartToken(
                 device: "c", attributesType: "MatchAttributes", token: "cc", environment: .production, now: 1)
-            try await store.subscribe(device: "c", to: match)
+            try await store.subscribe(device: "c", to: match, now: 0)
             try await store.registerActivityAddress(activity: key, provider: "fcm", address: "la-1")
             let rows = try await store.registryRows(
                 RegistryQuery(

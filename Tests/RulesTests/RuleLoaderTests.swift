@@ -387,3 +387,26 @@ import Testing
             ])
     }
 }
+
+extension RuleLoaderTests {
+    /// `late-join` is the file's: `start` by default, `none` turns late joiners' starts off for its rules,
+    /// and anything else is a schema error where it is written.
+    @Test func lateJoinIsReadFromTheFile() {
+        func load(_ lateJoin: String?) -> ([Rule], [Diagnostic]) {
+            let member = lateJoin.map { #""late-join": \#($0),"# } ?? ""
+            let text = """
+                {\(member) "rules": [{"id": "kick-off", "feed": "f", "when": true, "event": "start",
+                  "activity": {"key": "k", "attributes-type": "T", "attributes": {}},
+                  "alert": {"title": "Kick-off", "body": "now"}}]}
+                """
+            return RuleLoader().load(file: "r.json", data: Data(text.utf8))
+        }
+        #expect(load(nil).0.map(\.lateJoin) == [true], "\(load(nil).1)")
+        #expect(load(#""start""#).0.map(\.lateJoin) == [true])
+        #expect(load(#""none""#).0.map(\.lateJoin) == [false])
+        let wrong = load(#""later""#).1
+        #expect(wrong.count == 1)
+        #expect(wrong.first?.description.hasPrefix("r.json:1:15:") == true, "\(wrong)")
+        #expect(wrong.first?.description.contains("start") == true, "\(wrong)")
+    }
+}

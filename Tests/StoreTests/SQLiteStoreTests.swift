@@ -165,7 +165,7 @@ import Testing
         let path = Self.temporaryPath()
         defer { for s in ["", "-wal", "-shm", "-other"] { try? FileManager.default.removeItem(atPath: path + s) } }
         let store = try SQLiteStore(path: path)
-        try await store.subscribe(device: "iphone-a", to: EntityKey(feed: "f", id: "1"))
+        try await store.subscribe(device: "iphone-a", to: EntityKey(feed: "f", id: "1"), now: 0)
         switch fault {
         case "deleted":
             try FileManager.default.removeItem(atPath: path)
@@ -178,7 +178,7 @@ import Testing
         }
         let words = ["deleted": "is gone", "replaced": "was replaced", "truncated": "was truncated"][fault]!
         await #expect {
-            try await store.subscribe(device: "iphone-b", to: EntityKey(feed: "f", id: "1"))
+            try await store.subscribe(device: "iphone-b", to: EntityKey(feed: "f", id: "1"), now: 0)
         } throws: { error in
             "\(error)".contains(words) && "\(error)".contains("restart the worker")
         }

@@ -15,9 +15,9 @@ import Testing
 
     @Test func startsGoToTheSubscribedDevicesOfTheEntityForTheAttributesType() async throws {
         try await Self.withStore { store in
-            try await store.subscribe(device: "a", to: Self.match)
-            try await store.subscribe(device: "b", to: Self.match)
-            try await store.subscribe(device: "c", to: EntityKey(feed: "espn-worldcup", id: "1"))
+            try await store.subscribe(device: "a", to: Self.match, now: 0)
+            try await store.subscribe(device: "b", to: Self.match, now: 0)
+            try await store.subscribe(device: "c", to: EntityKey(feed: "espn-worldcup", id: "1"), now: 0)
             try await store.registerPushToStartToken(
                 device: "a", attributesType: "MatchAttributes", token: "AA01", environment: .production, now: 1)
             try await store.registerPushToStartToken(
@@ -53,7 +53,7 @@ import Testing
                 device: "a", attributesType: "T", token: "11", environment: .sandbox, now: 1)
             try await store.registerPushToStartToken(
                 device: "a", attributesType: "T", token: "12", environment: .sandbox, now: 2)
-            try await store.subscribe(device: "a", to: Self.match)
+            try await store.subscribe(device: "a", to: Self.match, now: 0)
             #expect(
                 try await store.pushToStartTokens(entity: Self.match, attributesType: "T", environment: nil).map(
                     \.token) == ["12"])
@@ -62,7 +62,7 @@ import Testing
 
     @Test func aDroppedTokenIsNeverUsedAgain() async throws {
         try await Self.withStore { store in
-            try await store.subscribe(device: "a", to: Self.match)
+            try await store.subscribe(device: "a", to: Self.match, now: 0)
             try await store.registerPushToStartToken(
                 device: "a", attributesType: "T", token: "ab", environment: .sandbox, now: 1)
             try await store.registerActivityToken(

@@ -150,3 +150,23 @@ import Throttling
         #expect(p[0].contentState == ["a": 1])
     }
 }
+
+extension ActivityLedgerTests {
+    /// A start keeps what a late joiner's start carries again: its attributes, its alert, and whether its
+    /// rule file starts late joiners; the updates after it leave that alone.
+    @Test func theStartIsKeptForLateJoiners() {
+        var records: [ActivityKey: ActivityRecord] = [:]
+        let kickOff = LiveActivityAlert(title: "Kick-off")
+        _ = ledger.apply([intent("start", .start, ["home": 0], alert: kickOff)], to: &records, now: 100)
+        let expected = ActivityStart(attributes: ["home": "AUS"], alert: kickOff, lateJoin: true)
+        #expect(records["match-1"]?.start == expected)
+        _ = ledger.apply([intent("goal", .update, ["home": 1])], to: &records, now: 160)
+        #expect(records["match-1"]?.start == expected)
+
+        var closed: [ActivityKey: ActivityRecord] = [:]
+        var start = intent("start", .start, ["home": 0], alert: kickOff)
+        start.lateJoin = false
+        _ = ledger.apply([start], to: &closed, now: 100)
+        #expect(closed["match-1"]?.start?.lateJoin == false)
+    }
+}

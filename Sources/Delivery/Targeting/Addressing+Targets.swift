@@ -5,6 +5,7 @@ extension Addressing {
     public func query(for push: LiveActivityPush) -> RegistryQuery {
         let start = push.event == .start
         var query = RegistryQuery(activity: push.activity, registry: registry)
+        if start { query.device = push.device }
         switch self {
         case .apnsTokens(let environment):
             query.tokens = tokens(for: push)
@@ -40,7 +41,8 @@ extension Addressing {
     }
 
     /// The targets of `push`, from the rows the registry returned for ``query(for:)``. Pure. With no target
-    /// and `deliversWithoutTargets`, one target without a token (the console's placeholder).
+    /// and `deliversWithoutTargets`, one target without a token (the console's placeholder). A start with a
+    /// ``LiveActivityPush/device`` (a late joiner's) has only that device's targets.
     ///
     /// With a `channel` (APNs tokens only) and a `mode` other than `token`: a start goes to the push-to-start
     /// tokens, those of channel subscribers (every one in `channel` mode) asking for the channel; an update
@@ -101,6 +103,8 @@ extension Addressing {
             let channel = kind == .pushToStart && mode != .token ? channel : nil
             targets = [PushTarget(kind: kind, token: nil, channel: channel)]
         }
+        // A late joiner's start goes to its device alone (never to a segment or the console's placeholder).
+        if let device = push.device, push.event == .start { return targets.filter { $0.device == device } }
         return targets
     }
 }

@@ -24,14 +24,18 @@ public struct ActivityIntent: Sendable, Hashable {
     public var facts: JSONValue?
     /// True when a timer rule made the intent (it came due; no fact changed).
     public var timer: Bool
+    /// For a start: whether a device that subscribes to the entity while the activity runs gets a start too
+    /// (its rule file's `late-join`).
+    public var lateJoin: Bool
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, patch: [String: JSONValue] = [:],
         attributes: JSONValue? = nil, alert: LiveActivityAlert? = nil, relevance: RelevanceScore? = nil,
         priority: PriorityPolicy = .auto, whenBudgetSpent: BudgetExhaustion = .downgrade, staleAfter: Int? = nil,
         dismissalAfter: Int? = nil, ruleID: String,
-        entity: EntityKey, facts: JSONValue? = nil, timer: Bool = false
+        entity: EntityKey, facts: JSONValue? = nil, timer: Bool = false, lateJoin: Bool = true
     ) {
+        self.lateJoin = lateJoin
         self.facts = facts
         self.timer = timer
         self.activity = activity

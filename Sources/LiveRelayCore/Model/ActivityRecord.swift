@@ -37,12 +37,18 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
     /// The newest push of this activity that reached a device or the provider: its timestamp and
     /// content-state. The store sets it with ``sentAt``; the ledger only carries it.
     public var delivered: DeliveredState?
+    /// What the start of the activity's current life carried that a late joiner's start carries again (its
+    /// attributes and alert), and whether its rule file starts late joiners; `nil` for records written
+    /// before LiveRelay kept it.
+    public var start: ActivityStart?
 
     public init(
         key: ActivityKey, attributesType: String, phase: ActivityPhase, state: JSONValue, lastTimestamp: Int,
         entity: EntityKey? = nil, startedAt: Int? = nil, facts: JSONValue? = nil, sentAt: Int? = nil,
-        timers: [String: Int] = [:], changedAt: Int? = nil, delivered: DeliveredState? = nil
+        timers: [String: Int] = [:], changedAt: Int? = nil, delivered: DeliveredState? = nil,
+        start: ActivityStart? = nil
     ) {
+        self.start = start
         self.key = key
         self.attributesType = attributesType
         self.phase = phase
@@ -73,5 +79,27 @@ public struct DeliveredState: Sendable, Hashable, Codable {
     public init(timestamp: Int, state: JSONValue) {
         self.timestamp = timestamp
         self.state = state
+    }
+}
+
+/// What an activity's start carried, kept with its record so a device that subscribes to the entity after
+/// the start (a late joiner) can be started with the same attributes, beside the current content-state.
+public struct ActivityStart: Sendable, Hashable, Codable {
+    /// The static attributes of the start.
+    public var attributes: JSONValue
+    /// The start's alert (a push-to-start shows one).
+    public var alert: LiveActivityAlert?
+    /// Whether the rule file of the rule that started the activity starts late joiners (`late-join`).
+    public var lateJoin: Bool
+
+    public init(attributes: JSONValue, alert: LiveActivityAlert?, lateJoin: Bool) {
+        self.attributes = attributes
+        self.alert = alert
+        self.lateJoin = lateJoin
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case attributes, alert
+        case lateJoin = "late-join"
     }
 }

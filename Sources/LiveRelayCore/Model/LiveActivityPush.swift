@@ -31,6 +31,9 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
     /// `input-push-channel`); the provider sets it for a target that subscribes by channel, it is never
     /// queued.
     public var inputPushChannel: String?
+    /// For a late joiner's `start`: the one device it goes to (a device that subscribed to the entity after
+    /// the activity started); `nil` sends to every device subscribed to the entity.
+    public var device: String?
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, timestamp: Int, contentState: JSONValue,

@@ -18,6 +18,9 @@ public struct RegistryQuery: Sendable, Hashable {
     public var environment: PushEnvironment?
     /// Read the devices subscribed to this entity.
     public var subscribers: EntityKey?
+    /// Only this device's push-to-start tokens and subscription (a late joiner's start); `nil` reads every
+    /// device's.
+    public var device: String?
     /// Read the addresses in this provider registry (`fcm`, `pushwoosh`, `getui`) of every device found
     /// (the tokens' devices and the subscribers), and the activity's id there.
     public var registry: String?

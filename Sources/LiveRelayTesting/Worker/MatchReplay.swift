@@ -79,7 +79,7 @@ public struct MatchReplay: Sendable {
 
     /// One device subscribed to the match, with its push-to-start token (as for the APNs golden).
     public static func registerDevice(_ store: SQLiteStore) async throws {
-        try await store.subscribe(device: "iphone-a", to: match)
+        try await store.subscribe(device: "iphone-a", to: match, now: 0)
         try await store.registerPushToStartToken(
             device: "iphone-a", attributesType: "MatchAttributes", token: startToken, environment: .sandbox, now: 0)
     }

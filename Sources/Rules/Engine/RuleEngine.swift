@@ -271,7 +271,7 @@ public struct RuleEngine: Sendable {
                         ? .object(try RuleEngine.object(rule.attributes, "attributes", data: data, memo: memo)) : nil,
                     alert: alert, relevance: relevance, priority: priority,
                     whenBudgetSpent: rule.whenBudgetSpent, staleAfter: staleAfter,
-                    dismissalAfter: dismissalAfter, ruleID: rule.id, entity: entity))
+                    dismissalAfter: dismissalAfter, ruleID: rule.id, entity: entity, lateJoin: rule.lateJoin))
         } catch {
             return fail(error.message)
         }

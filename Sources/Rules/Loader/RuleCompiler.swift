@@ -16,6 +16,8 @@ struct RuleCompiler {
     var numberFormat: NumberFormat?
     /// The file's named constants.
     var constants: [String: JSONValue] = [:]
+    /// The file's `late-join`: whether its start rules start devices that subscribe while the activity runs.
+    var lateJoin = true
     private var problems: [Diagnostic] = []
     /// What may be intended: reported, and the rule loads all the same.
     private(set) var warnings: [Diagnostic] = []
@@ -140,6 +142,7 @@ struct RuleCompiler {
             dismissalAfterExpression: dismissalAfterExpression,
             source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false)))
         rule.constants = constants
+        rule.lateJoin = lateJoin
         rule.writtenKey = doc.activity.key
         rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =

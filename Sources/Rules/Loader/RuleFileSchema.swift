@@ -32,6 +32,10 @@ public enum RuleFileSchema {
               "type": "string",
               "pattern": "^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"
             },
+            "late-join": {
+              "description": "What a device that subscribes to an entity while an activity this file's start rules started for it is running gets: \"start\" (the default), one push-to-start with the activity's attributes as at its start and its content-state as last sent, once per device; \"none\", nothing until the next start. A device that already runs the activity (it reported the activity's update token) and an activity that has ended get none.",
+              "enum": ["start", "none"]
+            },
             "rules": {
               "description": "The rules. For every change in a feed, each rule of that feed is evaluated in order.",
               "type": "array",

@@ -132,6 +132,7 @@ public struct RuleLoader: Sendable {
             compiler.stateSchemas = stateSchemas
             compiler.numberFormat = numberFormat
             compiler.constants = document["constants"]?.objectValue ?? [:]
+            compiler.lateJoin = document["late-join"]?.stringValue != "none"
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items

@@ -48,6 +48,9 @@ public struct Rule: Sendable {
     public var dismissalAfterExpression: JsonLogicExpression?
     /// Where the rule was written, for diagnostics at evaluation time.
     public var source: RuleSource
+    /// For a start rule: whether a device that subscribes to the entity while the activity runs gets a start
+    /// with the current state (its file's `late-join`, `start` by default).
+    public var lateJoin: Bool = true
 }
 
 /// What makes a rule look at an activity.

@@ -78,7 +78,11 @@ public struct ActivityLedger: Sendable {
             facts: intent.facts ?? earlier?.facts, sentAt: earlier?.sentAt,
             timers: event == .start ? [:] : earlier?.timers ?? [:],
             changedAt: event == .start || state != base ? timestamp : earlier?.changedAt,
-            delivered: earlier?.delivered)
+            delivered: earlier?.delivered,
+            start: event == .start
+                ? ActivityStart(
+                    attributes: push.attributes ?? .emptyObject, alert: push.alert, lateJoin: intent.lateJoin)
+                : earlier?.start)
         return .push(
             PendingPush(push: push, policy: intent.priority, whenBudgetSpent: intent.whenBudgetSpent, enqueuedAt: now))
     }
@@ -102,8 +106,11 @@ struct MergedIntent {
     var entity: EntityKey
     var facts: JSONValue?
     var timer: Bool
+    /// False when a start rule among them is in a file with `late-join: none`.
+    var lateJoin: Bool
 
     init(_ intents: [ActivityIntent]) {
+        lateJoin = !intents.contains { $0.event == .start && !$0.lateJoin }
         let first = intents[0]
         activity = first.activity
         entity = first.entity

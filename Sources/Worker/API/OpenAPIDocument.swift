@@ -682,7 +682,7 @@ public enum OpenAPIDocument {
               "put": {
                 "operationId": "putSubscription",
                 "summary": "The device follows an entity of a feed (a match, a symbol), so its starts reach it.",
-                "description": "No body. 404 for a feed the config does not have.",
+                "description": "No body. 404 for a feed the config does not have. When an activity of the entity already runs, the device is a late joiner: it gets one push-to-start of it with the state as it stands (unless its rule file says late-join: none, or the device already runs it).",
                 "tags": [
                   "subscriptions"
                 ],

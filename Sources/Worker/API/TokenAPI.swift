@@ -113,7 +113,7 @@ public struct TokenAPI: Sendable {
         }
         api.put("devices/:device/subscriptions/:feed/:entity") { _, context in
             try await store.subscribe(
-                device: try Validate.device(context.parameters.get("device")), to: try entity(context))
+                device: try Validate.device(context.parameters.get("device")), to: try entity(context), now: now())
             return Response(status: .noContent)
         }
         api.delete("devices/:device/subscriptions/:feed/:entity") { _, context in

@@ -16,7 +16,8 @@ extension Pipeline {
         guard mode != .token, let channels = senders[provider]?.provider.channels else { return nil }
         let existing = try await store.channel(for: push.activity)
         if let existing, existing.deleteAt == nil { return existing }
-        guard push.event == .start else { return nil }
+        // A late joiner's start joins the activity as it runs: on its channel, or by tokens when it has none.
+        guard push.event == .start, push.device == nil else { return nil }
         if var existing {
             // The activity starts again after an end whose channel waits for deletion: that one goes now; if
             // APNs cannot delete it now, it serves the new start (it still exists, and is not forgotten).

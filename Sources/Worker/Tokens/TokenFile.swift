@@ -129,7 +129,9 @@ public struct TokenFile: Sendable, Decodable {
     {
         var refused = 0
         for s in subscriptions {
-            if let entity = Self.entityKey(s.entity) { try await store.subscribe(device: s.device, to: entity) }
+            if let entity = Self.entityKey(s.entity) {
+                try await store.subscribe(device: s.device, to: entity, now: now)
+            }
         }
         for t in pushToStart {
             let stored = try await store.registerPushToStartToken(

@@ -31,7 +31,7 @@ struct ChannelAPITests {
     @Test func aDeviceRegistersAsAChannelSubscriberAndBack() async throws {
         try await APITestServer.with { api async throws in
             let entity = EntityKey(feed: "espn-worldcup", id: "1")
-            try await api.store.subscribe(device: "iphone-a", to: entity)
+            try await api.store.subscribe(device: "iphone-a", to: entity, now: 0)
             try await api.store.registerPushToStartToken(
                 device: "iphone-a", attributesType: "MatchAttributes", token: Self.startToken, environment: .sandbox,
                 now: 0)

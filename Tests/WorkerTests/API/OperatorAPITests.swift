@@ -76,7 +76,8 @@ struct OperatorAPITests {
             #expect(null.status == 400)
             #expect(null.body.contains("environment: null is not a value here"), "\(null.body)")
             // Nothing was stored by the refusals.
-            try await run.store.subscribe(device: "iphone-a", to: EntityKey(feed: "espn-worldcup", id: "760499"))
+            try await run.store.subscribe(
+                device: "iphone-a", to: EntityKey(feed: "espn-worldcup", id: "760499"), now: 0)
             #expect(
                 try await run.store.pushToStartTokens(
                     entity: EntityKey(feed: "espn-worldcup", id: "760499"), attributesType: "MatchAttributes",
@@ -91,7 +92,7 @@ struct OperatorAPITests {
         try await Self.withRun { (run: InProcessRun, _: FakeAPNs) async throws in
             let token = String(repeating: "cd", count: 32)
             let entity = EntityKey(feed: "espn-worldcup", id: "760499")
-            try await run.store.subscribe(device: "iphone-b", to: entity)
+            try await run.store.subscribe(device: "iphone-b", to: entity, now: 0)
             #expect(
                 try await run.api.request(
                     "PUT", "/v1/devices/iphone-b/push-to-start/MatchAttributes", body: #"{"token": "\#(token)"}"#

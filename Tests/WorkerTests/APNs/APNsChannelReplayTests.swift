@@ -26,7 +26,7 @@ struct APNsChannelReplayTests {
     static func registerTwoDevices(_ store: SQLiteStore) async throws {
         try await Setup.registerDevice(store)
         try await store.setChannelSubscriber(device: "iphone-a", true, now: 0)
-        try await store.subscribe(device: "iphone-b", to: Setup.match)
+        try await store.subscribe(device: "iphone-b", to: Setup.match, now: 0)
         try await store.registerPushToStartToken(
             device: "iphone-b", attributesType: "MatchAttributes", token: secondStartToken, environment: .sandbox,
             now: 0)

@@ -59,7 +59,7 @@ struct APNsReplayTests {
     @Test func sandboxTokensAreNotSentToProduction() async throws {
         try await Setup.withFakeAPNs { setup, fake in
             _ = try await setup.replay { store in
-                try await store.subscribe(device: "iphone-p", to: Self.match)
+                try await store.subscribe(device: "iphone-p", to: Self.match, now: 0)
                 try await store.registerPushToStartToken(
                     device: "iphone-p", attributesType: "MatchAttributes", token: Setup.startToken,
                     environment: .production, now: 0)

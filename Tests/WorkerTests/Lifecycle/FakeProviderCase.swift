@@ -103,7 +103,7 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                 ],
                 files: ["pw.token": "pw-token"],
                 register: { store in
-                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match)
+                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
                     _ = try await store.registerAddress(
                         RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: "HWID-iphone-a"), now: 0)
                 },
@@ -128,7 +128,7 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                 ],
                 files: ["getui.secret": "ms"],
                 register: { store in
-                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match)
+                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
                     _ = try await store.registerAddress(
                         RegisteredAddress(device: "iphone-a", provider: "getui", address: Self.cid), now: 0)
                 },
@@ -144,7 +144,9 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
     /// Two devices follow the match: iphone-a runs its activity already (its update token is known: updates
     /// and the end reach it), iphone-b waits for its start (a push-to-start token only).
     static func registerTwoDevices(_ store: SQLiteStore) async throws {
-        for device in ["iphone-a", "iphone-b"] { try await store.subscribe(device: device, to: MatchReplay.match) }
+        for device in ["iphone-a", "iphone-b"] {
+            try await store.subscribe(device: device, to: MatchReplay.match, now: 0)
+        }
         try await store.registerActivityToken(
             activity: "match-760499", device: "iphone-a", token: MatchReplay.activityToken, environment: .sandbox,
             now: 0)

@@ -31,7 +31,7 @@ struct GetuiReplayTests {
     }
 
     static func register(_ store: SQLiteStore) async throws {
-        try await store.subscribe(device: "iphone-a", to: Setup.match)
+        try await store.subscribe(device: "iphone-a", to: Setup.match, now: 0)
         try await store.registerAddress(RegisteredAddress(device: "iphone-a", provider: "getui", address: cid), now: 0)
         try await store.registerActivityAddress(activity: "match-760499", provider: "getui", address: "la-760499")
     }

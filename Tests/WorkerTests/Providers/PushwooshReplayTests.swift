@@ -36,7 +36,7 @@ struct PushwooshReplayTests {
     }
 
     static func register(_ store: SQLiteStore) async throws {
-        try await store.subscribe(device: "iphone-a", to: Setup.match)
+        try await store.subscribe(device: "iphone-a", to: Setup.match, now: 0)
         try await store.registerAddress(
             RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: Setup.startToken), now: 0)
     }

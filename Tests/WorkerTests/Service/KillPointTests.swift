@@ -95,7 +95,7 @@ struct KillPointTests {
             do {
                 let store = try SQLiteStore(path: bed.statePath)
                 for i in 0..<devices {
-                    try await store.subscribe(device: "d\(i)", to: MatchReplay.match)
+                    try await store.subscribe(device: "d\(i)", to: MatchReplay.match, now: 0)
                     try await store.registerPushToStartToken(
                         device: "d\(i)", attributesType: "MatchAttributes", token: token("aa", i),
                         environment: .sandbox, now: 0)

@@ -20,7 +20,7 @@ import Worker
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let token = "c0" + String(repeating: "d1", count: 79)
         for id in ["1", "2"] {
-            try await store.subscribe(device: "phone", to: EntityKey(feed: "espn-worldcup", id: id))
+            try await store.subscribe(device: "phone", to: EntityKey(feed: "espn-worldcup", id: id), now: 0)
         }
         try await store.registerPushToStartToken(
             device: "phone", attributesType: "MatchAttributes", token: token, environment: .production, now: 0)

@@ -26,7 +26,7 @@ struct RunIntegrationTests {
                 prefix + String(format: "%08x", i) + String(repeating: "0", count: 150)
             }
             for i in 0..<devices {
-                try await store.subscribe(device: "d\(i)", to: entity)
+                try await store.subscribe(device: "d\(i)", to: entity, now: 0)
                 try await store.registerPushToStartToken(
                     device: "d\(i)", attributesType: "MatchAttributes", token: token("aa", i), environment: .sandbox,
                     now: 0)
