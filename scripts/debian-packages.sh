@@ -7,8 +7,9 @@
 
 # What the tests need beyond the build: a headless browser that opens the replay report
 # (Tests/ReportTests/ReportBrowserTests.swift) and renders its screenshot (scripts/report-screenshot), and
-# PostgreSQL for the store suite (scripts/postgres-cluster.sh runs a throwaway cluster).
-liverelay_test_packages=(chromium postgresql jq)
+# PostgreSQL for the store suite (scripts/postgres-cluster.sh runs a throwaway cluster), and gdb for the
+# threads' stacks of a test process that hangs (scripts/test).
+liverelay_test_packages=(chromium postgresql jq gdb)
 liverelay_install_packages() {
     local wanted=(libcurl4-openssl-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config "$@")
     local missing=()
