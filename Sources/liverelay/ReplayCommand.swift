@@ -111,6 +111,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: sequence).deletingLastPathComponent().path
         let steps = recorded.steps
         var replayer = Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: progress.output)
+        replayer.defaultEnvironment = worker.defaultEnvironment ?? .production
         replayer.plotted = (plot ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         let summary = try await replayer.replay(

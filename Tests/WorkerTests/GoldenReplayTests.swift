@@ -21,6 +21,10 @@ import Testing
         // 78', "Extra time" at 96', and the end "Egypt win", "AUS 1–1 EGY (2–4 on penalties)" with both
         // shoot-out scores and the winner in the final state.
         ("Samples/presets/espn-soccer.json", "Samples/sequences/espn-aus-egy-preset"),
+        // Late joiners: a fan following at 60' gets one start with the score as it stands (0–1, the 44'
+        // state), then the updates once its activity reports its token; a device whose app runs the activity
+        // already, and one following after full time, get no start.
+        ("Samples/demo/liverelay.json", "Samples/sequences/espn-aus-egy-late-joiners"),
     ])
     func theReplayMatchesItsGoldenFile(config: String, sequence: String) async throws {
         let output = ReplayTests.Output()

@@ -103,3 +103,35 @@ import Worker
         #expect(output.text.contains("step 3/4 at 2019-08-22T03:38:26Z: binance: "), "\(output.text)")
     }
 }
+
+extension SequenceFileTests {
+    /// A step registers tokens, reads a body, or both; its token file is read with the sequence, so a wrong
+    /// one is said before anything is replayed: where it is in the token file, or, when there is no such
+    /// file, at the step.
+    @Test func aStepsTokenFileIsCheckedWithTheSequence() throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #"{"subscriptions": [{"device": "a", "entity": "markets"}]}"#.write(
+            to: directory.appendingPathComponent("wrong.json"), atomically: true, encoding: .utf8)
+        try #"{"subscriptions": [{"device": "a", "entity": "markets/BTC"}]}"#.write(
+            to: directory.appendingPathComponent("fine.json"), atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("sequence.json").path
+        try """
+        {"feed": "markets", "steps": [{"at": "2026-01-01T00:00:00Z", "tokens": "fine.json"},
+          {"at": "2026-01-01T00:01:00Z", "tokens": "wrong.json", "body": "a.json"},
+          {"at": "2026-01-01T00:02:00Z", "tokens": "gone.json"}]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ReplaySequence.load(path: path, knownFeeds: ["markets"])
+            Issue.record("the sequence loaded")
+        } catch {
+            #expect(
+                error.items.map { $0.description.replacingOccurrences(of: directory.path + "/", with: "") } == [
+                    #"wrong.json:1:36: subscriptions[0].entity: "markets" is not feed/id"#,
+                    "sequence.json:3:44: steps[2].tokens: cannot read the token file gone.json",
+                ])
+        }
+        let found = try Self.problems(#"{"feed": "markets", "steps": [{"at": "2026-01-01T00:00:00Z", "note": "x"}]}"#)
+        #expect(found == [#"sequence.json:1:31: steps: missing required key "body" or "tokens""#])
+    }
+}

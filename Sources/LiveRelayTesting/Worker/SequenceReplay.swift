@@ -1,5 +1,6 @@
 public import Delivery
 import Foundation
+import LiveRelayCore
 import Store
 public import Worker
 
@@ -28,6 +29,7 @@ public enum SequenceReplay {
         let feed = loaded.feeds.first { $0.id == recorded.feed }!
         let others = loaded.feeds.filter { recorded.feeds.dropFirst().contains($0.id) }
         var replayer = Replayer(pipeline: worker.pipeline, feed: feed, others: others, write: output)
+        replayer.defaultEnvironment = worker.defaultEnvironment ?? .production
         replayer.plotted = plotted
         return try await replayer.replay(
             recorded, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)

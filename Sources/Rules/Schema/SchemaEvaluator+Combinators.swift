@@ -65,6 +65,20 @@ extension SchemaEvaluator {
             return true
         }
         if onlyValues { return [.valueMismatch(wantedValues, orTypes: wantedTypes, instance, path)] }
+        // Alternatives that each want one more key (`anyOf: [{required: [a]}, {required: [b]}]`) want one of
+        // them: `missing required key "body" or "tokens"`.
+        let wantedKeys = candidates.compactMap { i -> String? in
+            guard results[i].count == 1, results[i][0].isAt(path), case .missing(let key) = results[i][0].kind
+            else { return nil }
+            return key
+        }
+        if wantedKeys.count == candidates.count, wantedKeys.count > 1 {
+            return [
+                SchemaFailure(
+                    path, "missing required key " + SchemaFailure.listed(wantedKeys.map(quoted), "or"),
+                    atKey: true, kind: .missing(wantedKeys[0]))
+            ]
+        }
 
         func rank(_ i: Int) -> (Int, Int, Int) {
             let shallowest = results[i].map(\.path.tokens.count).min() ?? 0

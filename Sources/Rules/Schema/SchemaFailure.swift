@@ -8,8 +8,8 @@ struct SchemaFailure {
         case type([SchemaType])
         /// The value is none of these (`enum`, `const`).
         case value([JSONValue])
-        /// A required key is absent.
-        case missing
+        /// A required key is absent: this one.
+        case missing(String)
         /// The `false` schema: the value may not be there at all.
         case forbidden
         case other
@@ -63,7 +63,7 @@ extension SchemaFailure {
     }
 
     static func missing(_ key: String, _ path: InstancePath) -> SchemaFailure {
-        SchemaFailure(path, "missing required key \(quoted(key))", atKey: true, kind: .missing)
+        SchemaFailure(path, "missing required key \(quoted(key))", atKey: true, kind: .missing(key))
     }
 
     static func unknownKey(_ key: String, suggestion: String?, _ path: InstancePath) -> SchemaFailure {

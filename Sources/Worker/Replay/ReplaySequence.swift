@@ -22,8 +22,11 @@ public struct ReplaySequence: Sendable, Decodable {
     public struct Step: Sendable, Decodable {
         /// ISO 8601 time at which the body was seen: the simulated clock.
         public var at: String
-        /// The body file, relative to the sequence file.
-        public var body: String
+        /// The body file, relative to the sequence file; `nil` for a step that only registers ``tokens``.
+        public var body: String?
+        /// A token file (``TokenFile``), relative to the sequence file: what the apps registered at this
+        /// moment, stored before the body is read.
+        public var tokens: String?
         /// The config feed the body is from, when not the sequence's ``ReplaySequence/feed``.
         public var feed: String?
         public var note: String?
@@ -91,6 +94,21 @@ public struct ReplaySequence: Sendable, Decodable {
                 problems.append(diagnostic("/until", "\"\(until)\" is not an ISO 8601 time"))
             }
         }
+        // The token files are read now: a wrong one is said before the replay begins, where it is.
+        let directory = (path as NSString).deletingLastPathComponent
+        for (i, step) in sequence.steps.enumerated() {
+            guard let tokens = step.tokens else { continue }
+            let file = resolve(tokens, against: directory)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                problems.append(diagnostic("/steps/\(i)/tokens", "cannot read the token file \(file)"))
+                continue
+            }
+            do {
+                _ = try TokenFile.load(path: file)
+            } catch {
+                problems += error.items
+            }
+        }
         if let knownFeeds {
             let known = knownFeeds.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             if !knownFeeds.contains(sequence.feed) {
@@ -105,6 +123,11 @@ public struct ReplaySequence: Sendable, Decodable {
         guard problems.isEmpty else { throw Diagnostics(problems) }
         return sequence
     }
+}
+
+/// A file a sequence names, relative to the sequence's folder unless absolute.
+func resolve(_ file: String, against directory: String) -> String {
+    file.hasPrefix("/") || directory.isEmpty ? file : directory + "/" + file
 }
 
 /// ISO 8601 times for the simulated clock and for printing.

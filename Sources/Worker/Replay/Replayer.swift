@@ -1,7 +1,7 @@
 import Delivery
 import Feeds
 import Foundation
-import LiveRelayCore
+public import LiveRelayCore
 public import Report
 import Rules
 import Store
@@ -20,6 +20,9 @@ public struct Replayer: Sendable {
     public let others: [String: FeedRuntime]
     /// Facts to plot on the report's timelines besides the headline ones (`replay --plot`).
     public var plotted: [String] = []
+    /// The environment of the tokens a step registers (``ReplaySequence/Step/tokens``) when they say none:
+    /// the provider's.
+    public var defaultEnvironment: PushEnvironment = .production
     private let write: @Sendable (String) -> Void
 
     public init(
@@ -44,16 +47,35 @@ public struct Replayer: Sendable {
         for (i, step) in sequence.steps.enumerated() {
             let now = ISO8601Time.seconds(step.at)!
             try await advance(to: now, timersDue: &timersDue, summary: &summary)
-            let path = step.body.hasPrefix("/") ? step.body : directory + "/" + step.body
             write("")
+            let what = [
+                step.tokens.map { "tokens \($0)" }, step.body.map { "\(step.feed.map { "\($0): " } ?? "")\($0)" },
+            ]
             write(
-                "▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(step.feed.map { "\($0): " } ?? "")\(step.body)\(step.note.map { " — \($0)" } ?? "")"
+                "▶ step \(i + 1)/\(sequence.steps.count) at \(step.at): \(what.compactMap { $0 }.joined(separator: ", "))\(step.note.map { " — \($0)" } ?? "")"
             )
+            if let tokens = step.tokens {
+                // Checked when the sequence was loaded.
+                let file = try TokenFile.load(path: resolve(tokens, against: directory))
+                let refused = try await file.apply(
+                    to: pipeline.store, environment: defaultEnvironment, now: now)
+                write(
+                    "  registered \(file.subscriptions.count) subscriptions, \(file.pushToStart.count) push-to-start and "
+                        + "\(file.activities.count) activity tokens\(refused > 0 ? " (\(refused) refused)" : "")")
+            }
+            guard let bodyFile = step.body else {
+                summary.trace.steps.append(.init(index: i, at: now, note: step.note))
+                // What the registrations started (late joiners) goes now.
+                try await release(at: now, summary: &summary)
+                try await afterStep(i)
+                continue
+            }
+            let path = resolve(bodyFile, against: directory)
             guard let body = FileManager.default.contents(atPath: path) else {
-                write("  feed error: cannot read \(step.body)")
+                write("  feed error: cannot read \(bodyFile)")
                 summary.feedErrors += 1
                 summary.trace.steps.append(
-                    .init(index: i, at: now, note: step.note, feedError: "cannot read \(step.body)"))
+                    .init(index: i, at: now, note: step.note, feedError: "cannot read \(bodyFile)"))
                 continue
             }
             guard let runtime = step.feed.map({ $0 == feed.id ? feed : others[$0] }) ?? feed else {
@@ -201,8 +223,19 @@ public struct Replayer: Sendable {
             write("  delivery of \(push.event) \(push.activity): no registered token")
         }
         for result in deliveries {
-            // A push the outbox tries again in a later round is one push, not two.
-            if summary.delivered.insert(result.push.id).inserted { summary.pushes += 1 }
+            if result.push.event == .start, result.push.device != nil {
+                // Late joiners' starts: the running activity's state, under its last push's timestamp.
+                let devices = result.receipts.filter(\.delivered).compactMap(\.target.device)
+                if !devices.isEmpty {
+                    write(
+                        "  → start \(result.push.activity) to late joiner\(devices.count == 1 ? "" : "s") "
+                            + "\(devices.joined(separator: ", ")), with the state as it stands")
+                    summary.pushes += 1
+                }
+            } else if summary.delivered.insert(result.push.id).inserted {
+                // A push the outbox tries again in a later round is one push, not two.
+                summary.pushes += 1
+            }
             let requests = result.deliveredRequests
             summary.tokenRequests += requests.tokens
             summary.broadcasts += requests.broadcasts

@@ -42,10 +42,11 @@ public enum SequenceSchema {
           },
           "$defs": {
             "step": {
-              "description": "One feed body and when it was seen.",
+              "description": "One feed body and when it was seen, or what the apps registered then (tokens), or both (the registrations first).",
               "type": "object",
               "additionalProperties": false,
-              "required": ["at", "body"],
+              "required": ["at"],
+              "anyOf": [{ "required": ["body"] }, { "required": ["tokens"] }],
               "properties": {
                 "at": {
                   "description": "ISO 8601 time at which the body was seen (2026-06-28T19:00:30Z): the simulated clock.",
@@ -54,6 +55,11 @@ public enum SequenceSchema {
                 },
                 "body": {
                   "description": "The body file, relative to the sequence file (or an absolute path).",
+                  "type": "string",
+                  "minLength": 1
+                },
+                "tokens": {
+                  "description": "A token file (the format of replay --tokens, see docs/configuration.md), relative to the sequence file: the subscriptions and tokens the apps registered at this moment, as the token API would store them. A device that begins to follow an entity whose activity runs is a late joiner: it gets the activity's start.",
                   "type": "string",
                   "minLength": 1
                 },
