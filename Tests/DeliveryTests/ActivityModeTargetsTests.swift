@@ -91,3 +91,27 @@ struct ActivityModeTargetsTests {
         #expect(fcm.targets(for: Self.push(.update), rows: Self.rows, channel: "ch", mode: .channel).isEmpty)
     }
 }
+
+extension ActivityModeTargetsTests {
+    /// A late joiner's start (a start with a device) goes to that device alone, on the activity's channel
+    /// as the device subscribes; never to a segment or the console's placeholder; and its registry read asks
+    /// for that device only.
+    @Test func aLateJoinersStartGoesToItsDeviceAlone() {
+        var late = Self.push(.start)
+        late.device = "new"
+        #expect(Self.addressing.query(for: late).device == "new")
+        #expect(Self.addressing.query(for: Self.push(.start)).device == nil)
+        let both = Self.addressing.targets(for: late, rows: Self.rows, channel: "ch", mode: .both)
+        #expect(both.map(\.token) == ["aa"])
+        #expect(both.map(\.channel) == ["ch"])
+        late.device = "old"
+        let token = Self.addressing.targets(for: late, rows: Self.rows, channel: "ch", mode: .both)
+        #expect(token.map(\.token) == ["bb"])
+        #expect(token.map(\.channel) == [nil])
+        late.device = "unknown"
+        #expect(Self.addressing.targets(for: late, rows: Self.rows, deliversWithoutTargets: true).isEmpty)
+        let segment = Addressing.activityAddress(registry: "pushwoosh", startsToSegment: true)
+        late.device = "new"
+        #expect(segment.targets(for: late, rows: RegistryRows()).isEmpty)
+    }
+}
