@@ -45,6 +45,20 @@ public enum LateJoinDecision: Sendable, Hashable {
         case startUnknown = "the activity's start is not known (it began before LiveRelay kept it)"
 
         public var description: String { rawValue }
+
+        /// The reason's name in metrics (`outcome`).
+        public var label: String {
+            switch self {
+            case .noActivity: "no-activity"
+            case .ended: "ended"
+            case .beforeStart: "before-start"
+            case .turnedOff: "turned-off"
+            case .startUnknown: "start-unknown"
+            }
+        }
+
+        /// Every reason.
+        public static let all: [Reason] = [.noActivity, .ended, .beforeStart, .turnedOff, .startUnknown]
     }
 
     /// The decisions for `joins`, given the activities of their entities (each activity's record whose

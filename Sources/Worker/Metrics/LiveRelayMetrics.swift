@@ -70,6 +70,12 @@ public struct LiveRelayMetrics: Sendable {
         Counter(label: "liverelay_ends_lost_total", dimensions: [("provider", provider)], factory: factory).increment()
     }
 
+    /// A late join looked at: `started` (its start staged for the device), `no-token` (the device has no
+    /// push-to-start token yet), or the reason it started nothing (``LateJoinDecision/Reason/label``).
+    public func lateJoin(_ outcome: String) {
+        Counter(label: "liverelay_late_joins_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
     public func coalesced() {
         Counter(label: "liverelay_coalesced_pushes_total", factory: factory).increment()
     }
@@ -160,6 +166,10 @@ public struct LiveRelayMetrics: Sendable {
         }
         for reason in ["limit", "configuration", "unavailable", "gone"] {
             Counter(label: "liverelay_channel_fallbacks_total", dimensions: [("reason", reason)], factory: factory)
+                .increment(by: 0)
+        }
+        for outcome in ["started", "no-token"] + LateJoinDecision.Reason.all.map(\.label) {
+            Counter(label: "liverelay_late_joins_total", dimensions: [("outcome", outcome)], factory: factory)
                 .increment(by: 0)
         }
         for reason in ["missing", "scheme", "wrong"] {

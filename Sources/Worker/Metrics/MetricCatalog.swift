@@ -45,6 +45,11 @@ public enum MetricCatalog {
             help: "Pending pushes replaced by a newer state of the same activity before they went out."),
         .init(
             name: "liverelay_pending_pushes", kind: .gauge, labels: [], help: "Pushes the throttle holds now."),
+        .init(
+            name: "liverelay_late_joins_total", kind: .counter, labels: ["outcome"],
+            help:
+                "Devices that began to follow an entity, looked at by a release round per activity of the entity: started (the activity's start staged for the device), no-token (no push-to-start token yet), or why not (no-activity, ended, before-start, turned-off, start-unknown)."
+        ),
         // Outbox and delivery.
         .init(
             name: "liverelay_outbox_depth", kind: .gauge, labels: [],

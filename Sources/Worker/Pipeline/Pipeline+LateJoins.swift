@@ -21,6 +21,7 @@ extension Pipeline {
                     "late joiner: the running activity starts on the device",
                     metadata: ["activity.key": "\(push.activity)", "device": "\(push.device ?? "")"])
             case .skip(let join, let activity, let reason):
+                metrics.lateJoin(reason.label)
                 logger.debug(
                     "late joiner not started",
                     metadata: [

@@ -214,6 +214,7 @@ public struct Pipeline: Sendable {
             var late = StagedRelease()
             try await stage(push, routes: routes, into: &late, now: now)
             staged.entries += late.entries.filter { !releasedTargets.contains($0.key) }
+            metrics.lateJoin(late.entries.isEmpty ? "no-token" : "started")
             if late.entries.isEmpty {
                 logger.info(
                     "late joiner not started: no push-to-start token",

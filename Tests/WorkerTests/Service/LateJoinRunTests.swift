@@ -74,6 +74,11 @@ struct LateJoinRunTests {
                 let starts = try fake.accepted.filter { try JSONParser.parse($0.body)["aps"]?["event"] == "start" }
                 #expect(starts.map(\.token) == [MatchReplay.startToken, Self.token("b2")])
                 #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+                // iphone-a followed before the match: its join found no activity; iphone-c's start was
+                // staged and then refused by the start guard; iphone-d's found the activity ended.
+                #expect(run.metrics.contains(#"liverelay_late_joins_total{outcome="started"} 2"#), "\(run.metrics)")
+                #expect(run.metrics.contains(#"liverelay_late_joins_total{outcome="no-activity"} 1"#))
+                #expect(run.metrics.contains(#"liverelay_late_joins_total{outcome="ended"} 1"#))
             }
             try await feed.stop()
         }
