@@ -53,7 +53,7 @@ extension LiveRelayWorker {
                             pending: { await pending.pendingCount },
                             outbox: { [store = pipeline.store] in
                                 // Read even when the stop has cancelled the task: the count is what the operator needs.
-                                try? await Task { try await store.outboxStatus().depth }.value
+                                await finishingEvenIfCancelled { try? await store.outboxStatus().depth }
                             }),
                         failureTerminationBehavior: .gracefullyShutdownGroup),
                     .init(service: reloader, failureTerminationBehavior: .gracefullyShutdownGroup),

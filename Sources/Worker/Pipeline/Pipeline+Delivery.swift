@@ -31,7 +31,7 @@ extension Pipeline {
             let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
             let cursors = progress.written(indices)
             // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
-            let written = await Task { () -> StoreFailure? in
+            let written = await finishingEvenIfCancelled { () -> StoreFailure? in
                 do throws(StoreFailure) {
                     try await store.settleOutbox(
                         done: done, later: later, started: started, sent: sent, cursors: cursors, now: now)
@@ -39,7 +39,7 @@ extension Pipeline {
                     return error
                 }
                 return nil
-            }.value
+            }
             if let written { throw written }
         }
         let receipts = await send(batch, owner: owner, finished: journal.record)
