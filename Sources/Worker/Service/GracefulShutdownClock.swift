@@ -12,7 +12,7 @@ struct GracefulShutdownClock<Base: Clock<Duration>>: Clock {
     var minimumResolution: Duration { base.minimumResolution }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try await cancelWhenGracefulShutdown { try await base.sleep(until: deadline, tolerance: tolerance) }
+        try await cancellingOnGracefulShutdown { [base] in try await base.sleep(until: deadline, tolerance: tolerance) }
     }
 }
 

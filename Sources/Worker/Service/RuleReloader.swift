@@ -39,7 +39,7 @@ public final class RuleReloader: Service, Sendable {
             }
             var fingerprint = RuleReloader.fingerprint(paths)
             while !Task.isShuttingDownGracefully {
-                try? await cancelWhenGracefulShutdown { try await clock.sleep(for: checkEvery) }
+                try? await cancellingOnGracefulShutdown { try await clock.sleep(for: checkEvery) }
                 let now = RuleReloader.fingerprint(paths)
                 if now != fingerprint {
                     fingerprint = now

@@ -61,7 +61,7 @@ public struct StoreWatchdog: Service {
         var warned = false
         while !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await clock.sleep(for: .seconds(1)) }
+                try await cancellingOnGracefulShutdown { try await clock.sleep(for: .seconds(1)) }
             } catch {
                 return
             }

@@ -55,7 +55,8 @@ public struct WorkerService: Service {
     /// Once a graceful stop has waited 5 s for the loops, and every 5 s after, says which loops have not
     /// returned and what each is doing: a stop that hangs names where. Ends when cancelled.
     private static func sayWhatTheStopWaitsFor(_ loops: [PollLoop], logger: Logger) async {
-        guard (try? await gracefulShutdown()) != nil else { return }
+        await untilGracefulShutdownOrCancellation()
+        guard !Task.isCancelled else { return }
         let began = ContinuousClock.now
         while true {
             do { try await Task.sleep(for: .seconds(5)) } catch { return }
