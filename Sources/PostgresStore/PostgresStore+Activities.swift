@@ -78,7 +78,7 @@ extension PostgresStore {
                 "changed_at": .column(r.changedAt), "start": .column(StoredValues.start(r.start)),
             ]
         }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
               started_at, facts, timers, changed_at, start)
@@ -109,7 +109,7 @@ extension PostgresStore {
     {
         guard !starts.isEmpty else { return }
         let unique = Array(Set(starts))
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO activity_start (activity, device, started_at)
             SELECT a, d, \(now) FROM unnest(\(unique.map(\.activity.rawValue))::text[], \(unique.map(\.device))::text[])
@@ -187,9 +187,9 @@ extension PostgresStore {
                     "SELECT value FROM meta WHERE key = 'timer-rules'", logger: logger
                 ).first.map { try $0.decode(String.self) }
                 if known != rules {
-                    try await connection.query(
+                    try await connection.checkedQuery(
                         "UPDATE activity SET timer_due = NULL WHERE timer_due IS NOT NULL", logger: logger)
-                    try await connection.query(
+                    try await connection.checkedQuery(
                         """
                         INSERT INTO meta (key, value) VALUES ('timer-rules', \(rules))
                         ON CONFLICT (key) DO UPDATE SET value = excluded.value
@@ -245,7 +245,7 @@ extension PostgresStore {
             // The records first: the due times the pass computed for them stand.
             try await Self.save(activities, connection, logger: logger, location: location)
             if !due.isEmpty {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     UPDATE activity a SET timer_due = r.at
                     FROM unnest(\(due.map(\.key.rawValue))::text[],
@@ -254,7 +254,7 @@ extension PostgresStore {
                     """, logger: logger)
             }
             if !looks.isEmpty {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     UPDATE activity a SET timers = r.timers, timer_due = r.at
                     FROM unnest(\(looks.map(\.key.rawValue))::text[],

@@ -18,7 +18,7 @@ extension PostgresStore {
             // A row a worker has in flight is not rewritten: it counts as sent, as a row already delivered
             // would (its receipt marks the start; the newer state follows as an update).
             for r in rewrites {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     UPDATE outbox SET push = \(String(decoding: r.row.push, as: UTF8.self)), "timestamp" = \(r.row.timestamp)
                     WHERE activity = \(r.row.key.activity.rawValue) AND target = \(r.row.key.target)
@@ -27,7 +27,7 @@ extension PostgresStore {
                     """, logger: logger)
             }
             if !drops.isEmpty {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     DELETE FROM outbox o USING unnest(\(drops.map(\.key.activity.rawValue))::text[],
                       \(drops.map(\.key.target))::text[], \(drops.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
@@ -83,7 +83,7 @@ extension PostgresStore {
             try await Self.markStarted(started, now: now, connection, logger: logger)
             let newest = SentPush.newest(sent)
             if !newest.isEmpty {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     UPDATE activity a SET sent_at = GREATEST(COALESCE(a.sent_at, 0), \(now)),
                       delivered_state = CASE WHEN COALESCE(a.delivered_timestamp, -1) < r.t THEN r.s
@@ -118,15 +118,16 @@ extension PostgresStore {
 
     static func saveStartPaces(_ paces: StartPaces, _ connection: PostgresConnection, logger: Logger) async throws {
         guard !paces.windows.isEmpty else { return }
-        try await connection.query("DELETE FROM start_pace WHERE last < \(paces.keepFrom)", logger: logger)
+        try await connection.checkedQuery("DELETE FROM start_pace WHERE last < \(paces.keepFrom)", logger: logger)
         let kept = paces.windows.filter { ($0.value.last ?? Int.min) >= paces.keepFrom }
         let gone = paces.windows.keys.filter { kept[$0] == nil }
         if !gone.isEmpty {
-            try await connection.query("DELETE FROM start_pace WHERE key = ANY(\(Array(gone))::text[])", logger: logger)
+            try await connection.checkedQuery(
+                "DELETE FROM start_pace WHERE key = ANY(\(Array(gone))::text[])", logger: logger)
         }
         guard !kept.isEmpty else { return }
         let keys = Array(kept.keys)
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO start_pace (key, sends, last)
             SELECT * FROM unnest(\(keys)::text[], \(keys.map { StoredValues.timesText(kept[$0]!) })::text[],

@@ -72,7 +72,7 @@ extension PostgresStore {
         try await transaction("saving a poll") { connection in
             if let facts = commit.facts {
                 if !commit.removedEntities.isEmpty {
-                    try await connection.query(
+                    try await connection.checkedQuery(
                         """
                         DELETE FROM feed_entity WHERE feed = \(commit.feed)
                           AND entity = ANY(\(commit.removedEntities)::text[])
@@ -80,7 +80,7 @@ extension PostgresStore {
                 }
                 if !facts.isEmpty {
                     let ids = Array(facts.keys)
-                    try await connection.query(
+                    try await connection.checkedQuery(
                         """
                         INSERT INTO feed_entity (feed, entity, facts, updated_at, fact_changes)
                         SELECT \(commit.feed), e, f, \(commit.now), NULLIF(c, '')
@@ -92,7 +92,7 @@ extension PostgresStore {
                         """, logger: logger)
                 }
             }
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 INSERT INTO feed_state (feed, etag, last_modified, last_success)
                 VALUES (\(commit.feed), \(commit.etag), \(commit.lastModified), \(commit.now))
@@ -166,7 +166,7 @@ extension PostgresStore {
         var last: [ActivityKey: Int] = [:]
         for (i, s) in states.enumerated() { last[s.key] = i }
         let kept = last.values.sorted().map { states[$0] }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO throttle_state (key, state, pending)
             SELECT * FROM unnest(\(kept.map(\.key.rawValue))::text[],
@@ -179,10 +179,10 @@ extension PostgresStore {
 
     static func saveHistory(_ write: HistoryWrite?, _ connection: PostgresConnection, logger: Logger) async throws {
         guard let write, !write.rows.isEmpty else { return }
-        try await connection.query("DELETE FROM activity_history WHERE at < \(write.keepFrom)", logger: logger)
+        try await connection.checkedQuery("DELETE FROM activity_history WHERE at < \(write.keepFrom)", logger: logger)
         let rows = write.rows.filter { $0.at >= write.keepFrom }
         guard !rows.isEmpty else { return }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO activity_history (activity, at, kind, body)
             SELECT a, t, k, b FROM unnest(\(rows.map(\.activity))::text[], \(rows.map(\.at))::bigint[],

@@ -175,16 +175,16 @@ extension PostgresStore {
     @discardableResult
     public func migrate() async throws(Failure) -> [String] {
         try await transaction("migrating the schema") { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7451120)", logger: logger)
+            try await connection.checkedQuery("SELECT pg_advisory_xact_lock(7451120)", logger: logger)
             if let schema {
-                try await connection.query(
+                try await connection.checkedQuery(
                     PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             }
-            try await connection.query(
+            try await connection.checkedQuery(
                 "CREATE TABLE IF NOT EXISTS liverelay_migration (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
                 logger: logger)
             var applied = Set<String>()
-            for try await id in try await connection.query("SELECT id FROM liverelay_migration", logger: logger)
+            for try await id in try await connection.checkedQuery("SELECT id FROM liverelay_migration", logger: logger)
                 .decode(String.self)
             {
                 applied.insert(id)
@@ -192,9 +192,9 @@ extension PostgresStore {
             var done: [String] = []
             for migration in Self.migrations where !applied.contains(migration.id) {
                 for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.checkedQuery(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.checkedQuery(
                     "INSERT INTO liverelay_migration (id) VALUES (\(migration.id))", logger: logger)
                 done.append(migration.id)
             }

@@ -35,7 +35,7 @@ extension PostgresStore {
         for e in entries where (newest[e.key]?.timestamp ?? Int.min) < e.timestamp { newest[e.key] = e }
         var seen = Set<OutboxKey>()
         let rows = entries.filter { e in newest[e.key] == e && seen.insert(e.key).inserted }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
               next_attempt, address_device, address_user, address_activity, provider, channel, channel_policy)
@@ -64,7 +64,7 @@ extension PostgresStore {
     /// that reads the tokens where they are: several workers share the rows as they share any others.
     static func enqueue(_ fanOuts: [OutboxFanOut], _ connection: PostgresConnection, logger: Logger) async throws {
         for f in fanOuts {
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
                   next_attempt, provider)
@@ -138,7 +138,7 @@ extension PostgresStore {
         guard !done.isEmpty || !later.isEmpty else { return }
         let all = done + later
         if !done.isEmpty {
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 DELETE FROM outbox o USING unnest(\(done.map(\.key.activity.rawValue))::text[],
                   \(done.map(\.key.target))::text[], \(done.map(\.timestamp))::bigint[]) AS d(activity, target, ts)
@@ -147,7 +147,7 @@ extension PostgresStore {
                 """, logger: logger)
         }
         if !later.isEmpty {
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 UPDATE outbox o SET attempts = l.attempts, next_attempt = l.next_attempt
                 FROM unnest(\(later.map(\.key.activity.rawValue))::text[], \(later.map(\.key.target))::text[],
@@ -157,7 +157,7 @@ extension PostgresStore {
                   AND (o.claimed_by = \(worker) OR o.claimed_by IS NULL)
                 """, logger: logger)
         }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             UPDATE outbox o SET claimed_by = NULL, claim_expires = NULL
             FROM unnest(\(all.map(\.key.activity.rawValue))::text[], \(all.map(\.key.target))::text[])

@@ -19,7 +19,7 @@ extension PostgresStore {
     /// Runs statements for their effect in one transaction.
     func executeAll(_ what: String, _ queries: [PostgresQuery]) async throws(Failure) {
         try await transaction(what) { connection in
-            for query in queries { try await connection.query(query, logger: logger) }
+            for query in queries { try await connection.checkedQuery(query, logger: logger) }
         }
     }
 
@@ -39,8 +39,22 @@ extension JSONValue {
 extension PostgresConnection {
     /// Runs one statement in a transaction and returns its rows.
     func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
-        try await self.query(query, logger: logger).collect()
+        try await checkedQuery(query, logger: logger).collect()
     }
+
+    /// `query`, refused at once on a connection the server has closed. PostgresNIO never answers a statement
+    /// sent on one: a worker frozen past `idle_in_transaction_session_timeout` (the server then ends its
+    /// connection) would wait on its next statement for ever, and its stop with it.
+    @discardableResult
+    func checkedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        guard !isClosed else { throw ClosedConnection() }
+        return try await self.query(query, logger: logger)
+    }
+}
+
+/// The server closed the connection a transaction was on (it ended an idle transaction, or went away).
+struct ClosedConnection: Error, CustomStringConvertible {
+    var description: String { "the server closed the connection (an idle transaction was ended, or it went away)" }
 }
 
 /// Provider tokens held in memory, read from the database when the store opens, so a provider's synchronous

@@ -20,7 +20,7 @@ extension PostgresStore {
             ).first.map { try $0.decode(String.self) }
             // A new token may start what runs for the entities the device follows (it could not before).
             if old != token {
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     INSERT INTO late_join (feed, entity, device, at)
                     SELECT feed, entity, device, \(now) FROM subscription WHERE device = \(device)
@@ -29,15 +29,15 @@ extension PostgresStore {
             }
             if let old, old != token {
                 // A start still waiting for the rotated token goes to the new one (not to both, not to none).
-                try await connection.query(
+                try await connection.checkedQuery(
                     """
                     UPDATE outbox o SET target = \(token) WHERE kind = 'push-to-start' AND target = \(old)
                       AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.activity = o.activity AND x.target = \(token))
                     """, logger: logger)
-                try await connection.query(
+                try await connection.checkedQuery(
                     "DELETE FROM outbox WHERE kind = 'push-to-start' AND target = \(old)", logger: logger)
             }
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 INSERT INTO push_to_start_token (device, attributes_type, token, environment, updated_at)
                 VALUES (\(device), \(attributesType), \(token), \(environment.rawValue), \(now))
@@ -110,7 +110,7 @@ extension PostgresStore {
         let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
         for start in stride(from: 0, to: rows.count, by: 50_000) {
             let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 INSERT INTO activity_token (activity, device, token, environment, updated_at)
                 SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
@@ -138,10 +138,10 @@ extension PostgresStore {
 
     public func unsubscribe(device: String, from entity: EntityKey) async throws(Failure) {
         try await transaction("unsubscribing a device") { connection in
-            try await connection.query(
+            try await connection.checkedQuery(
                 "DELETE FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)",
                 logger: logger)
-            try await connection.query(
+            try await connection.checkedQuery(
                 "DELETE FROM late_join WHERE feed = \(entity.feed) AND entity = \(entity.id) AND device = \(device)",
                 logger: logger)
         }
@@ -325,7 +325,7 @@ extension PostgresStore {
             {
                 return false
             }
-            try await connection.query(
+            try await connection.checkedQuery(
                 """
                 INSERT INTO device_address (device, provider, address, "user", updated_at)
                 VALUES (\(record.device), \(record.provider), \(record.address), \(record.user), \(now))

@@ -50,14 +50,14 @@ extension PostgresStore {
         if case .rejoin(let stalled) = decision {
             let oldOwner = "\(worker)#\(old)"
             let released = try await transaction("giving up a stalled worker's claims") { connection in
-                let rows = try await connection.query(
+                let rows = try await connection.checkedQuery(
                     """
                     UPDATE outbox SET claimed_by = NULL, claim_expires = NULL WHERE claimed_by = \(oldOwner)
                     RETURNING 1
                     """, logger: logger)
                 var count = 0
                 for try await _ in rows { count += 1 }
-                try await connection.query(
+                try await connection.checkedQuery(
                     "DELETE FROM worker_heartbeat WHERE owner = \(oldOwner)", logger: logger)
                 return count
             }

@@ -165,7 +165,19 @@ public final class PostgresStore: StateStore {
         async throws(Failure) -> T
     {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            // Not PostgresClient.withTransaction: its ROLLBACK on a connection the server has closed never
+            // returns (see ``PostgresConnection/checkedQuery(_:logger:)``).
+            return try await client.withConnection { connection in
+                try await connection.checkedQuery("BEGIN", logger: logger)
+                do {
+                    let value = try await body(connection)
+                    try await connection.checkedQuery("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                    throw error
+                }
+            }
         } catch let error as PostgresTransactionError {
             let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
             if let failure = cause as? Failure { throw failure }
