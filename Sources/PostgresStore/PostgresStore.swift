@@ -174,14 +174,10 @@ public final class PostgresStore: StateStore {
                     try await connection.checkedQuery("COMMIT", logger: logger)
                     return value
                 } catch {
-                    if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                    _ = try? await connection.checkedQuery("ROLLBACK", logger: logger)
                     throw error
                 }
             }
-        } catch let error as PostgresTransactionError {
-            let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
-            if let failure = cause as? Failure { throw failure }
-            throw Failure(path: location, message: "\(what): \(Self.describe(cause))")
         } catch {
             if let failure = error as? Failure { throw failure }
             throw Failure(path: location, message: "\(what): \(Self.describe(error))")

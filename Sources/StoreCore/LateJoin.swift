@@ -3,7 +3,7 @@ public import LiveRelayCore
 /// A device that may have joined an entity late: it subscribed to the entity, or registered a push-to-start
 /// token while subscribed to it. The store keeps one per device and entity until a release round has looked
 /// whether the entity has a running activity to start on the device.
-public struct LateJoin: Sendable, Hashable, Comparable {
+public struct LateJoin: Sendable, Hashable {
     public var device: String
     public var entity: EntityKey
     /// When (UNIX seconds) the device subscribed, or registered the token.
@@ -14,10 +14,6 @@ public struct LateJoin: Sendable, Hashable, Comparable {
         self.device = device
         self.entity = entity
         self.at = at
-    }
-
-    public static func < (a: LateJoin, b: LateJoin) -> Bool {
-        (a.entity.feed, a.entity.id, a.device) < (b.entity.feed, b.entity.id, b.device)
     }
 }
 
@@ -32,7 +28,7 @@ public enum LateJoinDecision: Sendable, Hashable {
     case skip(LateJoin, activity: ActivityKey?, reason: Reason)
 
     /// Why a late join started nothing.
-    public enum Reason: String, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// No activity of the entity is known.
         case noActivity = "no activity runs for the entity"
         /// The activity has ended: it is never started anew this way.
@@ -56,9 +52,6 @@ public enum LateJoinDecision: Sendable, Hashable {
             case .startUnknown: "start-unknown"
             }
         }
-
-        /// Every reason.
-        public static let all: [Reason] = [.noActivity, .ended, .beforeStart, .turnedOff, .startUnknown]
     }
 
     /// The decisions for `joins`, given the activities of their entities (each activity's record whose

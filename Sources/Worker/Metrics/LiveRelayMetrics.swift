@@ -168,7 +168,7 @@ public struct LiveRelayMetrics: Sendable {
             Counter(label: "liverelay_channel_fallbacks_total", dimensions: [("reason", reason)], factory: factory)
                 .increment(by: 0)
         }
-        for outcome in ["started", "no-token"] + LateJoinDecision.Reason.all.map(\.label) {
+        for outcome in ["started", "no-token"] + LateJoinDecision.Reason.allCases.map(\.label) {
             Counter(label: "liverelay_late_joins_total", dimensions: [("outcome", outcome)], factory: factory)
                 .increment(by: 0)
         }
