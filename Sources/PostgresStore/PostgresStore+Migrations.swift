@@ -168,6 +168,25 @@ extension PostgresStore {
                 """,
             ]
         ),
+        (
+            // Personal subscriptions and the deletions whose activities are still to end (see SQLite's
+            // v19-subscriptions).
+            "v8-subscriptions",
+            [
+                """
+                CREATE TABLE personal_subscription (
+                  id text PRIMARY KEY, device text NOT NULL, feed text NOT NULL, entity text NOT NULL,
+                  parameters text NOT NULL, created_at bigint NOT NULL, changed_at bigint NOT NULL)
+                """,
+                "CREATE INDEX personal_subscription_entity ON personal_subscription (feed, entity)",
+                """
+                CREATE TABLE deleted_subscription (
+                  id text NOT NULL, device text NOT NULL, feed text NOT NULL, entity text NOT NULL,
+                  created_at bigint NOT NULL, at bigint NOT NULL, PRIMARY KEY (id, created_at))
+                """,
+                "CREATE INDEX deleted_subscription_feed ON deleted_subscription (feed, at)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

@@ -161,19 +161,24 @@ extension PostgresStore {
         try await tokens("reading activity tokens", Self.activityTokens(activity: activity, environment: environment))
     }
 
+    /// The push-to-start tokens of the devices subscribed to `entity`; with `device`, see
+    /// ``pushToStartTokens(entity:attributesType:environment:follower:)``.
     static func pushToStartTokens(
         entity: EntityKey, attributesType: String, environment: PushEnvironment?, device: String? = nil
     ) -> PostgresQuery {
-        """
-        SELECT t.device, t.token, t.environment, c.device IS NOT NULL
-        FROM push_to_start_token t
-        JOIN subscription s ON s.device = t.device
-        LEFT JOIN channel_subscriber c ON c.device = t.device
-        WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND t.attributes_type = \(attributesType)
-          AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
-          AND (\(device)::text IS NULL OR t.device = \(device))
-        ORDER BY t.device COLLATE "C"
-        """
+        if let device {
+            return pushToStartTokens(
+                entity: entity, attributesType: attributesType, environment: environment, follower: device)
+        }
+        return """
+            SELECT t.device, t.token, t.environment, c.device IS NOT NULL
+            FROM push_to_start_token t
+            JOIN subscription s ON s.device = t.device
+            LEFT JOIN channel_subscriber c ON c.device = t.device
+            WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND t.attributes_type = \(attributesType)
+              AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
+            ORDER BY t.device COLLATE "C"
+            """
     }
 
     static func activityTokens(activity: ActivityKey, environment: PushEnvironment?) -> PostgresQuery {
@@ -338,12 +343,13 @@ extension PostgresStore {
         return out
     }
 
+    /// The devices subscribed to `entity`; with `device`, see ``follower(_:of:)``.
     static func subscribedDevices(entity: EntityKey, device: String? = nil) -> PostgresQuery {
-        """
-        SELECT device FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id)
-          AND (\(device)::text IS NULL OR device = \(device))
-        ORDER BY device COLLATE "C"
-        """
+        if let device { return follower(device, of: entity) }
+        return """
+            SELECT device FROM subscription WHERE feed = \(entity.feed) AND entity = \(entity.id)
+            ORDER BY device COLLATE "C"
+            """
     }
 
     public func registerActivityAddress(activity: ActivityKey, provider: String, address: String) async throws(Failure)

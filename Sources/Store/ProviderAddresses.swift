@@ -115,12 +115,20 @@ extension SQLiteStore {
         try await run("reading subscriptions", { db in try Self.subscribedDevices(db, entity: entity) }, write: false)
     }
 
+    /// With `device`, that device when it follows the entity through a plain subscription or a personal one;
+    /// without, the plain subscribers alone.
     static func subscribedDevices(_ db: Database, entity: EntityKey, device: String? = nil) throws -> [String] {
-        try String.fetchAll(
-            db,
-            sql:
-                "SELECT device FROM subscription WHERE feed = ? AND entity = ? AND (? IS NULL OR device = ?) ORDER BY device",
-            arguments: [entity.feed, entity.id, device, device])
+        if let device {
+            return try String.fetchAll(
+                db,
+                sql: """
+                    SELECT ? WHERE EXISTS (SELECT 1 FROM subscription WHERE feed = ? AND entity = ? AND device = ?)
+                    OR EXISTS (SELECT 1 FROM personal_subscription WHERE feed = ? AND entity = ? AND device = ?)
+                    """, arguments: [device, entity.feed, entity.id, device, entity.feed, entity.id, device])
+        }
+        return try String.fetchAll(
+            db, sql: "SELECT device FROM subscription WHERE feed = ? AND entity = ? ORDER BY device",
+            arguments: [entity.feed, entity.id])
     }
 
     /// Sets the provider's id of an activity (Pushwoosh `live_activity_id`, Getui `laId`).

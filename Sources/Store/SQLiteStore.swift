@@ -135,6 +135,7 @@ public final class SQLiteStore: StateStore {
         }
         registerFanOutMigration(&m)
         registerLateJoinMigration(&m)
+        registerSubscriptionsMigration(&m)
         return m
     }
 

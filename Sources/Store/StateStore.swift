@@ -157,6 +157,25 @@ public protocol StateStore: AnyObject, Sendable {
     /// Answers a provider's registry query in one read.
     func registryRows(_ query: RegistryQuery) async throws(StoreFailure) -> RegistryRows
 
+    // MARK: Personal subscriptions
+
+    /// Creates a subscription, or changes its parameters (its device and entity stay: a write naming others
+    /// is a ``SubscriptionWrite/conflict(_:)`` and writes nothing). A subscription follows its entity for its
+    /// own activities only: it is not a plain subscription and records no late join.
+    func putSubscription(_ subscription: Subscription, now: Int) async throws(StoreFailure) -> SubscriptionWrite
+    /// The subscription of this id, if there is one.
+    func subscription(id: String) async throws(StoreFailure) -> Subscription?
+    /// Deletes a subscription and keeps it as a ``DeletedSubscription`` until ``finishDeletedSubscriptions(_:)``
+    /// (its activities are to end); `false` when there was none.
+    @discardableResult
+    func deleteSubscription(id: String, now: Int) async throws(StoreFailure) -> Bool
+    /// The subscriptions of these entities, by entity, each entity's in id order.
+    func subscriptions(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [Subscription]]
+    /// The deleted subscriptions of `feed` whose activities are still to end, oldest first, at most `limit`.
+    func deletedSubscriptions(feed: String, limit: Int) async throws(StoreFailure) -> [DeletedSubscription]
+    /// Forgets deletions whose activities were ended.
+    func finishDeletedSubscriptions(_ deleted: [DeletedSubscription]) async throws(StoreFailure)
+
     // MARK: Provider addresses
 
     @discardableResult

@@ -184,11 +184,32 @@ extension SQLiteStore {
         }
     }
 
+    /// With `device`, that device's tokens when it follows the entity through a plain subscription or a
+    /// personal one (the start of its own activity); without, those of the plain subscribers alone.
     static func pushToStartTokens(
         _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?,
         device: String? = nil
     ) throws -> [RegisteredToken] {
-        try Row.fetchAll(
+        if let device {
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                    FROM push_to_start_token t
+                    LEFT JOIN channel_subscriber c ON c.device = t.device
+                    WHERE t.device = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                    AND (EXISTS (SELECT 1 FROM subscription s WHERE s.feed = ? AND s.entity = ? AND s.device = t.device)
+                      OR EXISTS (SELECT 1 FROM personal_subscription p
+                        WHERE p.feed = ? AND p.entity = ? AND p.device = t.device))
+                    ORDER BY t.device
+                    """,
+                arguments: [
+                    device, attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
+                    entity.feed, entity.id,
+                ]
+            ).map(Self.registered)
+        }
+        return try Row.fetchAll(
             db,
             sql: """
                 SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
@@ -196,12 +217,9 @@ extension SQLiteStore {
                 JOIN subscription s ON s.device = t.device
                 LEFT JOIN channel_subscriber c ON c.device = t.device
                 WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
-                AND (? IS NULL OR t.device = ?)
                 ORDER BY t.device
                 """,
-            arguments: [
-                entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue, device, device,
-            ]
+            arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
         ).map(Self.registered)
     }
 

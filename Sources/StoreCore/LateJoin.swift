@@ -39,6 +39,8 @@ public enum LateJoinDecision: Sendable, Hashable {
         case beforeStart = "the device joined before the activity started, and its start goes to it"
         /// The record predates what a late start needs (its start's attributes).
         case startUnknown = "the activity's start is not known (it began before LiveRelay kept it)"
+        /// The activity is a subscription's own (a personal rule's): it runs on that subscription's device alone.
+        case personal = "the activity is another subscription's own"
 
         public var description: String { rawValue }
 
@@ -50,6 +52,7 @@ public enum LateJoinDecision: Sendable, Hashable {
             case .beforeStart: "before-start"
             case .turnedOff: "turned-off"
             case .startUnknown: "start-unknown"
+            case .personal: "personal"
             }
         }
     }
@@ -76,6 +79,8 @@ public enum LateJoinDecision: Sendable, Hashable {
             return .skip(join, activity: record.key, reason: .beforeStart)
         }
         guard let start = record.start else { return .skip(join, activity: record.key, reason: .startUnknown) }
+        guard start.subscription == nil else { return .skip(join, activity: record.key, reason: .personal) }
+        guard start.subscription == nil else { return .skip(join, activity: record.key, reason: .personal) }
         guard start.lateJoin else { return .skip(join, activity: record.key, reason: .turnedOff) }
         var push = LiveActivityPush(
             activity: record.key, attributesType: record.attributesType, event: .start,

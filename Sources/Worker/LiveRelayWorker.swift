@@ -205,7 +205,8 @@ public struct LiveRelayWorker: Sendable {
             store: store, queue: queue, feeds: Set(loaded.feeds.map(\.id)), bearerToken: bearer,
             maxBodyBytes: loaded.config.api.maxBodyBytes, reportWindow: loaded.config.api.reportWindow,
             environment: senders[loaded.defaultProviderID]?.provider.traits.addressing.environment ?? .production,
-            attributesTypes: { Set(book.engine.rules.map(\.attributesType)) }, logger: logger,
+            attributesTypes: { Set(book.engine.rules.map(\.attributesType)) },
+            subscriptionParameters: { book.engine.subscriptionParameters }, logger: logger,
             metrics: environment.metrics, now: environment.now)
         environment.metrics.prime(
             feeds: loaded.feeds.map(\.id), providers: kinds.values.map(\.rawValue), rules: rules.rules.map(\.id))

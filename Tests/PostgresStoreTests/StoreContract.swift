@@ -31,9 +31,10 @@ enum StoreUnderTest {
 
 @Suite("State store contract: SQLite")
 struct SQLiteStoreContractTests {
-    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks) func holds(
-        _ check: StoreCheck
-    ) async throws {
+    @Test(
+        arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks
+            + StoreContract.subscriptionChecks)
+    func holds(_ check: StoreCheck) async throws {
         try await StoreUnderTest.sqlite(check.body)
     }
 }
@@ -41,9 +42,10 @@ struct SQLiteStoreContractTests {
 @Suite(
     "State store contract: PostgreSQL", .enabled(if: TestDatabase.available, Comment(rawValue: TestDatabase.absent)))
 struct PostgresStoreContractTests {
-    @Test(arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks) func holds(
-        _ check: StoreCheck
-    ) async throws {
+    @Test(
+        arguments: StoreContract.checks + StoreContract.fanOutChecks + StoreContract.lateJoinChecks
+            + StoreContract.subscriptionChecks)
+    func holds(_ check: StoreCheck) async throws {
         try await StoreUnderTest.postgres(check.body)
     }
 }

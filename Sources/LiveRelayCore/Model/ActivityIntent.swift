@@ -27,6 +27,9 @@ public struct ActivityIntent: Sendable, Hashable {
     /// For a start: whether a device that subscribes to the entity while the activity runs gets a start too
     /// (its rule file's `late-join`).
     public var lateJoin: Bool
+    /// For a personal rule's intent: the subscription whose activity it is (a start goes to its device
+    /// alone); `nil` for a shared rule's.
+    public var subscription: SubscriptionOwner?
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, patch: [String: JSONValue] = [:],

@@ -91,15 +91,21 @@ public struct ActivityStart: Sendable, Hashable, Codable {
     public var alert: LiveActivityAlert?
     /// Whether the rule file of the rule that started the activity starts late joiners (`late-join`).
     public var lateJoin: Bool
+    /// The subscription whose rules started the activity (a rule file that declares `subscription`): the
+    /// activity is that subscription's own, on its device alone.
+    public var subscription: SubscriptionOwner?
 
-    public init(attributes: JSONValue, alert: LiveActivityAlert?, lateJoin: Bool) {
+    public init(
+        attributes: JSONValue, alert: LiveActivityAlert?, lateJoin: Bool, subscription: SubscriptionOwner? = nil
+    ) {
         self.attributes = attributes
         self.alert = alert
         self.lateJoin = lateJoin
+        self.subscription = subscription
     }
 
     enum CodingKeys: String, CodingKey {
-        case attributes, alert
+        case attributes, alert, subscription
         case lateJoin = "late-join"
     }
 }

@@ -105,9 +105,11 @@ extension RuleEngine {
     /// Runs the timer rules `due` (indices into ``timerRules``, each with the time it came due) for one live
     /// activity, its entity's facts standing as both `prev` and `curr` (`changed` is empty). Each rule sees
     /// `now` as the time it came due, so what it decides does not hang on when the pass ran. A rule whose key
-    /// names another activity does nothing here.
+    /// names another activity does nothing here. The activity of a subscription (`subscription`, when it
+    /// still exists) shows it to the rules.
     public func evaluateTimers(
-        _ due: [(rule: Int, at: Int)], for subject: TimerSubject, facts: Facts?, activity: JSONValue
+        _ due: [(rule: Int, at: Int)], for subject: TimerSubject, facts: Facts?, activity: JSONValue,
+        subscription: Subscription? = nil
     ) -> RuleEvaluation {
         var result = RuleEvaluation()
         let still = FeedChange(entity: subject.entity, previous: facts, current: facts, changedPaths: [])
@@ -117,8 +119,10 @@ extension RuleEngine {
                 scopes[at]
                 ?? Scope(
                     data: RuleEngine.data(
-                        for: still, now: at, changedAt: subject.changedAt ?? subject.startedAt, constants: constants),
+                        for: still, now: at, changedAt: subject.changedAt ?? subject.startedAt, constants: constants,
+                        subscription: subscription?.view),
                     activities: [subject.activity: activity], only: subject.activity)
+            scope.subscription = subscription?.owner
             RuleEngine.run(timerRules[i], in: &scope, entity: subject.entity, facts: facts?.value, into: &result)
             scopes[at] = scope
         }

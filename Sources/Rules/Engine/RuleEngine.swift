@@ -12,6 +12,9 @@ public struct RuleEngine: Sendable {
     public let constants: JSONValue
     /// By feed, the facts `quiet` rules name: when one changes in an entity, the store keeps the time.
     public let watchedFacts: [String: Set<String>]
+    /// By feed, the parameters the rule files of its personal rules declare (one per file): a subscription
+    /// to an entity of the feed must satisfy each.
+    public let subscriptionParameters: [String: [SubscriptionParameters]]
 
     public init(rules: [Rule]) {
         self.rules = rules
@@ -33,7 +36,18 @@ public struct RuleEngine: Sendable {
             for feed in rule.feeds { watched[feed, default: []].formUnion(facts) }
         }
         watchedFacts = watched
+        var parameters: [String: [SubscriptionParameters]] = [:]
+        for rule in rules {
+            guard let declared = rule.subscription else { continue }
+            for feed in rule.feeds where !(parameters[feed] ?? []).contains(where: { $0.file == declared.file }) {
+                parameters[feed, default: []].append(declared)
+            }
+        }
+        subscriptionParameters = parameters
     }
+
+    /// True when the feed has personal rules: its changes are evaluated once per subscription of the entity.
+    public func hasPersonalRules(feed: String) -> Bool { subscriptionParameters[feed] != nil }
 
     /// Which of `names` (facts a quiet rule names) a change touches: a changed path that is the name, lies
     /// beneath it, or holds it.
@@ -49,7 +63,7 @@ public struct RuleEngine: Sendable {
     /// `feed`, `id` and `changed-at`, the time its facts last changed), and `activity` when given.
     public static func data(
         for change: FeedChange, now: Int, changedAt: Int? = nil, activity: JSONValue? = nil,
-        constants: JSONValue = .null
+        constants: JSONValue = .null, subscription: JSONValue? = nil
     ) -> JSONValue {
         var members: [String: JSONValue] = [
             "prev": change.previous?.value ?? .null,
@@ -63,6 +77,7 @@ public struct RuleEngine: Sendable {
         ]
         if let activity { members["activity"] = activity }
         if constants != .null { members["constants"] = constants }
+        if let subscription { members["subscription"] = subscription }
         return .object(members)
     }
 
@@ -82,30 +97,71 @@ public struct RuleEngine: Sendable {
     /// The activities the change's rules read (`activity`), with each one's attributes type: the caller
     /// looks them up and hands them to ``evaluate(_:now:activities:)``. A key that cannot be computed is
     /// left out (evaluating reports it).
-    public func activityKeys(for change: FeedChange, now: Int) -> [ActivityKey: String] {
+    /// A personal rule's key is computed once per subscription of the changed entity in `subscriptions`.
+    public func activityKeys(for change: FeedChange, now: Int, subscriptions: [Subscription] = [])
+        -> [ActivityKey: String]
+    {
         guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
         let data = RuleEngine.data(for: change, now: now, constants: constants)
         let memo = JsonLogicMemo()
+        var personal: [(JSONValue, JsonLogicMemo)]?
         var keys: [ActivityKey: String] = [:]
         for rule in rules where rule.readsActivity {
-            if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
-                keys[key] = rule.attributesType
+            if rule.subscription == nil {
+                if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
+                    keys[key] = rule.attributesType
+                }
+                continue
+            }
+            let scopes =
+                personal
+                ?? subscriptions.map {
+                    (
+                        RuleEngine.data(for: change, now: now, constants: constants, subscription: $0.view),
+                        JsonLogicMemo()
+                    )
+                }
+            personal = scopes
+            for (data, memo) in scopes {
+                if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
+                    keys[key] = rule.attributesType
+                }
             }
         }
         return keys
     }
 
     /// Runs every rule of the change's feed, in load order. A rule that reads `activity` sees
-    /// `activities[key]` for the key it computes (``unknownActivity`` when absent).
-    public func evaluate(_ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:])
-        -> RuleEvaluation
-    {
+    /// `activities[key]` for the key it computes (``unknownActivity`` when absent). A personal rule runs once
+    /// for each of `subscriptions` (the changed entity's), in their order, reading it as `subscription`; its
+    /// intents carry the subscription.
+    public func evaluate(
+        _ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:], subscriptions: [Subscription] = []
+    ) -> RuleEvaluation {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
+        var personal: [Scope]?
         // By index: a condition is read in place, and only a rule that fires is copied out.
         for i in rules.indices {
-            RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+            guard rules[i].subscription != nil else {
+                RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+                continue
+            }
+            var scopes =
+                personal
+                ?? subscriptions.map {
+                    var scope = Scope(
+                        data: RuleEngine.data(for: change, now: now, constants: constants, subscription: $0.view),
+                        activities: activities)
+                    scope.subscription = $0.owner
+                    return scope
+                }
+            for j in scopes.indices {
+                RuleEngine.run(
+                    rules[i], in: &scopes[j], entity: change.entity, facts: change.current?.value, into: &result)
+            }
+            personal = scopes
         }
         return result
     }
@@ -118,6 +174,8 @@ public struct RuleEngine: Sendable {
         let activities: [ActivityKey: JSONValue]
         /// For timers: the one activity the rules may act on.
         var only: ActivityKey?
+        /// For personal rules: the subscription the data shows, which their intents carry.
+        var subscription: SubscriptionOwner?
         var withActivity: [ActivityKey: (JSONValue, JsonLogicMemo)] = [:]
 
         init(data: JSONValue, activities: [ActivityKey: JSONValue], only: ActivityKey? = nil) {
@@ -169,6 +227,7 @@ public struct RuleEngine: Sendable {
         switch intent(rule, data: data, memo: memo, entity: entity, key: known) {
         case .success(var intent):
             intent.facts = facts
+            if rule.subscription != nil { intent.subscription = scope.subscription }
             result.intents.append(intent)
         case .failure(let error): result.errors.append(error)
         }

@@ -18,6 +18,8 @@ struct RuleCompiler {
     var constants: [String: JSONValue] = [:]
     /// The file's `late-join`: whether its start rules start devices that subscribe while the activity runs.
     var lateJoin = true
+    /// The file's `subscription` parameters: its rules are personal.
+    var subscription: SubscriptionParameters?
     private var problems: [Diagnostic] = []
     /// What may be intended: reported, and the rule loads all the same.
     private(set) var warnings: [Diagnostic] = []
@@ -60,6 +62,7 @@ struct RuleCompiler {
             facts: catalogues.count == feeds.count && !feeds.isEmpty ? catalogues : nil, otherFacts: otherFacts)
         lint.stateSchema = stateSchemas[doc.activity.attributesType]
         lint.constants = constants
+        lint.subscription = subscription?.written
         lint.check(raw)
         for finding in lint.findings {
             let diagnostic = context.diagnostic(
@@ -143,6 +146,7 @@ struct RuleCompiler {
             source: RuleSource(file: context.file, location: context.map.location(base, preferKey: false)))
         rule.constants = constants
         rule.lateJoin = lateJoin
+        rule.subscription = subscription
         rule.writtenKey = doc.activity.key
         rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =

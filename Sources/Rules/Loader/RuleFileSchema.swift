@@ -36,6 +36,10 @@ public enum RuleFileSchema {
               "description": "What a device that subscribes to an entity while an activity this file's start rules started for it is running gets: \"start\" (the default), one push-to-start with the activity's attributes as at its start and its content-state as last sent, once per device; \"none\", nothing until the next start. A device that already runs the activity (it reported the activity's update token) and an activity that has ended get none.",
               "enum": ["start", "none"]
             },
+            "subscription": {
+              "description": "The parameters a device's own subscription to an entity of this file's feeds carries (PUT /v1/subscriptions/{id}), as a JSON Schema for an object: {\"type\": \"object\", \"properties\": {\"above\": {\"type\": \"number\"}}, \"required\": [\"above\"]}. A file that declares it holds personal rules: each is evaluated once per subscription of the changed entity and reads it as `subscription` (`id`, `device`, `parameters`, `created-at`); its activity key must read `subscription.id`, so each subscription's activity is its own, started, updated and ended for its device alone; deleting the subscription ends it. The token API refuses a subscription whose parameters this schema refuses.",
+              "type": "object"
+            },
             "rules": {
               "description": "The rules. For every change in a feed, each rule of that feed is evaluated in order.",
               "type": "array",

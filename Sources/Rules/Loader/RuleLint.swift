@@ -25,16 +25,22 @@ struct RuleLint {
     var stateSchema: JSONValue?
     /// The rule file's named constants: `constants.…` paths are checked against them.
     var constants: [String: JSONValue] = [:]
+    /// The parameters schema (as written) the rule file declares as `subscription`; `nil` when it declares
+    /// none, and its rules see no `subscription`.
+    var subscription: JSONValue?
     private(set) var findings: [Finding] = []
     /// Facts already warned about in this rule (one warning per fact, not per use).
     private var warned = Set<String>()
 
     /// The names a rule's data has, and the members of those that are objects.
-    static let roots: Set<String> = ["prev", "curr", "changed", "now", "entity", "activity", "constants"]
+    static let roots: Set<String> = [
+        "prev", "curr", "changed", "now", "entity", "activity", "constants", "subscription",
+    ]
     static let entityMembers: Set<String> = ["feed", "id", "changed-at"]
     static let activityMembers: Set<String> = [
         "phase", "state", "facts", "started-at", "pushed-at", "changed-at", "sent-at", "delivered-state", "budget",
     ]
+    static let subscriptionMembers: Set<String> = ["id", "device", "parameters", "created-at"]
     static let budgetMembers: Set<String> = ["size", "period", "used", "remaining", "refill-at", "held"]
 
     /// Fewest and most arguments of operators whose extra arguments are ignored or whose missing ones make the
@@ -61,6 +67,12 @@ struct RuleLint {
         if let key = rule["activity"]?["key"] {
             walk(key, at: "/activity/key")
             activityKey(key, at: "/activity/key")
+            if subscription != nil, !DataReads.mayRead("subscription.id", in: key) {
+                add(
+                    "/activity/key",
+                    "the file declares \"subscription\", so the activity key must read subscription.id (e.g. {\"cat\": [\"alert-\", {\"var\": \"subscription.id\"}]}): each subscription's activity is its own"
+                )
+            }
         }
         for section in ["content-state", "activity/attributes"] {
             let value = section.split(separator: "/").reduce(rule as JSONValue?) { $0?[String($1)] }
@@ -259,6 +271,18 @@ struct RuleLint {
             }
         case "entity":
             member(steps[1], of: "entity", among: Self.entityMembers)
+        case "subscription":
+            guard let subscription else {
+                add(
+                    pointer,
+                    "\"\(path)\": this rule file declares no \"subscription\" parameters, so its rules see no subscription",
+                    atKey: true)
+                return
+            }
+            member(steps[1], of: "subscription", among: Self.subscriptionMembers)
+            if steps[1] == "parameters", steps.count > 2 {
+                parameterPath(Array(steps.dropFirst(2)), in: subscription, path: path, at: pointer)
+            }
         case "activity":
             member(steps[1], of: "activity", among: Self.activityMembers)
             if steps[1] == "budget", steps.count > 2 {
@@ -312,6 +336,32 @@ struct RuleLint {
             add(
                 pointer,
                 "\"\(path)\": the contract's content-state has no \(name) at \(parent)\(hint), so this reads null; it has \(known.isEmpty ? "no fields there" : known)",
+                atKey: true)
+            return
+        }
+    }
+
+    /// A path read from `subscription.parameters` against the parameters the file declares: a member an
+    /// object's schema does not name is never there (the token API refuses it), unless the schema leaves
+    /// its objects open (`additionalProperties` other than `false`, or `patternProperties`).
+    private mutating func parameterPath(_ members: [String], in schema: JSONValue, path: String, at pointer: String) {
+        var schema = schema
+        for (depth, name) in members.enumerated() {
+            let properties = schema["properties"]?.objectValue ?? [:]
+            if let sub = properties[name] {
+                schema = sub
+                continue
+            }
+            if let open = schema["additionalProperties"], open != .bool(false) { return }
+            if schema["patternProperties"] != nil || schema["$ref"] != nil { return }
+            for combinator in ["allOf", "anyOf", "oneOf"] where schema[combinator] != nil { return }
+            let parent = (["subscription.parameters"] + members[..<depth]).joined(separator: ".")
+            let hint =
+                Suggestion.closest(to: name, among: properties.keys).map { " (did you mean \(parent).\($0)?)" } ?? ""
+            let known = properties.keys.sorted().joined(separator: ", ")
+            add(
+                pointer,
+                "\"\(path)\": the file's subscription parameters have no \(name) at \(parent)\(hint); they have \(known.isEmpty ? "no fields there" : known)",
                 atKey: true)
             return
         }

@@ -125,6 +125,17 @@ public struct RuleLoader: Sendable {
                     ))
             }
         }
+        var subscription: SubscriptionParameters?
+        if let written = document["subscription"], !diagnostics.contains(where: \.isError) {
+            do {
+                subscription = SubscriptionParameters(file: file, schema: try JSONSchema(written), written: written)
+            } catch {
+                diagnostics.append(
+                    context.diagnostic(
+                        at: "/subscription" + error.pointer, atKey: false,
+                        "subscription: \(error.message)"))
+            }
+        }
         var rules: [Rule] = []
         for (index, raw) in (document["rules"]?.arrayValue ?? []).enumerated() where !badRules.contains(index) {
             var compiler = RuleCompiler(context: context, index: index, knownFeeds: knownFeeds, knownFacts: knownFacts)
@@ -133,6 +144,7 @@ public struct RuleLoader: Sendable {
             compiler.numberFormat = numberFormat
             compiler.constants = document["constants"]?.objectValue ?? [:]
             compiler.lateJoin = document["late-join"]?.stringValue != "none"
+            compiler.subscription = subscription
             switch compiler.compile(raw) {
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items

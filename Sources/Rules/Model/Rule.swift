@@ -51,6 +51,26 @@ public struct Rule: Sendable {
     /// For a start rule: whether a device that subscribes to the entity while the activity runs gets a start
     /// with the current state (its file's `late-join`, `start` by default).
     public var lateJoin: Bool = true
+    /// The parameters its file declares for subscriptions (`subscription`): the rule is personal, evaluated
+    /// once per subscription of the changed entity, and its activities are the subscriptions' own. `nil`
+    /// for a shared rule.
+    public var subscription: SubscriptionParameters?
+}
+
+/// The parameters a rule file declares for the subscriptions its rules read (its `subscription`).
+public struct SubscriptionParameters: Sendable {
+    /// The rule file.
+    public var file: String
+    /// The schema, compiled.
+    public var schema: JSONSchema
+    /// The schema as written.
+    public var written: JSONValue
+
+    public init(file: String, schema: JSONSchema, written: JSONValue) {
+        self.file = file
+        self.schema = schema
+        self.written = written
+    }
 }
 
 /// What makes a rule look at an activity.

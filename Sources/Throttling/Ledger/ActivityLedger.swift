@@ -62,13 +62,15 @@ public struct ActivityLedger: Sendable {
             return .skip(activity: intent.activity, ruleIDs: intent.ruleIDs, reason: .unchanged)
         }
         let timestamp = max(now, (record?.lastTimestamp ?? Int.min) + 1)
-        let push = LiveActivityPush(
+        var push = LiveActivityPush(
             activity: intent.activity, attributesType: intent.attributesType, event: event, timestamp: timestamp,
             contentState: state, attributes: event == .start ? (intent.attributes ?? .emptyObject) : nil,
             alert: intent.alert, relevanceScore: intent.relevance,
             staleDate: intent.staleAfter.map { timestamp + $0 },
             dismissalDate: event == .end ? timestamp + (intent.dismissalAfter ?? Self.defaultDismissalAfter) : nil,
             priority: intent.priority == .low ? .low : .high, ruleIDs: intent.ruleIDs, entity: intent.entity)
+        // A subscription's own activity starts on its device alone.
+        if event == .start { push.device = intent.subscription?.device }
         let earlier = record
         record = ActivityRecord(
             key: intent.activity, attributesType: intent.attributesType,
@@ -81,7 +83,8 @@ public struct ActivityLedger: Sendable {
             delivered: earlier?.delivered,
             start: event == .start
                 ? ActivityStart(
-                    attributes: push.attributes ?? .emptyObject, alert: push.alert, lateJoin: intent.lateJoin)
+                    attributes: push.attributes ?? .emptyObject, alert: push.alert, lateJoin: intent.lateJoin,
+                    subscription: intent.subscription)
                 : earlier?.start)
         return .push(
             PendingPush(push: push, policy: intent.priority, whenBudgetSpent: intent.whenBudgetSpent, enqueuedAt: now))
@@ -108,9 +111,12 @@ struct MergedIntent {
     var timer: Bool
     /// False when a start rule among them is in a file with `late-join: none`.
     var lateJoin: Bool
+    /// The subscription whose activity it is, for personal rules' intents.
+    var subscription: SubscriptionOwner?
 
     init(_ intents: [ActivityIntent]) {
         lateJoin = !intents.contains { $0.event == .start && !$0.lateJoin }
+        subscription = intents.first { $0.subscription != nil }?.subscription
         let first = intents[0]
         activity = first.activity
         entity = first.entity

@@ -107,6 +107,10 @@ enum Validate {
         ActivityKey(try identifier(raw, field: "activity", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#))
     }
 
+    static func subscription(_ raw: String?) throws -> String {
+        try identifier(raw, field: "subscription", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#)
+    }
+
     static func entity(_ raw: String?) throws -> String {
         try identifier(raw, field: "entity", pattern: #"\A[A-Za-z0-9._:@-]{1,128}\z"#)
     }

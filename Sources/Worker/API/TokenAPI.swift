@@ -2,7 +2,7 @@ public import Foundation
 public import Hummingbird
 public import LiveRelayCore
 public import Logging
-import Rules
+public import Rules
 public import Store
 
 /// Token registration as an app backend calls it. Every route needs `Authorization: Bearer <api.bearer-token>`.
@@ -21,6 +21,7 @@ public import Store
 /// | `GET /v1/activities/{activity}/report` | | its recent history as the replay report draws it (`?format=json` for the data); see `TokenAPI+Report.swift` |
 /// | `GET /v1/activities/{activity}/channel` | | its broadcast channel id; see `TokenAPI+Channels.swift` |
 /// | `PUT`/`DELETE /v1/devices/{device}/channel-subscriber` | | the device subscribes its activities by channel (iOS 18) |
+/// | `PUT`/`GET`/`DELETE /v1/subscriptions/{id}` | `{"device", "feed", "entity", "parameters"?}` | a device's own subscription with parameters; see `TokenAPI+Subscriptions.swift` |
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
@@ -36,6 +37,9 @@ public struct TokenAPI: Sendable {
     /// The attributes types the rules in force use (a push-to-start token of another type would never be
     /// used); `nil` takes any.
     let attributesTypes: (@Sendable () -> Set<String>)?
+    /// By feed, the parameters the rule files in force declare for subscriptions (``RuleEngine/subscriptionParameters``);
+    /// `nil` takes subscriptions of no feed.
+    let subscriptionParameters: (@Sendable () -> [String: [SubscriptionParameters]])?
     let metrics: LiveRelayMetrics
     let failures: AuthFailures
     let now: @Sendable () -> Int
@@ -43,12 +47,15 @@ public struct TokenAPI: Sendable {
     public init(
         store: any StateStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
         reportWindow: Int = 0, environment: PushEnvironment = .production,
-        attributesTypes: (@Sendable () -> Set<String>)? = nil, logger: Logger = Logger(label: "liverelay.api"),
+        attributesTypes: (@Sendable () -> Set<String>)? = nil,
+        subscriptionParameters: (@Sendable () -> [String: [SubscriptionParameters]])? = nil,
+        logger: Logger = Logger(label: "liverelay.api"),
         metrics: LiveRelayMetrics = .none, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
     ) {
         self.reportWindow = reportWindow
         self.defaultEnvironment = environment
         self.attributesTypes = attributesTypes
+        self.subscriptionParameters = subscriptionParameters
         self.metrics = metrics
         self.failures = AuthFailures(metrics: metrics, logger: logger)
         self.store = store
@@ -131,6 +138,7 @@ public struct TokenAPI: Sendable {
         registerAddressRoutes(on: api)
         registerReportRoute(on: api)
         registerChannelRoutes(on: api)
+        registerSubscriptionRoutes(on: api)
     }
 
     private func entity(_ context: BasicRequestContext) throws -> EntityKey {

@@ -83,6 +83,7 @@ extension Pipeline {
         let (views, found) = try await activityViews(keys, now: now)
         var records = found
         let facts = try await store.facts(of: Set(due.map(\.subject.entity)))
+        let owners = try await owningSubscriptions(Array(found.values))
         var evaluated: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)] = []
         var timersOf: [[String]] = []
         var looked: [TimerSubject] = []
@@ -95,7 +96,9 @@ extension Pipeline {
             evaluated.append(
                 (
                     FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []),
-                    engine.evaluateTimers(look.evaluate, for: subject, facts: still, activity: view),
+                    engine.evaluateTimers(
+                        look.evaluate, for: subject, facts: still, activity: view,
+                        subscription: owners[subject.activity]),
                     subject.entity.feed
                 ))
             // Each look is kept, fired or not, so the rule looks again only when it comes due again.

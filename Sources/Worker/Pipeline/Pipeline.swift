@@ -110,11 +110,25 @@ public struct Pipeline: Sendable {
         let previous = try await store.facts(feed: feed.id)
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
         let engine = rules.engine
+        // Personal rules run once per subscription of the changed entity.
+        let personal = engine.hasPersonalRules(feed: feed.id)
+        let subscriptions =
+            personal && !changes.isEmpty ? try await store.subscriptions(of: changes.map(\.entity)) : [:]
         // The activities rules read are looked up first, as they were when the poll began.
         var read: [ActivityKey: String] = [:]
-        for change in changes { read.merge(engine.activityKeys(for: change, now: now)) { a, _ in a } }
+        for change in changes {
+            read.merge(engine.activityKeys(for: change, now: now, subscriptions: subscriptions[change.entity] ?? [])) {
+                a, _ in a
+            }
+        }
         let views = try await activityViews(read, now: now)
-        let evaluations = changes.map { engine.evaluate($0, now: now, activities: views.views) }
+        var looks = changes.map {
+            ($0, engine.evaluate($0, now: now, activities: views.views, subscriptions: subscriptions[$0.entity] ?? []))
+        }
+        // Deleted subscriptions end their activities.
+        let deleted = personal ? try await store.deletedSubscriptions(feed: feed.id, limit: 1_000) : []
+        looks += try await subscriptionEnds(deleted, facts: previous)
+        let evaluations = looks.map(\.1)
         let touched = Set(evaluations.flatMap { $0.intents.map(\.activity) })
         var records = views.records.merging(
             try await store.activities(touched.subtracting(views.records.keys))
@@ -122,8 +136,7 @@ public struct Pipeline: Sendable {
         let before = records
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
-        plan.steps = try await decide(
-            zip(changes, evaluations).map { ($0, $1, feed.id) }, records: &records, now: now)
+        plan.steps = try await decide(looks.map { ($0, $1, feed.id) }, records: &records, now: now)
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
         // The facts quiet rules name that changed: their quiet spells start again.
@@ -149,6 +162,9 @@ public struct Pipeline: Sendable {
             await queue.revert(touched)
             throw error
         }
+        // Ended (or found with nothing to end) with the commit; a crash before this only ends them again,
+        // which the ledger skips.
+        if !deleted.isEmpty { try await store.finishDeletedSubscriptions(deleted) }
         return plan
     }
 

@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+public import LiveRelayCore
+
+/// Personal subscriptions (``Subscription``): a device's own subscription to an entity, with the parameters
+/// its rules read, kept in `personal_subscription`; a deleted one waits in `deleted_subscription` until the
+/// worker has ended its activities (``DeletedSubscription``). A personal subscription is not a plain one
+/// (`subscription`): shared starts never reach it, and it records no late join.
+extension SQLiteStore {
+    static func registerSubscriptionsMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v19-subscriptions") { db in
+            try db.create(table: "personal_subscription") { t in
+                t.column("id", .text).primaryKey()
+                t.column("device", .text).notNull()
+                t.column("feed", .text).notNull()
+                t.column("entity", .text).notNull()
+                t.column("parameters", .text).notNull()
+                t.column("created_at", .integer).notNull()
+                t.column("changed_at", .integer).notNull()
+            }
+            try db.create(
+                index: "personal_subscription_entity", on: "personal_subscription", columns: ["feed", "entity"])
+            try db.create(table: "deleted_subscription") { t in
+                t.column("id", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("feed", .text).notNull()
+                t.column("entity", .text).notNull()
+                t.column("created_at", .integer).notNull()
+                t.column("at", .integer).notNull()
+                t.primaryKey(["id", "created_at"])
+            }
+            try db.create(index: "deleted_subscription_feed", on: "deleted_subscription", columns: ["feed", "at"])
+        }
+    }
+
+    public func putSubscription(_ subscription: Subscription, now: Int) async throws(Failure) -> SubscriptionWrite {
+        let path = self.path
+        return try await run(
+            "writing a subscription",
+            { db in
+                guard let existing = try Self.subscription(id: subscription.id, db, path: path) else {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO personal_subscription (id, device, feed, entity, parameters, created_at, changed_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            subscription.id, subscription.device, subscription.entity.feed, subscription.entity.id,
+                            StoredValues.parametersText(subscription.parameters), subscription.createdAt,
+                            subscription.createdAt,
+                        ])
+                    return .created
+                }
+                guard existing.device == subscription.device, existing.entity == subscription.entity else {
+                    return .conflict(existing)
+                }
+                // The same parameters again (a retried PUT) change nothing, not even the time of the last change.
+                if existing.parameters != subscription.parameters {
+                    try db.execute(
+                        sql: "UPDATE personal_subscription SET parameters = ?, changed_at = ? WHERE id = ?",
+                        arguments: [StoredValues.parametersText(subscription.parameters), now, subscription.id])
+                }
+                return .changed
+            }, write: true)
+    }
+
+    public func subscription(id: String) async throws(Failure) -> Subscription? {
+        let path = self.path
+        return try await run(
+            "reading a subscription", { db in try Self.subscription(id: id, db, path: path) }, write: false)
+    }
+
+    @discardableResult
+    public func deleteSubscription(id: String, now: Int) async throws(Failure) -> Bool {
+        let path = self.path
+        return try await run(
+            "deleting a subscription",
+            { db in
+                guard let gone = try Self.subscription(id: id, db, path: path) else { return false }
+                try db.execute(sql: "DELETE FROM personal_subscription WHERE id = ?", arguments: [id])
+                // The same id created and deleted again within the second keeps the deletion already waiting.
+                try db.execute(
+                    sql: """
+                        INSERT INTO deleted_subscription (id, device, feed, entity, created_at, at)
+                        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id, created_at) DO NOTHING
+                        """, arguments: [id, gone.device, gone.entity.feed, gone.entity.id, gone.createdAt, now])
+                return true
+            }, write: true)
+    }
+
+    public func subscriptions(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [Subscription]] {
+        let path = self.path
+        return try await run(
+            "reading subscriptions",
+            { db in
+                var out: [EntityKey: [Subscription]] = [:]
+                let select = try db.cachedStatement(
+                    sql: "SELECT * FROM personal_subscription WHERE feed = ? AND entity = ? ORDER BY id")
+                for entity in Set(entities) {
+                    let found = try Row.fetchAll(select, arguments: [entity.feed, entity.id]).map {
+                        try Self.subscription($0, path: path)
+                    }
+                    if !found.isEmpty { out[entity] = found }
+                }
+                return out
+            }, write: false)
+    }
+
+    public func deletedSubscriptions(feed: String, limit: Int) async throws(Failure) -> [DeletedSubscription] {
+        try await run(
+            "reading deleted subscriptions",
+            { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, device, feed, entity, created_at, at FROM deleted_subscription WHERE feed = ?
+                        ORDER BY at, id, created_at LIMIT ?
+                        """, arguments: [feed, limit]
+                ).map {
+                    DeletedSubscription(
+                        owner: SubscriptionOwner(id: $0["id"], device: $0["device"], createdAt: $0["created_at"]),
+                        entity: EntityKey(feed: $0["feed"], id: $0["entity"]), at: $0["at"])
+                }
+            }, write: false)
+    }
+
+    public func finishDeletedSubscriptions(_ deleted: [DeletedSubscription]) async throws(Failure) {
+        guard !deleted.isEmpty else { return }
+        try await run(
+            "forgetting deleted subscriptions",
+            { db in
+                let delete = try db.cachedStatement(
+                    sql: "DELETE FROM deleted_subscription WHERE id = ? AND created_at = ?")
+                for gone in deleted { try delete.execute(arguments: [gone.owner.id, gone.owner.createdAt]) }
+            }, write: true)
+    }
+
+    /// The subscription of this id, if there is one.
+    static func subscription(id: String, _ db: Database, path: String) throws -> Subscription? {
+        let select = try db.cachedStatement(sql: "SELECT * FROM personal_subscription WHERE id = ?")
+        return try Row.fetchOne(select, arguments: [id]).map { try subscription($0, path: path) }
+    }
+
+    static func subscription(_ row: Row, path: String) throws(StoreFailure) -> Subscription {
+        let id: String = row["id"]
+        return Subscription(
+            id: id, device: row["device"], entity: EntityKey(feed: row["feed"], id: row["entity"]),
+            parameters: try StoredValues.parameters(row["parameters"], subscription: id, location: path),
+            createdAt: row["created_at"], changedAt: row["changed_at"])
+    }
+}
+
+extension StoredValues {
+    /// A subscription's parameters as both stores keep them: their canonical JSON text.
+    public static func parametersText(_ parameters: JSONValue) -> String { parameters.jsonString() }
+
+    /// A subscription's parameters from their stored text (numbers read exactly, as facts are); text that
+    /// does not parse is reported as the subscription being corrupt.
+    public static func parameters(_ text: String, subscription id: String, location: String) throws(StoreFailure)
+        -> JSONValue
+    {
+        guard let parameters = try? JSONParser.parse(text, numbers: .decimal) else {
+            throw StoreFailure(path: location, message: "subscription \(id) is corrupt")
+        }
+        return parameters
+    }
+}

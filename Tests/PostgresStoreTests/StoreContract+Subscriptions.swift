@@ -1,0 +1,146 @@
+import Foundation
+import LiveRelayCore
+import Store
+import Testing
+
+/// Personal subscriptions, their deletions, and the registry's look at a device that follows an entity
+/// through one: the same on both stores.
+extension StoreContract {
+    static func subscription(
+        _ id: String, device: String = "a", entity: EntityKey = match, above: Int = 190, at: Int = 100
+    ) -> Subscription {
+        Subscription(
+            id: id, device: device, entity: entity,
+            parameters: .object([
+                "above": .int(above), "note": .string("ünïcode ✓"), "step": .decimal(Decimal(string: "0.25")!),
+            ]),
+            createdAt: at)
+    }
+
+    static let subscriptionChecks: [StoreCheck] = [
+        StoreCheck(name: "a subscription is created, changed, refused to another device or entity, and read back") {
+            store in
+            let none = try await store.subscription(id: "s1")
+            #expect(none == nil)
+            #expect(try await store.putSubscription(subscription("s1"), now: 100) == .created)
+            #expect(try await store.subscription(id: "s1") == subscription("s1"))
+            #expect(try await store.putSubscription(subscription("s1", at: 150), now: 150) == .changed)
+            #expect(
+                try await store.subscription(id: "s1") == subscription("s1"),
+                "the same parameters again change nothing, not even the times")
+            #expect(try await store.putSubscription(subscription("s1", above: 200, at: 200), now: 200) == .changed)
+            var changed = subscription("s1", above: 200)
+            changed.changedAt = 200
+            #expect(try await store.subscription(id: "s1") == changed, "created-at is kept, changed-at is now")
+            #expect(
+                try await store.putSubscription(subscription("s1", device: "b", above: 1, at: 300), now: 300)
+                    == .conflict(changed))
+            let elsewhere = EntityKey(feed: "espn", id: "1")
+            #expect(
+                try await store.putSubscription(subscription("s1", entity: elsewhere, above: 1, at: 300), now: 300)
+                    == .conflict(changed))
+            #expect(try await store.subscription(id: "s1") == changed, "a conflict writes nothing")
+        },
+        StoreCheck(name: "subscriptions by entity, each entity's in id order; entities with none are absent") { store in
+            let other = EntityKey(feed: "espn", id: "1")
+            let none = EntityKey(feed: "other", id: "x")
+            for s in [
+                subscription("s3", device: "c"), subscription("s1", device: "a"), subscription("s2", entity: other),
+                subscription("S0", device: "b"),
+            ] {
+                #expect(try await store.putSubscription(s, now: 100) == .created)
+            }
+            let found = try await store.subscriptions(of: [match, other, none, match])
+            #expect(found.keys.sorted() == [other, match].sorted())
+            #expect(found[match]?.map(\.id) == ["S0", "s1", "s3"], "by id, byte order")
+            #expect(found[match]?.first == subscription("S0", device: "b"))
+            #expect(found[other] == [subscription("s2", entity: other)])
+            #expect(found[none] == nil)
+            #expect(try await store.subscriptions(of: []).isEmpty)
+        },
+        StoreCheck(name: "a deleted subscription waits until it is finished, oldest deletion first") { store in
+            let other = EntityKey(feed: "espn", id: "1")
+            let elsewhere = EntityKey(feed: "nba", id: "7")
+            for s in [
+                subscription("s1"), subscription("s2", device: "b", entity: other),
+                subscription("s3", entity: elsewhere),
+            ] {
+                #expect(try await store.putSubscription(s, now: 100) == .created)
+            }
+            #expect(try await store.deleteSubscription(id: "s2", now: 300))
+            #expect(try await store.deleteSubscription(id: "s1", now: 200))
+            #expect(try await store.deleteSubscription(id: "s3", now: 100))
+            #expect(try await !store.deleteSubscription(id: "s1", now: 400), "there was none")
+            #expect(try await !store.deleteSubscription(id: "never", now: 400))
+            #expect(try await store.subscription(id: "s1") == nil)
+            #expect(try await store.subscriptions(of: [match, other]).isEmpty)
+            let deleted = try await store.deletedSubscriptions(feed: "espn", limit: 10)
+            #expect(
+                deleted == [
+                    DeletedSubscription(
+                        owner: SubscriptionOwner(id: "s1", device: "a", createdAt: 100), entity: match, at: 200),
+                    DeletedSubscription(
+                        owner: SubscriptionOwner(id: "s2", device: "b", createdAt: 100), entity: other, at: 300),
+                ])
+            #expect(try await store.deletedSubscriptions(feed: "espn", limit: 1).map(\.owner.id) == ["s1"])
+            #expect(try await store.deletedSubscriptions(feed: "nba", limit: 10).map(\.owner.id) == ["s3"])
+            try await store.finishDeletedSubscriptions([deleted[0]])
+            #expect(try await store.deletedSubscriptions(feed: "espn", limit: 10) == [deleted[1]])
+            try await store.finishDeletedSubscriptions([])
+            #expect(try await store.deletedSubscriptions(feed: "nba", limit: 10).count == 1, "another feed's stay")
+        },
+        StoreCheck(name: "a deleted id created again is a new subscription; the old deletion waits until finished") {
+            store in
+            #expect(try await store.putSubscription(subscription("s1"), now: 100) == .created)
+            try await store.deleteSubscription(id: "s1", now: 150)
+            #expect(try await store.putSubscription(subscription("s1", above: 5, at: 200), now: 200) == .created)
+            #expect(try await store.subscription(id: "s1") == subscription("s1", above: 5, at: 200))
+            let old = DeletedSubscription(
+                owner: SubscriptionOwner(id: "s1", device: "a", createdAt: 100), entity: match, at: 150)
+            #expect(try await store.deletedSubscriptions(feed: "espn", limit: 10) == [old])
+            try await store.deleteSubscription(id: "s1", now: 250)
+            let new = DeletedSubscription(
+                owner: SubscriptionOwner(id: "s1", device: "a", createdAt: 200), entity: match, at: 250)
+            #expect(try await store.deletedSubscriptions(feed: "espn", limit: 10) == [old, new])
+            try await store.finishDeletedSubscriptions([old])
+            #expect(try await store.deletedSubscriptions(feed: "espn", limit: 10) == [new])
+        },
+        StoreCheck(
+            name: "a registry read for one device finds it through its personal subscription; a shared one does not"
+        ) {
+            store in
+            for (device, token) in [("a", "aa01"), ("p", "aa02"), ("q", "aa03")] {
+                try await store.registerPushToStartToken(
+                    device: device, attributesType: "MatchAttributes", token: token, environment: .production, now: 1)
+            }
+            try await store.subscribe(device: "a", to: match, now: 1)
+            #expect(try await store.putSubscription(subscription("s1", device: "p"), now: 1) == .created)
+            _ = try await store.putSubscription(
+                subscription("s2", device: "q", entity: EntityKey(feed: "espn", id: "1")), now: 1)
+            #expect(
+                try await store.lateJoins(limit: 10).map(\.device) == ["a"], "a personal subscription is no late join")
+            var query = RegistryQuery(
+                activity: key, tokens: .pushToStart(entity: match, attributesType: "MatchAttributes"),
+                subscribers: match)
+            let shared = try await store.registryRows(query)
+            #expect(shared.tokens.map(\.device) == ["a"], "a personal subscription is not a plain subscriber")
+            #expect(shared.subscribers == ["a"])
+            #expect(try await store.subscribedDevices(entity: match) == ["a"])
+            query.device = "p"
+            let own = try await store.registryRows(query)
+            #expect(own.tokens.map(\.token) == ["aa02"])
+            #expect(own.subscribers == ["p"])
+            query.device = "a"
+            #expect(
+                try await store.registryRows(query).tokens.map(\.token) == ["aa01"], "a plain subscriber still is one")
+            query.device = "q"
+            let elsewhere = try await store.registryRows(query)
+            #expect(
+                elsewhere.tokens.isEmpty && elsewhere.subscribers.isEmpty, "a subscription to another entity is not")
+            try await store.deleteSubscription(id: "s1", now: 2)
+            query.device = "p"
+            let gone = try await store.registryRows(query)
+            #expect(gone.tokens.isEmpty && gone.subscribers.isEmpty, "a deleted subscription follows nothing")
+        },
+    ]
+}
