@@ -59,6 +59,9 @@ public enum LateJoinDecision: Sendable, Hashable {
 
     /// The decisions for `joins`, given the activities of their entities (each activity's record whose
     /// ``ActivityRecord/entity`` is the join's entity), in join order, then activity-key order.
+    /// The rule ids a late joiner's start carries.
+    public static let ruleIDs = ["late-join"]
+
     public static func decide(_ joins: [LateJoin], activities: [EntityKey: [ActivityRecord]]) -> [LateJoinDecision] {
         var out: [LateJoinDecision] = []
         for join in joins {
@@ -85,7 +88,7 @@ public enum LateJoinDecision: Sendable, Hashable {
         var push = LiveActivityPush(
             activity: record.key, attributesType: record.attributesType, event: .start,
             timestamp: record.lastTimestamp, contentState: record.state, attributes: start.attributes,
-            alert: start.alert, priority: .high, ruleIDs: ["late-join"], entity: join.entity)
+            alert: start.alert, priority: .high, ruleIDs: ruleIDs, entity: join.entity)
         push.device = join.device
         return .start(push)
     }

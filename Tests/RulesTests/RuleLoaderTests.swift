@@ -32,8 +32,9 @@ import Testing
         #expect(set.diagnostics.map(\.description) == [])
         #expect(
             set.rules.map(\.id) == [
-                "big-move", "jump", "price", "calm", "gone", "alert-move", "alert-cross", "alert-moved", "alert-calm",
-                "kick-off", "goal", "clock", "full-time", "match-start", "match-goal", "match-overtime", "match-play",
+                "big-move", "jump", "price", "calm", "gone", "my-crosses-above", "my-crosses-below", "my-moves",
+                "my-calm", "alert-move", "alert-cross", "alert-moved", "alert-calm", "kick-off", "goal", "clock",
+                "full-time", "match-start", "match-goal", "match-overtime", "match-play",
                 "match-end", "match-off",
             ])
     }

@@ -25,6 +25,10 @@ import Testing
         // state), then the updates once its activity reports its token; a device whose app runs the activity
         // already, and one following after full time, get no start.
         ("Samples/demo/liverelay.json", "Samples/sequences/espn-aus-egy-late-joiners"),
+        // Alerts of one's own: four subscriptions with their own levels, each start on its own device; one
+        // followed at its own 0.2 %, then deleted (its end dismissed at once); one crossed on the way down;
+        // one never; the rest ended after 30 calm minutes.
+        ("Samples/presets/personal-alerts.json", "Samples/sequences/binance-personal-alerts"),
     ])
     func theReplayMatchesItsGoldenFile(config: String, sequence: String) async throws {
         let output = ReplayTests.Output()

@@ -64,9 +64,11 @@ enum DataReads {
     ]
 
     /// True when `raw` may read more than `now`, `entity` and the activity's phase and times: the facts
-    /// (`prev`, `curr`, `changed`), or the activity's state, facts, budget or the whole `activity`.
+    /// (`prev`, `curr`, `changed`), the `subscription`, or the activity's state, facts, budget or the whole
+    /// `activity`.
     static func mayReadBeyondTimes(_ raw: JSONValue) -> Bool {
-        if ["prev", "curr", "changed"].contains(where: { mayRead($0, in: raw) }) { return true }
+        // (A subscription is read from the store only for a full evaluation.)
+        if ["prev", "curr", "changed", "subscription"].contains(where: { mayRead($0, in: raw) }) { return true }
         return mayReadActivityBeyondTimes(raw)
     }
 

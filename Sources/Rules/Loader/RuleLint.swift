@@ -354,7 +354,14 @@ struct RuleLint {
             }
             if let open = schema["additionalProperties"], open != .bool(false) { return }
             if schema["patternProperties"] != nil || schema["$ref"] != nil { return }
-            for combinator in ["allOf", "anyOf", "oneOf"] where schema[combinator] != nil { return }
+            // Alternatives that name members of their own may give this one.
+            for combinator in ["allOf", "anyOf", "oneOf"] {
+                let alternatives = schema[combinator]?.arrayValue ?? []
+                if alternatives.contains(where: { $0["properties"] != nil || $0["$ref"] != nil }) { return }
+                if alternatives.contains(where: { $0["additionalProperties"].map { $0 != .bool(false) } ?? false }) {
+                    return
+                }
+            }
             let parent = (["subscription.parameters"] + members[..<depth]).joined(separator: ".")
             let hint =
                 Suggestion.closest(to: name, among: properties.keys).map { " (did you mean \(parent).\($0)?)" } ?? ""

@@ -71,6 +71,28 @@ public struct SubscriptionParameters: Sendable {
         self.schema = schema
         self.written = written
     }
+
+    /// Why `parameters` cannot be a subscription's under `declared` (the parameters of every rule file of
+    /// its feed), naming the field and the file (`parameters.above: expected a number … (alerts.json)`); `nil`
+    /// when they can. No file declaring any is a reason too: no rule would read the subscription.
+    public static func refusal(of parameters: JSONValue, feed: String, declared: [SubscriptionParameters]?)
+        -> String?
+    {
+        guard let declared, !declared.isEmpty else {
+            return
+                "feed: no rule file of feed \"\(feed)\" declares \"subscription\" parameters, so no rule would read this subscription"
+        }
+        guard case .object = parameters else { return "parameters: expected an object, got \(parameters.typeName)" }
+        for file in declared {
+            guard let violation = file.schema.validate(parameters).first else { continue }
+            let at = (try? JSONPointer(violation.pointer))?.tokens ?? [violation.pointer]
+            // The file's name, not the server's folders.
+            let name = file.file.split(separator: "/").last.map(String.init) ?? file.file
+            return
+                "\((["parameters"] + at).joined(separator: ".")): \(violation.message) (the parameters \(name) declares)"
+        }
+        return nil
+    }
 }
 
 /// What makes a rule look at an activity.

@@ -95,8 +95,9 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Checks path and body values before anything is stored.
 enum Validate {
-    static func device(_ raw: String?) throws -> String {
-        try identifier(raw, field: "device", pattern: #"\A[A-Za-z0-9._:-]{1,128}\z"#)
+    /// `inBody`: a JSON field, taken as written (only a path step is percent-decoded).
+    static func device(_ raw: String?, inBody: Bool = false) throws -> String {
+        try identifier(raw, field: "device", pattern: #"\A[A-Za-z0-9._:-]{1,128}\z"#, decoding: !inBody)
     }
 
     static func attributesType(_ raw: String?) throws -> String {
@@ -111,8 +112,8 @@ enum Validate {
         try identifier(raw, field: "subscription", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#)
     }
 
-    static func entity(_ raw: String?) throws -> String {
-        try identifier(raw, field: "entity", pattern: #"\A[A-Za-z0-9._:@-]{1,128}\z"#)
+    static func entity(_ raw: String?, inBody: Bool = false) throws -> String {
+        try identifier(raw, field: "entity", pattern: #"\A[A-Za-z0-9._:@-]{1,128}\z"#, decoding: !inBody)
     }
 
     /// Lower-case hex, an even number of digits between 64 (device tokens) and 512; Live Activity tokens are
@@ -141,8 +142,10 @@ enum Validate {
     /// `pattern` is anchored with `\A` and `\z`: `$` would also match before a final line break, letting `id\n`
     /// through. A path step is percent-decoded first (`a%3Ab` is `a:b`, as clients that escape `:` and `@`
     /// send it); a malformed escape is refused.
-    private static func identifier(_ step: String?, field: String, pattern: String) throws -> String {
-        let raw = step.map { $0.contains("%") ? $0.removingPercentEncoding : $0 } ?? nil
+    private static func identifier(_ step: String?, field: String, pattern: String, decoding: Bool = true) throws
+        -> String
+    {
+        let raw = step.map { decoding && $0.contains("%") ? $0.removingPercentEncoding : $0 } ?? nil
         guard let raw, raw.range(of: pattern, options: .regularExpression) != nil else {
             throw APIError(.badRequest, "\(field): \"\((step ?? "").prefix(64))\" is not a valid \(field) id")
         }

@@ -37,7 +37,7 @@ public enum OpenAPIDocument {
             },
             {
               "name": "subscriptions",
-              "description": "Which devices follow which entities."
+              "description": "Which devices follow which entities, and devices' own subscriptions with parameters (personal alerts)."
             },
             {
               "name": "activities",
@@ -755,6 +755,202 @@ public enum OpenAPIDocument {
                 }
               }
             },
+            "/v1/subscriptions/{id}": {
+              "parameters": [
+                {
+                  "$ref": "#/components/parameters/subscription"
+                }
+              ],
+              "put": {
+                "operationId": "putPersonalSubscription",
+                "summary": "Create a device's own subscription to an entity, with the parameters its rules read, or change its parameters.",
+                "description": "The app backend names the subscription (`id`), so a retried `PUT` changes nothing. 201 with the subscription when it is new; 200 with it when the id already was this device's subscription to this entity: its `parameters` are now the body's (`{}` when the body has none), and `changed-at` moves only when they differ. A subscription's device and entity never change: another device or entity under the id is a 409 (delete it, or use another id). 400, naming the field, for an unknown field, a feed the config does not have (not 404 here), a feed no rule file of which declares `subscription` parameters (no rule would read it), or parameters the schema a rule file of the feed declares refuses (`parameters.<field>: …`, naming the rule file).",
+                "tags": [
+                  "subscriptions"
+                ],
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/SubscriptionBody"
+                      },
+                      "example": {
+                        "device": "iphone-a",
+                        "feed": "markets",
+                        "entity": "BTCUSDT",
+                        "parameters": {
+                          "above": 70000
+                        }
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "It existed for this device and entity: its parameters are now the body's (unchanged when they already were).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Subscription"
+                        },
+                        "example": {
+                          "id": "alert-1842",
+                          "device": "iphone-a",
+                          "feed": "markets",
+                          "entity": "BTCUSDT",
+                          "parameters": {
+                            "above": 70000
+                          },
+                          "created-at": 1767225600,
+                          "changed-at": 1767225600
+                        }
+                      }
+                    }
+                  },
+                  "201": {
+                    "description": "It is new.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Subscription"
+                        },
+                        "example": {
+                          "id": "alert-1842",
+                          "device": "iphone-a",
+                          "feed": "markets",
+                          "entity": "BTCUSDT",
+                          "parameters": {
+                            "above": 70000
+                          },
+                          "created-at": 1767225600,
+                          "changed-at": 1767225600
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "409": {
+                    "$ref": "#/components/responses/SubscriptionConflict"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              },
+              "get": {
+                "operationId": "getPersonalSubscription",
+                "summary": "A device's own subscription (404 when there is none).",
+                "description": "As the last `PUT` left it.",
+                "tags": [
+                  "subscriptions"
+                ],
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The subscription.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Subscription"
+                        },
+                        "example": {
+                          "id": "alert-1842",
+                          "device": "iphone-a",
+                          "feed": "markets",
+                          "entity": "BTCUSDT",
+                          "parameters": {
+                            "above": 70000
+                          },
+                          "created-at": 1767225600,
+                          "changed-at": 1767225600
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "deletePersonalSubscription",
+                "summary": "Delete a device's own subscription; its running activities end.",
+                "description": "404 when there is none. The activities it started that have not ended end at its feed's next poll, on its device, dismissed at once. A subscription created again under the same id is another one: the deleted one's activities are not its own.",
+                "tags": [
+                  "subscriptions"
+                ],
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/NoContent"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
             "/v1/devices/{device}/channel-subscriber": {
               "parameters": [
                 {
@@ -1378,6 +1574,19 @@ public enum OpenAPIDocument {
                   "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
                 },
                 "example": "espn-worldcup"
+              },
+              "subscription": {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "The subscription's id, as the app backend names it: 1 to 200 letters, digits, `.`, `_`, `:` or `-`, not only dots (as activity keys). Anything else is refused with 400.",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 200,
+                  "pattern": "^[A-Za-z0-9._:-]*[A-Za-z0-9_:-][A-Za-z0-9._:-]*$"
+                },
+                "example": "alert-1842"
               }
             },
             "headers": {
@@ -1501,6 +1710,16 @@ public enum OpenAPIDocument {
                     }
                   }
                 }
+              },
+              "SubscriptionConflict": {
+                "description": "The id is another device's or another entity's subscription (its device and entity never change): nothing was written. Also when the subscription was deleted while its parameters were being changed.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorBody"
+                    }
+                  }
+                }
               }
             },
             "schemas": {
@@ -1571,6 +1790,43 @@ public enum OpenAPIDocument {
                   }
                 },
                 "description": "An activity's update token from one device. Unknown fields are refused with 400 naming them."
+              },
+              "SubscriptionBody": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "device",
+                  "feed",
+                  "entity"
+                ],
+                "properties": {
+                  "device": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[A-Za-z0-9._:-]*[A-Za-z0-9_:-][A-Za-z0-9._:-]*$",
+                    "description": "The device (an install of the app) whose subscription it is, the only one its activities start on: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, not only dots. Never changes."
+                  },
+                  "feed": {
+                    "type": "string",
+                    "minLength": 1,
+                    "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                    "description": "The id of a feed of the config (`feeds[].id`) that a rule file declaring `subscription` parameters reads; any other is refused with 400. Never changes."
+                  },
+                  "entity": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[A-Za-z0-9._:@-]*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$",
+                    "description": "The entity's id in the feed (a symbol, a match): 1 to 128 letters, digits, `.`, `_`, `:`, `@` or `-`, not only dots. Never changes."
+                  },
+                  "parameters": {
+                    "type": "object",
+                    "default": {},
+                    "description": "What the rules read as `subscription.parameters` (`{\"above\": 190}`): valid against the `subscription` schema every rule file of the feed that declares one gives, else refused with 400 naming `parameters.<field>` and the rule file. `{}` when left out."
+                  }
+                },
+                "description": "A device's own subscription to an entity, with its parameters. Unknown fields are refused with 400 naming them."
               },
               "FCMAddress": {
                 "type": "object",
@@ -1756,6 +2012,50 @@ public enum OpenAPIDocument {
                   }
                 },
                 "description": "The activity's open broadcast channel (iOS 18; docs/channels.md)."
+              },
+              "Subscription": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "device",
+                  "feed",
+                  "entity",
+                  "parameters",
+                  "created-at",
+                  "changed-at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "description": "The subscription's id, as the app backend named it."
+                  },
+                  "device": {
+                    "type": "string",
+                    "description": "The device whose subscription it is."
+                  },
+                  "feed": {
+                    "type": "string",
+                    "description": "The feed of its entity."
+                  },
+                  "entity": {
+                    "type": "string",
+                    "description": "The entity's id in the feed."
+                  },
+                  "parameters": {
+                    "type": "object",
+                    "description": "The parameters its rules read as `subscription.parameters`."
+                  },
+                  "created-at": {
+                    "type": "integer",
+                    "description": "When (UNIX seconds) it was created; a change of its parameters keeps it."
+                  },
+                  "changed-at": {
+                    "type": "integer",
+                    "description": "When (UNIX seconds) its parameters last changed (its creation at first)."
+                  }
+                },
+                "description": "A device's own subscription to an entity: its activities are its own, started, updated and ended for its device alone by the rules of the rule files of its feed that declare `subscription` (docs/rules.md)."
               },
               "LoopHealth": {
                 "type": "object",

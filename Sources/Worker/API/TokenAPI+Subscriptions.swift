@@ -17,7 +17,7 @@ extension TokenAPI {
         api.put("subscriptions/:id") { request, context in
             let id = try Validate.subscription(context.parameters.get("id"))
             let body = try await decode(SubscriptionBody.self, request)
-            let device = try Validate.device(body.device)
+            let device = try Validate.device(body.device, inBody: true)
             let entity = try known(feed: body.feed, entity: body.entity)
             let parameters = body.parameters ?? .emptyObject
             try check(parameters, feed: entity.feed)
@@ -61,30 +61,16 @@ extension TokenAPI {
             let hint = Suggestion.closest(to: feed, among: feeds).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw APIError(.badRequest, "feed: unknown feed \"\(feed.prefix(64))\"\(hint)")
         }
-        return EntityKey(feed: feed, id: try Validate.entity(entity))
+        return EntityKey(feed: feed, id: try Validate.entity(entity, inBody: true))
     }
 
     /// Refuses parameters that a rule file of the feed does not accept, naming the field and the file; a feed
     /// no rule file takes subscriptions of is refused too (nothing would read them).
     private func check(_ parameters: JSONValue, feed: String) throws {
-        guard let declared = subscriptionParameters?()[feed], !declared.isEmpty else {
-            throw APIError(
-                .badRequest,
-                "feed: no rule file of feed \"\(feed)\" declares \"subscription\" parameters, so no rule would read this subscription"
-            )
-        }
-        guard case .object = parameters else {
-            throw APIError(.badRequest, "parameters: expected an object, got \(parameters.typeName)")
-        }
-        for file in declared {
-            guard let violation = file.schema.validate(parameters).first else { continue }
-            let at = violation.pointer.split(separator: "/").map {
-                $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            }
-            throw APIError(
-                .badRequest,
-                "\((["parameters"] + at).joined(separator: ".")): \(violation.message) (the parameters \(file.file) declares)"
-            )
+        if let refusal = SubscriptionParameters.refusal(
+            of: parameters, feed: feed, declared: subscriptionParameters?()[feed])
+        {
+            throw APIError(.badRequest, refusal)
         }
     }
 }

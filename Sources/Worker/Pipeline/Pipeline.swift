@@ -6,6 +6,7 @@ import LiveRelayCore
 public import Logging
 public import Rules
 public import Store
+import StoreCore
 public import Throttling
 
 /// Moves values between the stages and the store: a feed fetched (``poll(_:fetcher:now:)``), its body through
@@ -284,10 +285,14 @@ public struct Pipeline: Sendable {
             channelPolicy: channel?.storagePolicy, mode: mode)
         if let fanOut {
             staged.fanOuts.append(fanOut)
-        } else if targets.isEmpty, push.device == nil {
+        } else if targets.isEmpty, push.ruleIDs != LateJoinDecision.ruleIDs {
+            // (A late joiner's start says so itself.)
             logger.info(
                 "no registered token for push",
-                metadata: ["activity.key": "\(push.activity)", "push.event": "\(push.event)"])
+                metadata: [
+                    "activity.key": "\(push.activity)", "push.event": "\(push.event)",
+                    "device": "\(push.device ?? "")",
+                ])
         }
         try await queue.loadStartPaces(
             targets.filter { $0.kind == .pushToStart && !$0.outboxTarget.isEmpty }.map {

@@ -5,6 +5,7 @@ public import LiveRelayCore
 public import Report
 import Rules
 import Store
+import StoreCore
 import Throttling
 
 /// Feeds a recorded sequence through the real pipeline with a simulated clock, and prints each change, the
@@ -57,11 +58,21 @@ public struct Replayer: Sendable {
             if let tokens = step.tokens {
                 // Checked when the sequence was loaded.
                 let file = try TokenFile.load(path: resolve(tokens, against: directory))
-                let refused = try await file.apply(
-                    to: pipeline.store, environment: defaultEnvironment, now: now)
-                write(
-                    "  registered \(file.subscriptions.count) subscriptions, \(file.pushToStart.count) push-to-start and "
-                        + "\(file.activities.count) activity tokens\(refused > 0 ? " (\(refused) refused)" : "")")
+                if let refusal = file.refusal(pipeline.rules.engine.subscriptionParameters) {
+                    // As the token API would refuse it: nothing of the file is registered.
+                    write("  \(tokens): \(refusal): nothing registered")
+                } else {
+                    let refused = try await file.apply(
+                        to: pipeline.store, environment: defaultEnvironment, now: now)
+                    let own = file.subscriptions.filter { $0.id != nil }.count
+                    let deleted = file.deletedSubscriptions.count
+                    write(
+                        "  registered \(file.subscriptions.count) subscriptions"
+                            + (own > 0 ? " (\(own) with parameters)" : "")
+                            + ", \(file.pushToStart.count) push-to-start and "
+                            + "\(file.activities.count) activity tokens\(refused > 0 ? " (\(refused) refused)" : "")"
+                            + (deleted > 0 ? "; deleted \(deleted) subscriptions" : ""))
+                }
             }
             guard let bodyFile = step.body else {
                 summary.trace.steps.append(.init(index: i, at: now, note: step.note))
@@ -120,15 +131,23 @@ public struct Replayer: Sendable {
         let fired = plan.steps.filter { !$0.fired.isEmpty || !$0.errors.isEmpty }
         let added = plan.steps.filter { $0.change.previous == nil }.count
         let removed = plan.steps.filter { $0.change.current == nil }.count
+        // A deleted subscription's ends are a look at an entity that did not change.
+        let ends = plan.steps.filter { $0.fired.allSatisfy { $0 == SubscriptionEnd.ruleID } && !$0.fired.isEmpty }
         write(
-            "  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed) changed, \(removed) gone; rules fired for \(fired.count)"
+            "  \(plan.entityCount) entities: \(added) new, \(plan.steps.count - added - removed - ends.count) changed, \(removed) gone; rules fired for \(fired.count - ends.count)"
         )
         for step in fired {
             let paths = step.change.changedPaths
             let shown = paths.prefix(6).joined(separator: ", ") + (paths.count > 6 ? ", …" : "")
-            write(
-                "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
-            )
+            if ends.contains(where: { $0.change.entity == step.change.entity && $0.fired == step.fired }),
+                paths.isEmpty
+            {
+                write("  \(step.change.entity): a deleted subscription's activity ends")
+            } else {
+                write(
+                    "  \(step.change.entity) changed \(step.change.previous == nil ? "(new)" : shown): rules \(step.fired.joined(separator: ", "))"
+                )
+            }
             describeDecisions(step)
         }
     }
@@ -223,7 +242,7 @@ public struct Replayer: Sendable {
             write("  delivery of \(push.event) \(push.activity): no registered token")
         }
         for result in deliveries {
-            if result.push.event == .start, result.push.device != nil {
+            if result.push.event == .start, result.push.ruleIDs == LateJoinDecision.ruleIDs {
                 // Late joiners' starts: the running activity's state, under its last push's timestamp.
                 let devices = result.receipts.filter(\.delivered).compactMap(\.target.device)
                 if !devices.isEmpty {

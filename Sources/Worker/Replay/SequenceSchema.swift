@@ -59,7 +59,7 @@ public enum SequenceSchema {
                   "minLength": 1
                 },
                 "tokens": {
-                  "description": "A token file (the format of replay --tokens, see docs/configuration.md), relative to the sequence file: the subscriptions and tokens the apps registered at this moment, as the token API would store them. A device that begins to follow an entity whose activity runs is a late joiner: it gets the activity's start.",
+                  "description": "A token file (the format of replay --tokens, see docs/configuration.md), relative to the sequence file: the subscriptions and tokens the apps registered at this moment, as the token API would store them. A device that begins to follow an entity whose activity runs is a late joiner: it gets the activity's start. Subscriptions with an id and parameters (a device's own) and deleted-subscriptions are made and deleted as PUT and DELETE /v1/subscriptions/{id} would.",
                   "type": "string",
                   "minLength": 1
                 },

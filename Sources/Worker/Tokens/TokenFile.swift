@@ -1,5 +1,6 @@
 import Foundation
 public import LiveRelayCore
+public import Rules
 public import Store
 
 /// Tokens and subscriptions to load into the registry from a JSON file, for replays, manual tests and
@@ -11,6 +12,9 @@ public import Store
 ///  "activities": [{"activity": "match-760499", "device": "iphone-a", "token": "…", "environment": "sandbox"}],
 ///  "channel-subscribers": ["iphone-a"]}
 /// ```
+///
+/// A subscription with an `id` is a device's own, with its `parameters` (`PUT /v1/subscriptions/{id}`);
+/// `"deleted-subscriptions": ["alert-42"]` deletes such subscriptions, as `DELETE` would.
 public struct TokenFile: Sendable, Decodable {
     /// A device following an entity (`feed/id`).
     public struct Subscription: Sendable, Decodable {
@@ -18,6 +22,10 @@ public struct TokenFile: Sendable, Decodable {
         public var device: String
         /// The entity, `feed/id`.
         public var entity: String
+        /// For a device's own subscription: its id (the app backend's name for it).
+        public var id: String?
+        /// For a device's own subscription: its parameters (an object; `{}` when left out).
+        public var parameters: JSONValue?
     }
 
     /// A device's push-to-start token for one attributes type.
@@ -57,11 +65,14 @@ public struct TokenFile: Sendable, Decodable {
     public var activities: [ActivityToken]
     /// Devices whose app subscribes its activities by broadcast channel (iOS 18; `both` mode).
     public var channelSubscribers: [String]
+    /// The ids of devices' own subscriptions to delete.
+    public var deletedSubscriptions: [String]
 
     enum CodingKeys: String, CodingKey {
         case subscriptions, activities
         case pushToStart = "push-to-start"
         case channelSubscribers = "channel-subscribers"
+        case deletedSubscriptions = "deleted-subscriptions"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -70,6 +81,7 @@ public struct TokenFile: Sendable, Decodable {
         pushToStart = try c.decodeIfPresent([PushToStart].self, forKey: .pushToStart) ?? []
         activities = try c.decodeIfPresent([ActivityToken].self, forKey: .activities) ?? []
         channelSubscribers = try c.decodeIfPresent([String].self, forKey: .channelSubscribers) ?? []
+        deletedSubscriptions = try c.decodeIfPresent([String].self, forKey: .deletedSubscriptions) ?? []
     }
 
     /// Reads a token file; problems name the file and the place in it.
@@ -115,10 +127,30 @@ public struct TokenFile: Sendable, Decodable {
             throw located(error.pointer.description, error.message)
         }
         file.activities = activities
-        for (i, s) in file.subscriptions.enumerated() where entityKey(s.entity) == nil {
-            throw located("/subscriptions/\(i)/entity", "\"\(s.entity)\" is not feed/id")
+        for (i, s) in file.subscriptions.enumerated() {
+            guard entityKey(s.entity) != nil else {
+                throw located("/subscriptions/\(i)/entity", "\"\(s.entity)\" is not feed/id")
+            }
+            if s.parameters != nil, s.id == nil {
+                throw located("/subscriptions/\(i)/parameters", "a subscription with parameters needs its \"id\"")
+            }
         }
         return file
+    }
+
+    /// Why a subscription of the file would be refused by the token API, with its place in the file
+    /// (`subscriptions.2: parameters.above: …`); `nil` when every one is taken. `declared` is what the
+    /// rules in force declare, by feed (``RuleEngine/subscriptionParameters``).
+    public func refusal(_ declared: [String: [SubscriptionParameters]]) -> String? {
+        for (i, s) in subscriptions.enumerated() where s.id != nil {
+            guard let entity = Self.entityKey(s.entity) else { continue }
+            if let refusal = SubscriptionParameters.refusal(
+                of: s.parameters ?? .emptyObject, feed: entity.feed, declared: declared[entity.feed])
+            {
+                return "subscriptions.\(i): \(refusal)"
+            }
+        }
+        return nil
     }
 
     /// Stores everything in the registry; tokens default to `environment`. Returns the tokens refused
@@ -129,10 +161,16 @@ public struct TokenFile: Sendable, Decodable {
     {
         var refused = 0
         for s in subscriptions {
-            if let entity = Self.entityKey(s.entity) {
+            guard let entity = Self.entityKey(s.entity) else { continue }
+            if let id = s.id {
+                let subscription = LiveRelayCore.Subscription(
+                    id: id, device: s.device, entity: entity, parameters: s.parameters ?? .emptyObject, createdAt: now)
+                if case .conflict = try await store.putSubscription(subscription, now: now) { refused += 1 }
+            } else {
                 try await store.subscribe(device: s.device, to: entity, now: now)
             }
         }
+        for id in deletedSubscriptions { try await store.deleteSubscription(id: id, now: now) }
         for t in pushToStart {
             let stored = try await store.registerPushToStartToken(
                 device: t.device, attributesType: t.attributesType, token: t.token,
