@@ -19,23 +19,30 @@ struct PersonalAlertRunTests {
 
     /// Each subscription's alert starts at its own level on its own device, updates at its own move, and
     /// ends when it is deleted; a subscription whose level is never crossed gets nothing; the API refuses
-    /// parameters the rule file does not declare, naming the field.
-    @Test func eachSubscriptionGetsItsOwnAlert() async throws {
+    /// parameters the rule file does not declare, naming the field. In `channel` mode the same: a
+    /// subscription's activity runs by tokens (a channel for one device would save nothing), and no channel
+    /// is made.
+    @Test(arguments: ["token", "channel"])
+    func eachSubscriptionGetsItsOwnAlert(mode: String) async throws {
         let feed = try await FeedServer.start(
             bodies: try Self.steps.map {
                 try Data(contentsOf: Repository.url("Samples/sequences/binance-btc-alert/" + $0))
             }, manual: true)
-        try await MatchReplay.withFakeAPNs(extra: [
-            "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
-            "contracts": [.string(Repository.path("Rules/contracts/PersonalAlertAttributes.contract.json"))],
-            "feeds": [
-                [
-                    "id": "markets", "url": .string(feed.url), "interval": 1,
-                    "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
-                ]
-            ],
-            "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
-        ]) { setup, fake in
+        try await MatchReplay.withFakeAPNs(
+            channels: mode == "channel" ? ["storage-policy": 0] : nil,
+            extra: [
+                "activity-modes": [["attributes-type": "PersonalAlertAttributes", "mode": .string(mode)]],
+                "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
+                "contracts": [.string(Repository.path("Rules/contracts/PersonalAlertAttributes.contract.json"))],
+                "feeds": [
+                    [
+                        "id": "markets", "url": .string(feed.url), "interval": 1,
+                        "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
+                    ]
+                ],
+                "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
+            ]
+        ) { setup, fake in
             try await InProcessRun.run(configPath: setup.configPath) { run in
                 func put(_ id: String, _ body: String) async throws -> (status: Int, body: String) {
                     try await run.api.request("PUT", "/v1/subscriptions/\(id)", body: body)
@@ -133,6 +140,8 @@ struct PersonalAlertRunTests {
                     try bodies(Self.token("b2")).map { $0["aps"]?["event"] } == ["end"],
                     "\(run.logs.all.suffix(30).joined(separator: "\n"))")
                 #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+                #expect(fake.createdChannels.isEmpty, "no channel for a subscription's activity")
+                #expect(fake.accepted.allSatisfy { !$0.body.contains("input-push-channel") })
             }
         }
         try await feed.stop()
