@@ -71,6 +71,27 @@ struct CheckCommand: AsyncParsableCommand {
         }
         diagnostics += rules.diagnostics
         for d in diagnostics { standardOutput(d.description) }
+        // Personal rules: which are narrowed by an index of the subscriptions' levels, and which look at
+        // every subscription of a changed entity.
+        for rule in rules.rules {
+            switch rule.crossing {
+            case .success(let crossing)?:
+                standardOutput(
+                    "\(rule.source): rule \(rule.id): personal, indexed: only the subscriptions whose "
+                        + "subscription.parameters.\(crossing.parameter) lies between prev.\(crossing.fact) and "
+                        + "curr.\(crossing.fact) are evaluated")
+            case .failure(let why)?:
+                standardOutput(
+                    "\(rule.source): rule \(rule.id): personal, not indexed (\(why.reason)): every subscription "
+                        + "of a changed entity is evaluated")
+            case nil where rule.subscription != nil:
+                standardOutput(
+                    "\(rule.source): rule \(rule.id): personal, on the clock: each live activity of a subscription "
+                        + "is looked at with its subscription")
+            case nil:
+                break
+            }
+        }
         let errors = diagnostics.filter(\.isError).count
         let warnings = diagnostics.count - errors
         standardOutput(

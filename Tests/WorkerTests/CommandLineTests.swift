@@ -22,6 +22,19 @@ import Testing
                 """)
     }
 
+    /// `check` says which personal rules an index narrows, and why the others are not.
+    @Test func checkSaysWhichPersonalRulesAreIndexed() async throws {
+        let run = try await CommandRun.run(
+            liverelay, ["check", "Rules/personal-alerts.rules.json"], directory: Repository.root)
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        #expect(
+            run.standardOutput.contains(
+                "Rules/personal-alerts.rules.json:19:5: rule my-crosses-above: personal, indexed: only the subscriptions whose subscription.parameters.above lies between prev.price and curr.price are evaluated"
+            ), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("rule my-moves: personal, not indexed (its condition compares no fact"))
+        #expect(run.standardOutput.contains("rule my-calm: personal, on the clock"))
+    }
+
     @Test func checkOfTheDemoConfigPasses() async throws {
         let run = try await CommandRun.run(
             liverelay, ["check", "--config", "Samples/demo/liverelay.json"], directory: Repository.root)

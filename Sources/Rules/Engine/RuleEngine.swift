@@ -104,7 +104,7 @@ public struct RuleEngine: Sendable {
         guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
         let data = RuleEngine.data(for: change, now: now, constants: constants)
         let memo = JsonLogicMemo()
-        var personal: [(JSONValue, JsonLogicMemo)]?
+        var narrowing = Narrowing(change: change, subscriptions: subscriptions)
         var keys: [ActivityKey: String] = [:]
         for rule in rules where rule.readsActivity {
             if rule.subscription == nil {
@@ -113,17 +113,12 @@ public struct RuleEngine: Sendable {
                 }
                 continue
             }
-            let scopes =
-                personal
-                ?? subscriptions.map {
-                    (
-                        RuleEngine.data(for: change, now: now, constants: constants, subscription: $0.view),
-                        JsonLogicMemo()
-                    )
-                }
-            personal = scopes
-            for (data, memo) in scopes {
-                if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
+            for i in narrowing.candidates(rule) {
+                let data = RuleEngine.data(
+                    for: change, now: now, constants: constants, subscription: subscriptions[i].view)
+                if case .success(let key) = RuleEngine.key(
+                    rule, data: data, memo: JsonLogicMemo(), entity: change.entity)
+                {
                     keys[key] = rule.attributesType
                 }
             }
@@ -141,29 +136,53 @@ public struct RuleEngine: Sendable {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
-        var personal: [Scope]?
+        var narrowing = Narrowing(change: change, subscriptions: subscriptions)
+        // Each subscription's data, made when a rule first needs it.
+        var personal: [Int: Scope] = [:]
         // By index: a condition is read in place, and only a rule that fires is copied out.
         for i in rules.indices {
             guard rules[i].subscription != nil else {
                 RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
                 continue
             }
-            var scopes =
-                personal
-                ?? subscriptions.map {
-                    var scope = Scope(
-                        data: RuleEngine.data(for: change, now: now, constants: constants, subscription: $0.view),
+            for j in narrowing.candidates(rules[i]) {
+                var scope =
+                    personal[j]
+                    ?? Scope(
+                        data: RuleEngine.data(
+                            for: change, now: now, constants: constants, subscription: subscriptions[j].view),
                         activities: activities)
-                    scope.subscription = $0.owner
-                    return scope
-                }
-            for j in scopes.indices {
-                RuleEngine.run(
-                    rules[i], in: &scopes[j], entity: change.entity, facts: change.current?.value, into: &result)
+                scope.subscription = subscriptions[j].owner
+                RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+                personal[j] = scope
             }
-            personal = scopes
         }
         return result
+    }
+
+    /// Which of a change's subscriptions each personal rule looks at: those its crossing may hold for (one
+    /// index per crossing, built once per change), or all of them.
+    struct Narrowing {
+        let change: FeedChange
+        let subscriptions: [Subscription]
+        private var indexes: [String: CrossingIndex] = [:]
+
+        init(change: FeedChange, subscriptions: [Subscription]) {
+            self.change = change
+            self.subscriptions = subscriptions
+        }
+
+        /// Positions in ``subscriptions``, in order.
+        mutating func candidates(_ rule: Rule) -> [Int] {
+            guard case .success(let crossing)? = rule.crossing, !subscriptions.isEmpty else {
+                return Array(subscriptions.indices)
+            }
+            let name = crossing.fact + "\u{0}" + crossing.parameter
+            let index = indexes[name] ?? CrossingIndex(crossing, subscriptions: subscriptions)
+            indexes[name] = index
+            return index.candidates(previous: change.previous, current: change.current)
+                ?? Array(subscriptions.indices)
+        }
     }
 
     /// The data and memos of one evaluation: the change's own, and one per activity a rule reads (the memo

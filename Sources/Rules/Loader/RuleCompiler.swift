@@ -147,6 +147,8 @@ struct RuleCompiler {
         rule.constants = constants
         rule.lateJoin = lateJoin
         rule.subscription = subscription
+        // (A timer rule looks at each live activity with its subscription: nothing to narrow.)
+        if subscription != nil, !trigger.isTimer { rule.crossing = Crossing.of(doc.when ?? .null) }
         rule.writtenKey = doc.activity.key
         rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =

@@ -55,6 +55,9 @@ public struct Rule: Sendable {
     /// once per subscription of the changed entity, and its activities are the subscriptions' own. `nil`
     /// for a shared rule.
     public var subscription: SubscriptionParameters?
+    /// For a personal rule: the crossing its condition requires (its subscriptions are narrowed by level
+    /// before it is evaluated), or why it has none (each subscription of the entity is evaluated).
+    public var crossing: Result<Crossing, Crossing.NoCrossing>?
 }
 
 /// The parameters a rule file declares for the subscriptions its rules read (its `subscription`).

@@ -1,0 +1,161 @@
+public import LiveRelayCore
+
+/// What narrows a personal rule's subscriptions before it is evaluated: its condition read as written. A rule
+/// whose condition requires a fact to cross a subscription parameter between the previous poll and this one
+/// (`prev.price` below `subscription.parameters.above` and `curr.price` at or above it, or the mirror) fires
+/// only for subscriptions whose level lies between the two prices: those are found in a sorted index, and
+/// only they are evaluated. Pure; the index only ever narrows to a superset of the subscriptions the rule
+/// fires for (each candidate is evaluated in full).
+public struct Crossing: Sendable {
+    /// The fact (dotted path under `prev` and `curr`) and the parameter (under `subscription.parameters`).
+    public var fact: String
+    public var parameter: String
+    /// The two conjuncts, compiled: they decide alone for a parameter that is not a number.
+    let test: JsonLogicExpression
+
+    /// The crossing the condition `when` (as written) requires, or `nil` with the reason it has none.
+    public static func of(_ when: JSONValue) -> Result<Crossing, NoCrossing> {
+        let conjuncts: [JSONValue]
+        if case .object(let members) = when, members.count == 1, let all = members["and"]?.arrayValue {
+            conjuncts = all
+        } else {
+            conjuncts = [when]
+        }
+        // Each comparison of `prev.F` or `curr.F` with `subscription.parameters.P`, as (side, F, P, op) with the
+        // fact on the left.
+        var sides: [(side: String, fact: String, parameter: String, op: String, raw: JSONValue)] = []
+        for conjunct in conjuncts {
+            guard case .object(let members) = conjunct, members.count == 1, let (op, arguments) = members.first,
+                ["<", "<=", ">", ">="].contains(op), let pair = arguments.arrayValue, pair.count == 2
+            else { continue }
+            let mirrored = ["<": ">", "<=": ">=", ">": "<", ">=": "<="]
+            if let (side, fact) = factPath(pair[0]), let parameter = parameterPath(pair[1]) {
+                sides.append((side, fact, parameter, op, conjunct))
+            } else if let parameter = parameterPath(pair[0]), let (side, fact) = factPath(pair[1]) {
+                sides.append((side, fact, parameter, mirrored[op]!, conjunct))
+            }
+        }
+        for before in sides where before.side == "prev" {
+            for after in sides
+            where after.side == "curr" && after.fact == before.fact
+                && after.parameter == before.parameter
+            {
+                let up = before.op.hasPrefix("<") && after.op.hasPrefix(">")
+                let down = before.op.hasPrefix(">") && after.op.hasPrefix("<")
+                guard up || down,
+                    let test = try? JsonLogicExpression.compile(.object(["and": [before.raw, after.raw]]))
+                else { continue }
+                return .success(Crossing(fact: before.fact, parameter: before.parameter, test: test))
+            }
+        }
+        return .failure(
+            NoCrossing(
+                reason: sides.isEmpty
+                    ? "its condition compares no fact with a subscription parameter"
+                    : "its condition compares \(sides[0].side).\(sides[0].fact) with subscription.parameters.\(sides[0].parameter), but not the same fact before and after"
+            ))
+    }
+
+    /// Why a rule has no crossing.
+    public struct NoCrossing: Error, Sendable, Hashable {
+        public var reason: String
+    }
+
+    /// `{"var": "prev.F"}` or `{"var": "curr.F"}` without a default: (`prev`/`curr`, F).
+    private static func factPath(_ raw: JSONValue) -> (String, String)? {
+        guard let path = plainVar(raw) else { return nil }
+        for side in ["prev", "curr"] where path.hasPrefix(side + ".") {
+            return (side, String(path.dropFirst(side.count + 1)))
+        }
+        return nil
+    }
+
+    /// `{"var": "subscription.parameters.P"}` without a default: P.
+    private static func parameterPath(_ raw: JSONValue) -> String? {
+        guard let path = plainVar(raw), path.hasPrefix("subscription.parameters."), path.count > 24 else { return nil }
+        return String(path.dropFirst(24))
+    }
+
+    private static func plainVar(_ raw: JSONValue) -> String? {
+        guard case .object(let members) = raw, members.count == 1 else { return nil }
+        switch members["var"] {
+        case .string(let path)?: return path
+        case .array(let items)? where items.count == 1: return items[0].stringValue
+        default: return nil
+        }
+    }
+}
+
+/// One crossing's subscriptions by level: the numeric levels sorted, the others grouped by value. Built from a
+/// list of subscriptions; answers with positions in that list.
+public struct CrossingIndex: Sendable {
+    public let crossing: Crossing
+    /// (level, position), by level.
+    private let levels: [(Double, Int32)]
+    /// Positions by a level that is not a number (`null` for a parameter left out).
+    private let others: [JSONValue: [Int32]]
+
+    public init(_ crossing: Crossing, subscriptions: [Subscription]) {
+        self.crossing = crossing
+        var levels: [(Double, Int32)] = []
+        var others: [JSONValue: [Int32]] = [:]
+        let path = crossing.parameter.split(separator: ".").map(String.init)
+        for (i, subscription) in subscriptions.enumerated() {
+            let value = path.reduce(subscription.parameters as JSONValue?) { $0?[$1] } ?? .null
+            if let level = value.doubleValue, value.isNumber, level.isFinite {
+                levels.append((level, Int32(i)))
+            } else {
+                others[value, default: []].append(Int32(i))
+            }
+        }
+        levels.sort { $0.0 < $1.0 }
+        self.levels = levels
+        self.others = others
+    }
+
+    /// The positions of the subscriptions the crossing may hold for, from `previous` to `current` facts, in
+    /// list order; `nil` when it cannot narrow them (a fact that is not a number on either side).
+    public func candidates(previous: Facts?, current: Facts?) -> [Int]? {
+        guard let before = previous?[crossing.fact], let after = current?[crossing.fact],
+            before.isNumber, after.isNumber, let a = before.doubleValue, let b = after.doubleValue, a.isFinite,
+            b.isFinite
+        else { return nil }
+        // Widened by a step either side: doubles only approximate the decimals compared, and a candidate too
+        // many is evaluated, never one too few left out.
+        let low = min(a, b).nextDown
+        let high = max(a, b).nextUp
+        var lo = levels.startIndex
+        var hi = levels.endIndex
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if levels[mid].0 < low { lo = mid + 1 } else { hi = mid }
+        }
+        let start = lo
+        hi = levels.endIndex
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if levels[mid].0 <= high { lo = mid + 1 } else { hi = mid }
+        }
+        let end = lo
+        var positions = levels[start..<end].map { Int($0.1) }
+        // A level that is not a number decides the same for every subscription holding it: tried once.
+        for (value, holders) in others {
+            var parameters = JSONValue.emptyObject
+            parameters = Self.setting(
+                crossing.parameter.split(separator: ".").map(String.init), to: value, in: parameters)
+            let data = JSONValue.object([
+                "prev": previous?.value ?? .null, "curr": current?.value ?? .null,
+                "subscription": .object(["parameters": parameters]),
+            ])
+            if (try? crossing.test.evaluate(data).isTruthy) != false { positions += holders.map(Int.init) }
+        }
+        return positions.sorted()
+    }
+
+    private static func setting(_ path: [String], to value: JSONValue, in object: JSONValue) -> JSONValue {
+        guard let first = path.first else { return value }
+        var members = object.objectValue ?? [:]
+        members[first] = setting(Array(path.dropFirst()), to: value, in: members[first] ?? .emptyObject)
+        return .object(members)
+    }
+}
