@@ -185,6 +185,10 @@ extension PostgresStore {
                   created_at bigint NOT NULL, at bigint NOT NULL, PRIMARY KEY (id, created_at))
                 """,
                 "CREATE INDEX deleted_subscription_feed ON deleted_subscription (feed, at)",
+                """
+                CREATE TABLE subscription_generation (
+                  feed text NOT NULL, entity text NOT NULL, generation bigint NOT NULL, PRIMARY KEY (feed, entity))
+                """,
             ]
         ),
     ]

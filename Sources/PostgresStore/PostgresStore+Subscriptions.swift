@@ -22,7 +22,10 @@ extension PostgresStore {
                       \(s.createdAt))
                     ON CONFLICT (id) DO NOTHING RETURNING id
                     """, logger: logger)
-                if !inserted.isEmpty { return .created }
+                if !inserted.isEmpty {
+                    try await connection.checkedQuery(Self.bumpGeneration(s.entity), logger: logger)
+                    return .created
+                }
                 guard
                     let row = try await connection.rows(
                         """
@@ -40,6 +43,7 @@ extension PostgresStore {
                         UPDATE personal_subscription SET parameters = \(parameters), changed_at = \(now)
                         WHERE id = \(s.id)
                         """, logger: logger)
+                    try await connection.checkedQuery(Self.bumpGeneration(s.entity), logger: logger)
                 }
                 return .changed
             }
@@ -68,7 +72,10 @@ extension PostgresStore {
               DELETE FROM personal_subscription WHERE id = \(id) RETURNING id, device, feed, entity, created_at),
             kept AS (
               INSERT INTO deleted_subscription (id, device, feed, entity, created_at, at)
-              SELECT id, device, feed, entity, created_at, \(now) FROM gone ON CONFLICT (id, created_at) DO NOTHING)
+              SELECT id, device, feed, entity, created_at, \(now) FROM gone ON CONFLICT (id, created_at) DO NOTHING),
+            bumped AS (
+              INSERT INTO subscription_generation (feed, entity, generation) SELECT feed, entity, 1 FROM gone
+              ON CONFLICT (feed, entity) DO UPDATE SET generation = subscription_generation.generation + 1)
             SELECT id FROM gone
             """
         ).isEmpty
@@ -90,6 +97,33 @@ extension PostgresStore {
         {
             let subscription = try subscription(row, what)
             out[subscription.entity, default: []].append(subscription)
+        }
+        return out
+    }
+
+    /// Counts a write of the entity's subscriptions (``subscriptionGenerations(of:)``).
+    static func bumpGeneration(_ entity: EntityKey) -> PostgresQuery {
+        """
+        INSERT INTO subscription_generation (feed, entity, generation) VALUES (\(entity.feed), \(entity.id), 1)
+        ON CONFLICT (feed, entity) DO UPDATE SET generation = subscription_generation.generation + 1
+        """
+    }
+
+    public func subscriptionGenerations(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: Int] {
+        let unique = Array(Set(entities))
+        guard !unique.isEmpty else { return [:] }
+        let what = "reading subscription generations"
+        var out: [EntityKey: Int] = [:]
+        for row in try await rows(
+            what,
+            """
+            SELECT g.feed, g.entity, g.generation FROM subscription_generation g
+            JOIN unnest(\(unique.map(\.feed))::text[], \(unique.map(\.id))::text[]) AS r(f, e)
+              ON g.feed = r.f AND g.entity = r.e
+            """)
+        {
+            let (feed, entity, generation) = try decode(row, (String, String, Int).self, what)
+            out[EntityKey(feed: feed, id: entity)] = generation
         }
         return out
     }

@@ -171,6 +171,10 @@ public protocol StateStore: AnyObject, Sendable {
     func deleteSubscription(id: String, now: Int) async throws(StoreFailure) -> Bool
     /// The subscriptions of these entities, by entity, each entity's in id order.
     func subscriptions(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [Subscription]]
+    /// How many times the subscriptions of each entity were written (created, changed or deleted), by entity;
+    /// an entity never subscribed to is absent. A reader that keeps an entity's subscriptions reads them
+    /// again when this moved.
+    func subscriptionGenerations(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: Int]
     /// The deleted subscriptions of `feed` whose activities are still to end, oldest first, at most `limit`.
     func deletedSubscriptions(feed: String, limit: Int) async throws(StoreFailure) -> [DeletedSubscription]
     /// Forgets deletions whose activities were ended.

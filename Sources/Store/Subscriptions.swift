@@ -30,7 +30,37 @@ extension SQLiteStore {
                 t.primaryKey(["id", "created_at"])
             }
             try db.create(index: "deleted_subscription_feed", on: "deleted_subscription", columns: ["feed", "at"])
+            try db.create(table: "subscription_generation") { t in
+                t.column("feed", .text).notNull()
+                t.column("entity", .text).notNull()
+                t.column("generation", .integer).notNull()
+                t.primaryKey(["feed", "entity"])
+            }
         }
+    }
+
+    /// Counts a write of the entity's subscriptions (``subscriptionGenerations(of:)``).
+    static func bumpGeneration(_ entity: EntityKey, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO subscription_generation (feed, entity, generation) VALUES (?, ?, 1)
+                ON CONFLICT(feed, entity) DO UPDATE SET generation = generation + 1
+                """
+        ).execute(arguments: [entity.feed, entity.id])
+    }
+
+    public func subscriptionGenerations(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: Int] {
+        try await run(
+            "reading subscription generations",
+            { db in
+                let select = try db.cachedStatement(
+                    sql: "SELECT generation FROM subscription_generation WHERE feed = ? AND entity = ?")
+                var out: [EntityKey: Int] = [:]
+                for entity in Set(entities) {
+                    out[entity] = try Int.fetchOne(select, arguments: [entity.feed, entity.id])
+                }
+                return out
+            }, write: false)
     }
 
     public func putSubscription(_ subscription: Subscription, now: Int) async throws(Failure) -> SubscriptionWrite {
@@ -49,6 +79,7 @@ extension SQLiteStore {
                             StoredValues.parametersText(subscription.parameters), subscription.createdAt,
                             subscription.createdAt,
                         ])
+                    try Self.bumpGeneration(subscription.entity, db)
                     return .created
                 }
                 guard existing.device == subscription.device, existing.entity == subscription.entity else {
@@ -59,6 +90,7 @@ extension SQLiteStore {
                     try db.execute(
                         sql: "UPDATE personal_subscription SET parameters = ?, changed_at = ? WHERE id = ?",
                         arguments: [StoredValues.parametersText(subscription.parameters), now, subscription.id])
+                    try Self.bumpGeneration(subscription.entity, db)
                 }
                 return .changed
             }, write: true)
@@ -78,6 +110,7 @@ extension SQLiteStore {
             { db in
                 guard let gone = try Self.subscription(id: id, db, path: path) else { return false }
                 try db.execute(sql: "DELETE FROM personal_subscription WHERE id = ?", arguments: [id])
+                try Self.bumpGeneration(gone.entity, db)
                 // The same id created and deleted again within the second keeps the deletion already waiting.
                 try db.execute(
                     sql: """

@@ -80,6 +80,10 @@ struct CheckCommand: AsyncParsableCommand {
                     "\(rule.source): rule \(rule.id): personal, indexed: only the subscriptions whose "
                         + "subscription.parameters.\(crossing.parameter) lies between prev.\(crossing.fact) and "
                         + "curr.\(crossing.fact) are evaluated")
+            case .failure? where rule.liveOnly:
+                standardOutput(
+                    "\(rule.source): rule \(rule.id): personal, indexed: only the subscriptions that own a running "
+                        + "activity are evaluated")
             case .failure(let why)?:
                 standardOutput(
                     "\(rule.source): rule \(rule.id): personal, not indexed (\(why.reason)): every subscription "

@@ -18,6 +18,28 @@ extension StoreContract {
     }
 
     static let subscriptionChecks: [StoreCheck] = [
+        StoreCheck(name: "each write of an entity's subscriptions moves its generation; a retry or a conflict does not")
+        {
+            store in
+            let other = EntityKey(feed: "espn", id: "1")
+            #expect(try await store.subscriptionGenerations(of: [match, other]).isEmpty)
+            #expect(try await store.putSubscription(subscription("s1"), now: 100) == .created)
+            let first = try #require(try await store.subscriptionGenerations(of: [match])[match])
+            #expect(try await store.putSubscription(subscription("s1"), now: 110) == .changed)
+            #expect(
+                try await store.putSubscription(subscription("s1", device: "b", above: 1), now: 120)
+                    == .conflict(subscription("s1")))
+            #expect(try await store.subscriptionGenerations(of: [match])[match] == first, "nothing was written")
+            #expect(try await store.putSubscription(subscription("s1", above: 200), now: 130) == .changed)
+            let second = try #require(try await store.subscriptionGenerations(of: [match])[match])
+            #expect(second > first)
+            #expect(try await store.putSubscription(subscription("s2", entity: other), now: 140) == .created)
+            #expect(try await store.subscriptionGenerations(of: [match])[match] == second, "another entity's")
+            #expect(try await store.deleteSubscription(id: "s1", now: 150))
+            let third = try #require(try await store.subscriptionGenerations(of: [match, other])[match])
+            #expect(third > second)
+            #expect(try await store.subscriptionGenerations(of: [match, other])[other] != nil)
+        },
         StoreCheck(name: "a subscription is created, changed, refused to another device or entity, and read back") {
             store in
             let none = try await store.subscription(id: "s1")

@@ -14,8 +14,9 @@ import Testing
     }
 
     @Test func theConditionSaysWhichRulesAreIndexed() throws {
+        let rules = try Self.rules()
         var said: [String: String] = [:]
-        for rule in try Self.rules() {
+        for rule in rules {
             switch rule.crossing {
             case .success(let crossing)?: said[rule.id] = "\(crossing.fact) \(crossing.parameter)"
             case .failure(let why)?: said[rule.id] = why.reason
@@ -25,6 +26,11 @@ import Testing
         #expect(said["my-crosses-above"] == "price above")
         #expect(said["my-crosses-below"] == "price below")
         #expect(said["my-moves"] == "its condition compares no fact with a subscription parameter")
+        #expect(rules.first { $0.id == "my-moves" }?.liveOnly == true)
+        #expect(rules.filter(\.liveOnly).count == 1, "the starts need no activity")
+        #expect(LiveOnly.of(["==": ["active", ["var": "activity.phase"]]]))
+        #expect(!LiveOnly.of(["in": [["var": "activity.phase"], ["active", "ended"]]]))
+        #expect(!LiveOnly.of(["or": [["==": [["var": "activity.phase"], "active"]], true]]))
         // Written the other way round, and as a single comparison that is no crossing.
         let reversed = try #require(
             try? Crossing.of(
@@ -76,6 +82,7 @@ import Testing
             rules: rules.map {
                 var rule = $0
                 rule.crossing = nil
+                rule.liveOnly = false
                 return rule
             })
         var random = SeededRandom(seed: 42)
@@ -96,8 +103,20 @@ import Testing
             let change = FeedChange(
                 entity: EntityKey(feed: "markets", id: "BTC"), previous: Facts(["price": before]),
                 current: Facts(["price": after]), changedPaths: ["price"])
-            let a = indexed.evaluate(change, now: 1_000, subscriptions: subscriptions)
-            let b = plain.evaluate(change, now: 1_000, subscriptions: subscriptions)
+            // Some subscriptions own a running activity, at a price of their own; the index knows which.
+            var activities: [ActivityKey: JSONValue] = [:]
+            var live: Set<String> = []
+            for s in subscriptions where random.next() % 3 == 0 {
+                live.insert(s.id)
+                activities[ActivityKey("my-alert-\(s.id)")] = [
+                    "phase": random.next() % 2 == 0 ? "active" : "pending",
+                    "state": ["price": prices[Int(random.next() % 6)]],
+                ]
+            }
+            let set = SubscriptionSet(subscriptions, crossings: indexed.crossings["markets"] ?? [], live: live)
+            let a = indexed.evaluate(change, now: 1_000, activities: activities, subscriptions: set)
+            let b = plain.evaluate(
+                change, now: 1_000, activities: activities, subscriptions: subscriptions.sorted { $0.id < $1.id })
             #expect(a.intents == b.intents, "round \(round): \(before) → \(after)")
             #expect(a.errors == b.errors)
             fired += a.intents.count

@@ -13,6 +13,9 @@ public struct Crossing: Sendable {
     /// The two conjuncts, compiled: they decide alone for a parameter that is not a number.
     let test: JsonLogicExpression
 
+    /// Names the crossing (its fact and parameter): rules that require the same one share its index.
+    public var key: String { fact + "\u{0}" + parameter }
+
     /// The crossing the condition `when` (as written) requires, or `nil` with the reason it has none.
     public static func of(_ when: JSONValue) -> Result<Crossing, NoCrossing> {
         let conjuncts: [JSONValue]
@@ -157,5 +160,87 @@ public struct CrossingIndex: Sendable {
         var members = object.objectValue ?? [:]
         members[first] = setting(Array(path.dropFirst()), to: value, in: members[first] ?? .emptyObject)
         return .object(members)
+    }
+}
+
+/// Whether a personal rule's condition holds only for an activity that runs: one of its conjuncts requires
+/// `activity.phase` to be `pending` or `active` (`{"in": [{"var": "activity.phase"}, ["pending", "active"]]}`,
+/// `{"==": [{"var": "activity.phase"}, "active"]}`). Such a rule is evaluated only for the subscriptions that
+/// own a running activity. Read from the condition as written; pure.
+public enum LiveOnly {
+    public static func of(_ when: JSONValue) -> Bool {
+        let conjuncts: [JSONValue]
+        if case .object(let members) = when, members.count == 1, let all = members["and"]?.arrayValue {
+            conjuncts = all
+        } else {
+            conjuncts = [when]
+        }
+        let live: Set<String> = ["pending", "active"]
+        return conjuncts.contains { conjunct in
+            guard case .object(let members) = conjunct, members.count == 1, let (op, arguments) = members.first,
+                let pair = arguments.arrayValue, pair.count == 2
+            else { return false }
+            let phase: JSONValue = ["var": "activity.phase"]
+            switch op {
+            case "in":
+                guard pair[0] == phase, let names = pair[1].arrayValue, !names.isEmpty else { return false }
+                return names.allSatisfy { $0.stringValue.map(live.contains) ?? false }
+            case "==", "===":
+                let other = pair[0] == phase ? pair[1] : pair[1] == phase ? pair[0] : nil
+                return other?.stringValue.map(live.contains) ?? false
+            default:
+                return false
+            }
+        }
+    }
+}
+
+/// The subscriptions of one entity as personal rules read them: in id order, with the indexes of the
+/// crossings the rules require built once, and which subscriptions own a running activity (`nil` when not
+/// known: every subscription may).
+public struct SubscriptionSet: Sendable {
+    public let subscriptions: [Subscription]
+    /// By ``Crossing/key``.
+    let indexes: [String: CrossingIndex]
+    /// The positions of the subscriptions that own a running activity, in order.
+    public private(set) var live: [Int]?
+
+    /// `subscriptions` (put in id order, as the store gives them); an index for each of `crossings`.
+    public init(_ subscriptions: [Subscription], crossings: [Crossing] = [], live: Set<String>? = nil) {
+        let ordered = zip(subscriptions, subscriptions.dropFirst()).allSatisfy { $0.id < $1.id }
+        let subscriptions = ordered ? subscriptions : subscriptions.sorted { $0.id < $1.id }
+        self.subscriptions = subscriptions
+        var indexes: [String: CrossingIndex] = [:]
+        for crossing in crossings where indexes[crossing.key] == nil {
+            indexes[crossing.key] = CrossingIndex(crossing, subscriptions: subscriptions)
+        }
+        self.indexes = indexes
+        self.live = live.map { ids in ids.compactMap { position(of: $0) }.sorted() }
+    }
+
+    /// The position of the subscription `id` (ids are ASCII, so their order is their bytes').
+    public func position(of id: String) -> Int? {
+        var lo = subscriptions.startIndex
+        var hi = subscriptions.endIndex
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if subscriptions[mid].id < id { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < subscriptions.endIndex && subscriptions[lo].id == id ? lo : nil
+    }
+
+    /// Marks the subscription `id` as owning a running activity, or no longer.
+    public mutating func setLive(_ id: String, _ running: Bool) {
+        guard var live, let position = position(of: id) else { return }
+        var lo = live.startIndex
+        var hi = live.endIndex
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if live[mid] < position { lo = mid + 1 } else { hi = mid }
+        }
+        let present = lo < live.endIndex && live[lo] == position
+        if running, !present { live.insert(position, at: lo) }
+        if !running, present { live.remove(at: lo) }
+        self.live = live
     }
 }

@@ -15,6 +15,9 @@ public struct RuleEngine: Sendable {
     /// By feed, the parameters the rule files of its personal rules declare (one per file): a subscription
     /// to an entity of the feed must satisfy each.
     public let subscriptionParameters: [String: [SubscriptionParameters]]
+    /// By feed, the crossings its personal rules require: a ``SubscriptionSet`` of the feed's entities
+    /// builds their indexes.
+    public let crossings: [String: [Crossing]]
 
     public init(rules: [Rule]) {
         self.rules = rules
@@ -44,6 +47,14 @@ public struct RuleEngine: Sendable {
             }
         }
         subscriptionParameters = parameters
+        var crossings: [String: [Crossing]] = [:]
+        for rule in rules {
+            guard case .success(let crossing)? = rule.crossing else { continue }
+            for feed in rule.feeds where !(crossings[feed] ?? []).contains(where: { $0.key == crossing.key }) {
+                crossings[feed, default: []].append(crossing)
+            }
+        }
+        self.crossings = crossings
     }
 
     /// True when the feed has personal rules: its changes are evaluated once per subscription of the entity.
@@ -101,10 +112,18 @@ public struct RuleEngine: Sendable {
     public func activityKeys(for change: FeedChange, now: Int, subscriptions: [Subscription] = [])
         -> [ActivityKey: String]
     {
+        activityKeys(for: change, now: now, subscriptions: SubscriptionSet(subscriptions))
+    }
+
+    /// The activities the change's rules read, a personal rule's for the subscriptions of `subscriptions` it
+    /// may fire for.
+    public func activityKeys(for change: FeedChange, now: Int, subscriptions: SubscriptionSet)
+        -> [ActivityKey: String]
+    {
         guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
         let data = RuleEngine.data(for: change, now: now, constants: constants)
         let memo = JsonLogicMemo()
-        var narrowing = Narrowing(change: change, subscriptions: subscriptions)
+        var narrowing = Narrowing(change: change, set: subscriptions)
         var keys: [ActivityKey: String] = [:]
         for rule in rules where rule.readsActivity {
             if rule.subscription == nil {
@@ -115,7 +134,7 @@ public struct RuleEngine: Sendable {
             }
             for i in narrowing.candidates(rule) {
                 let data = RuleEngine.data(
-                    for: change, now: now, constants: constants, subscription: subscriptions[i].view)
+                    for: change, now: now, constants: constants, subscription: subscriptions.subscriptions[i].view)
                 if case .success(let key) = RuleEngine.key(
                     rule, data: data, memo: JsonLogicMemo(), entity: change.entity)
                 {
@@ -133,10 +152,19 @@ public struct RuleEngine: Sendable {
     public func evaluate(
         _ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:], subscriptions: [Subscription] = []
     ) -> RuleEvaluation {
+        evaluate(change, now: now, activities: activities, subscriptions: SubscriptionSet(subscriptions))
+    }
+
+    /// As ``evaluate(_:now:activities:subscriptions:)-(_,_,_,[Subscription])``, each personal rule evaluated
+    /// only for the subscriptions of `subscriptions` it may fire for: those its crossing's index finds, or
+    /// those that own a running activity for a rule that needs one (``Rule/liveOnly``), or all.
+    public func evaluate(
+        _ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:], subscriptions: SubscriptionSet
+    ) -> RuleEvaluation {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
-        var narrowing = Narrowing(change: change, subscriptions: subscriptions)
+        var narrowing = Narrowing(change: change, set: subscriptions)
         // Each subscription's data, made when a rule first needs it.
         var personal: [Int: Scope] = [:]
         // By index: a condition is read in place, and only a rule that fires is copied out.
@@ -150,9 +178,10 @@ public struct RuleEngine: Sendable {
                     personal[j]
                     ?? Scope(
                         data: RuleEngine.data(
-                            for: change, now: now, constants: constants, subscription: subscriptions[j].view),
+                            for: change, now: now, constants: constants,
+                            subscription: subscriptions.subscriptions[j].view),
                         activities: activities)
-                scope.subscription = subscriptions[j].owner
+                scope.subscription = subscriptions.subscriptions[j].owner
                 RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
                 personal[j] = scope
             }
@@ -164,24 +193,26 @@ public struct RuleEngine: Sendable {
     /// index per crossing, built once per change), or all of them.
     struct Narrowing {
         let change: FeedChange
-        let subscriptions: [Subscription]
-        private var indexes: [String: CrossingIndex] = [:]
+        let set: SubscriptionSet
+        private var indexes: [String: CrossingIndex]
 
-        init(change: FeedChange, subscriptions: [Subscription]) {
+        init(change: FeedChange, set: SubscriptionSet) {
             self.change = change
-            self.subscriptions = subscriptions
+            self.set = set
+            indexes = set.indexes
         }
 
-        /// Positions in ``subscriptions``, in order.
+        /// Positions in the set's subscriptions, in order.
         mutating func candidates(_ rule: Rule) -> [Int] {
-            guard case .success(let crossing)? = rule.crossing, !subscriptions.isEmpty else {
-                return Array(subscriptions.indices)
+            let all = set.subscriptions.indices
+            guard rule.subscription != nil, !all.isEmpty else { return Array(all) }
+            if case .success(let crossing)? = rule.crossing {
+                let index = indexes[crossing.key] ?? CrossingIndex(crossing, subscriptions: set.subscriptions)
+                indexes[crossing.key] = index
+                if let found = index.candidates(previous: change.previous, current: change.current) { return found }
             }
-            let name = crossing.fact + "\u{0}" + crossing.parameter
-            let index = indexes[name] ?? CrossingIndex(crossing, subscriptions: subscriptions)
-            indexes[name] = index
-            return index.candidates(previous: change.previous, current: change.current)
-                ?? Array(subscriptions.indices)
+            if rule.liveOnly, let live = set.live { return live }
+            return Array(all)
         }
     }
 

@@ -148,7 +148,10 @@ struct RuleCompiler {
         rule.lateJoin = lateJoin
         rule.subscription = subscription
         // (A timer rule looks at each live activity with its subscription: nothing to narrow.)
-        if subscription != nil, !trigger.isTimer { rule.crossing = Crossing.of(doc.when ?? .null) }
+        if subscription != nil, !trigger.isTimer {
+            rule.crossing = Crossing.of(doc.when ?? .null)
+            rule.liveOnly = LiveOnly.of(doc.when ?? .null)
+        }
         rule.writtenKey = doc.activity.key
         rule.keyLocation = context.map.location(base + "/activity/key", preferKey: false)
         rule.decidedByTimes =

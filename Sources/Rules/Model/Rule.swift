@@ -58,6 +58,9 @@ public struct Rule: Sendable {
     /// For a personal rule: the crossing its condition requires (its subscriptions are narrowed by level
     /// before it is evaluated), or why it has none (each subscription of the entity is evaluated).
     public var crossing: Result<Crossing, Crossing.NoCrossing>?
+    /// For a personal rule: true when it fires only for a running activity (``LiveOnly``): it is evaluated
+    /// only for the subscriptions that own one, when that is known.
+    public var liveOnly = false
 }
 
 /// The parameters a rule file declares for the subscriptions its rules read (its `subscription`).

@@ -40,6 +40,8 @@ public struct Pipeline: Sendable {
     /// Outbox rows a delivery round takes at once; a round takes batches until none is full. On a shared
     /// store each batch is claimed, so smaller batches share a fan-out between more workers.
     let claimBatch: Int
+    /// The personal subscriptions of the entities polls changed, with their indexes, kept between polls.
+    let book = SubscriptionBook()
 
     public init(
         store: any StateStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
@@ -111,20 +113,26 @@ public struct Pipeline: Sendable {
         let previous = try await store.facts(feed: feed.id)
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
         let engine = rules.engine
-        // Personal rules run once per subscription of the changed entity.
+        // Personal rules run for the subscriptions of the changed entity they may fire for.
         let personal = engine.hasPersonalRules(feed: feed.id)
         let subscriptions =
-            personal && !changes.isEmpty ? try await store.subscriptions(of: changes.map(\.entity)) : [:]
+            personal && !changes.isEmpty
+            ? try await book.sets(for: changes.map(\.entity), crossings: engine.crossings, store: store) : [:]
+        let none = SubscriptionSet([])
         // The activities rules read are looked up first, as they were when the poll began.
         var read: [ActivityKey: String] = [:]
         for change in changes {
-            read.merge(engine.activityKeys(for: change, now: now, subscriptions: subscriptions[change.entity] ?? [])) {
-                a, _ in a
-            }
+            read.merge(
+                engine.activityKeys(for: change, now: now, subscriptions: subscriptions[change.entity] ?? none)
+            ) { a, _ in a }
         }
         let views = try await activityViews(read, now: now)
         var looks = changes.map {
-            ($0, engine.evaluate($0, now: now, activities: views.views, subscriptions: subscriptions[$0.entity] ?? []))
+            (
+                $0,
+                engine.evaluate(
+                    $0, now: now, activities: views.views, subscriptions: subscriptions[$0.entity] ?? none)
+            )
         }
         // Deleted subscriptions end their activities.
         let deleted = personal ? try await store.deletedSubscriptions(feed: feed.id, limit: 1_000) : []
@@ -163,6 +171,7 @@ public struct Pipeline: Sendable {
             await queue.revert(touched)
             throw error
         }
+        book.note(records.values.filter { before[$0.key] != $0 })
         // Ended (or found with nothing to end) with the commit; a crash before this only ends them again,
         // which the ledger skips.
         if !deleted.isEmpty { try await store.finishDeletedSubscriptions(deleted) }

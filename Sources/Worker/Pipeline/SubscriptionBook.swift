@@ -1,0 +1,77 @@
+public import LiveRelayCore
+public import Rules
+public import Store
+import Synchronization
+
+/// The personal subscriptions of the entities a worker's polls changed, kept between polls with their
+/// indexes (``SubscriptionSet``): a poll reads only each entity's generation from the store and reads its
+/// subscriptions again only when they were written since (through the API, a token file, another worker),
+/// or when the rules in force now require other crossings. Which subscriptions own a running activity is
+/// read with them and then kept from the activities the polls and timer passes write.
+public final class SubscriptionBook: Sendable {
+    struct Entry {
+        var generation: Int
+        var crossings: [String]
+        var set: SubscriptionSet
+    }
+
+    private let entries = Mutex<[EntityKey: Entry]>([:])
+
+    public init() {}
+
+    /// The subscriptions of `entities` (those with none are absent), read again where they changed.
+    public func sets(for entities: [EntityKey], crossings: [String: [Crossing]], store: any StateStore)
+        async throws(StoreFailure) -> [EntityKey: SubscriptionSet]
+    {
+        guard !entities.isEmpty else { return [:] }
+        let generations = try await store.subscriptionGenerations(of: entities)
+        var kept: [EntityKey: SubscriptionSet] = [:]
+        var stale: [EntityKey] = []
+        entries.withLock { entries in
+            for entity in Set(entities) {
+                guard let generation = generations[entity] else {
+                    entries[entity] = nil
+                    continue
+                }
+                let wanted = (crossings[entity.feed] ?? []).map(\.key)
+                if let entry = entries[entity], entry.generation == generation, entry.crossings == wanted {
+                    kept[entity] = entry.set
+                } else {
+                    stale.append(entity)
+                }
+            }
+        }
+        guard !stale.isEmpty else { return kept.filter { !$0.value.subscriptions.isEmpty } }
+        let read = try await store.subscriptions(of: stale)
+        let activities = try await store.activities(of: stale)
+        var fresh: [EntityKey: Entry] = [:]
+        for entity in stale {
+            let live = Set(
+                (activities[entity] ?? []).compactMap { $0.phase == .ended ? nil : $0.start?.subscription?.id })
+            let wanted = crossings[entity.feed] ?? []
+            fresh[entity] = Entry(
+                generation: generations[entity] ?? 0, crossings: wanted.map(\.key),
+                set: SubscriptionSet(read[entity] ?? [], crossings: wanted, live: live))
+        }
+        entries.withLock { entries in
+            for (entity, entry) in fresh {
+                // A write after the generation was read is read again by the next poll (its generation moved).
+                entries[entity] = entry
+                kept[entity] = entry.set
+            }
+        }
+        return kept.filter { !$0.value.subscriptions.isEmpty }
+    }
+
+    /// Keeps which subscriptions own a running activity, from activities just written.
+    public func note(_ records: [ActivityRecord]) {
+        let owned = records.filter { $0.start?.subscription != nil && $0.entity != nil }
+        guard !owned.isEmpty else { return }
+        entries.withLock { entries in
+            for record in owned {
+                guard let entity = record.entity, let id = record.start?.subscription?.id else { continue }
+                entries[entity]?.set.setLive(id, record.phase != .ended)
+            }
+        }
+    }
+}
