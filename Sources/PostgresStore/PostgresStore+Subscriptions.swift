@@ -51,6 +51,16 @@ extension PostgresStore {
         }
     }
 
+    @discardableResult
+    public func importSubscriptions(_ subscriptions: [Subscription], now: Int) async throws(Failure) -> Int {
+        // (One write each: an import through PostgreSQL is for token files and tests, not for millions.)
+        var refused = 0
+        for subscription in subscriptions {
+            if case .conflict = try await putSubscription(subscription, now: now) { refused += 1 }
+        }
+        return refused
+    }
+
     public func subscription(id: String) async throws(Failure) -> Subscription? {
         let what = "reading a subscription"
         for row in try await rows(

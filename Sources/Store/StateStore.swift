@@ -163,6 +163,10 @@ public protocol StateStore: AnyObject, Sendable {
     /// is a ``SubscriptionWrite/conflict(_:)`` and writes nothing). A subscription follows its entity for its
     /// own activities only: it is not a plain subscription and records no late join.
     func putSubscription(_ subscription: Subscription, now: Int) async throws(StoreFailure) -> SubscriptionWrite
+    /// Writes many subscriptions, each as ``putSubscription(_:now:)`` would (SQLite: one transaction per
+    /// 50,000); returns how many were refused as conflicts.
+    @discardableResult
+    func importSubscriptions(_ subscriptions: [Subscription], now: Int) async throws(StoreFailure) -> Int
     /// The subscription of this id, if there is one.
     func subscription(id: String) async throws(StoreFailure) -> Subscription?
     /// Deletes a subscription and keeps it as a ``DeletedSubscription`` until ``finishDeletedSubscriptions(_:)``

@@ -66,34 +66,55 @@ extension SQLiteStore {
     public func putSubscription(_ subscription: Subscription, now: Int) async throws(Failure) -> SubscriptionWrite {
         let path = self.path
         return try await run(
-            "writing a subscription",
-            { db in
-                guard let existing = try Self.subscription(id: subscription.id, db, path: path) else {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO personal_subscription (id, device, feed, entity, parameters, created_at, changed_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            subscription.id, subscription.device, subscription.entity.feed, subscription.entity.id,
-                            StoredValues.parametersText(subscription.parameters), subscription.createdAt,
-                            subscription.createdAt,
-                        ])
-                    try Self.bumpGeneration(subscription.entity, db)
-                    return .created
-                }
-                guard existing.device == subscription.device, existing.entity == subscription.entity else {
-                    return .conflict(existing)
-                }
-                // The same parameters again (a retried PUT) change nothing, not even the time of the last change.
-                if existing.parameters != subscription.parameters {
-                    try db.execute(
-                        sql: "UPDATE personal_subscription SET parameters = ?, changed_at = ? WHERE id = ?",
-                        arguments: [StoredValues.parametersText(subscription.parameters), now, subscription.id])
-                    try Self.bumpGeneration(subscription.entity, db)
-                }
-                return .changed
-            }, write: true)
+            "writing a subscription", { db in try Self.put(subscription, now: now, db, path: path) }, write: true)
+    }
+
+    @discardableResult
+    public func importSubscriptions(_ subscriptions: [Subscription], now: Int) async throws(Failure) -> Int {
+        let path = self.path
+        var refused = 0
+        for start in stride(from: 0, to: subscriptions.count, by: 50_000) {
+            let chunk = subscriptions[start..<min(start + 50_000, subscriptions.count)]
+            refused += try await run(
+                "writing subscriptions",
+                { db in
+                    var refused = 0
+                    for subscription in chunk {
+                        if case .conflict = try Self.put(subscription, now: now, db, path: path) { refused += 1 }
+                    }
+                    return refused
+                }, write: true)
+        }
+        return refused
+    }
+
+    /// Creates a subscription or changes its parameters (see ``putSubscription(_:now:)``).
+    static func put(_ subscription: Subscription, now: Int, _ db: Database, path: String) throws
+        -> SubscriptionWrite
+    {
+        guard let existing = try Self.subscription(id: subscription.id, db, path: path) else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO personal_subscription (id, device, feed, entity, parameters, created_at, changed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                subscription.id, subscription.device, subscription.entity.feed, subscription.entity.id,
+                StoredValues.parametersText(subscription.parameters), subscription.createdAt, subscription.createdAt,
+            ])
+            try Self.bumpGeneration(subscription.entity, db)
+            return .created
+        }
+        guard existing.device == subscription.device, existing.entity == subscription.entity else {
+            return .conflict(existing)
+        }
+        // The same parameters again (a retried PUT) change nothing, not even the time of the last change.
+        if existing.parameters != subscription.parameters {
+            try db.cachedStatement(sql: "UPDATE personal_subscription SET parameters = ?, changed_at = ? WHERE id = ?")
+                .execute(arguments: [StoredValues.parametersText(subscription.parameters), now, subscription.id])
+            try Self.bumpGeneration(subscription.entity, db)
+        }
+        return .changed
     }
 
     public func subscription(id: String) async throws(Failure) -> Subscription? {

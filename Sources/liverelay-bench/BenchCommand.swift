@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             ThrottleBench.self, RulesBench.self, RuleLoadBench.self, PipelineBench.self, TickBench.self,
             FanoutBench.self, MemoryBench.self, TimerBench.self, ReportBench.self, ChannelBench.self, OutboxBench.self,
-            WorkersBench.self,
+            WorkersBench.self, PersonalBench.self,
         ])
 }
 

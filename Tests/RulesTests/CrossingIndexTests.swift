@@ -70,7 +70,10 @@ import Testing
         #expect(candidates.count <= 14, "\(candidates.count)")
         #expect(Set(190...200).isSubset(of: Set(candidates)))
         #expect(index.candidates(previous: Facts(["price": 189.2]), current: Facts(["price": 189.3])) == [])
-        #expect(index.candidates(previous: nil, current: Facts(["price": 189.3])) == nil, "no previous price")
+        #expect(
+            index.candidates(previous: nil, current: Facts(["price": 189.3])) == [],
+            "no previous price: the rule requires one")
+        #expect(crossing.guarded == ["prev"])
     }
 
     /// Random levels (ties, decimals, left out, not numbers) and random moves: the engine with the index

@@ -12,6 +12,9 @@ public struct Crossing: Sendable {
     public var parameter: String
     /// The two conjuncts, compiled: they decide alone for a parameter that is not a number.
     let test: JsonLogicExpression
+    /// The sides (`prev`, `curr`) whose fact the condition also requires not to be null
+    /// (`{"!==": [{"var": "prev.price"}, null]}`): with no previous value (a first sight), nothing can fire.
+    public var guarded: Set<String> = []
 
     /// Names the crossing (its fact and parameter): rules that require the same one share its index.
     public var key: String { fact + "\u{0}" + parameter }
@@ -48,7 +51,19 @@ public struct Crossing: Sendable {
                 guard up || down,
                     let test = try? JsonLogicExpression.compile(.object(["and": [before.raw, after.raw]]))
                 else { continue }
-                return .success(Crossing(fact: before.fact, parameter: before.parameter, test: test))
+                var crossing = Crossing(fact: before.fact, parameter: before.parameter, test: test)
+                crossing.guarded = Set(
+                    ["prev", "curr"].filter { side in
+                        conjuncts.contains { conjunct in
+                            guard case .object(let members) = conjunct, members.count == 1,
+                                let (op, arguments) = members.first, op == "!==" || op == "!=",
+                                let pair = arguments.arrayValue, pair.count == 2
+                            else { return false }
+                            let fact: JSONValue = ["var": .string("\(side).\(before.fact)")]
+                            return (pair[0] == fact && pair[1] == .null) || (pair[1] == fact && pair[0] == .null)
+                        }
+                    })
+                return .success(crossing)
             }
         }
         return .failure(
@@ -119,6 +134,9 @@ public struct CrossingIndex: Sendable {
     /// The positions of the subscriptions the crossing may hold for, from `previous` to `current` facts, in
     /// list order; `nil` when it cannot narrow them (a fact that is not a number on either side).
     public func candidates(previous: Facts?, current: Facts?) -> [Int]? {
+        // A condition that requires a value fires for no one while it is missing (absent or null).
+        if crossing.guarded.contains("prev"), (previous?[crossing.fact] ?? .null) == .null { return [] }
+        if crossing.guarded.contains("curr"), (current?[crossing.fact] ?? .null) == .null { return [] }
         guard let before = previous?[crossing.fact], let after = current?[crossing.fact],
             before.isNumber, after.isNumber, let a = before.doubleValue, let b = after.doubleValue, a.isFinite,
             b.isFinite

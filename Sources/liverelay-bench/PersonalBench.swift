@@ -1,0 +1,150 @@
+import ArgumentParser
+import Delivery
+import Foundation
+import LiveRelayCore
+import Logging
+import Rules
+import Store
+import Throttling
+import Worker
+
+/// Personal price alerts at scale: a million subscriptions on one symbol, each with its own level, through
+/// the pipeline (`Pipeline.plan` with the config's Binance preset and Rules/personal-alerts.rules.json, then
+/// `release`): the first poll (the subscriptions read and indexed), a poll whose price crosses 1,000 levels
+/// (their starts evaluated, decided and released into the outbox), and polls that cross none.
+struct PersonalBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "personal",
+        abstract:
+            "1,000,000 subscriptions with personal levels on one symbol: load, a poll crossing 1,000 levels, polls crossing none."
+    )
+
+    @Option(help: "Subscriptions on BTCUSDT.") var subscriptions = 1_000_000
+    @Option(help: "Of them, levels the measured move crosses (each with a push-to-start token).") var crossed = 1_000
+    @Option(help: "Polls that cross no level, measured.") var quiet = 20
+    @Option(help: "The config (feed preset, rules, contract).") var config = "Samples/presets/personal-alerts.json"
+
+    func run() async throws {
+        let dir = try benchDirectory("personal")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let loaded = try ConfigLoader.load(path: config)
+        let rules = loaded.loadRules()
+        guard !rules.diagnostics.contains(where: \.isError) else { throw ValidationError("\(rules.diagnostics)") }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let btc = EntityKey(feed: "markets", id: "BTCUSDT")
+        let rssBefore = peakRSSMegabytes()
+
+        // The crossed levels lie between 98,950 and 100,120.50 (the move of 03-btc-crosses.json); the others
+        // far above.
+        let setup = ContinuousClock.now
+        var batch: [Subscription] = []
+        for i in 0..<subscriptions {
+            let level: Double =
+                i < crossed ? 99_000 + Double(i) * 1_000 / Double(crossed) : 200_000 + Double(i) / 100
+            batch.append(
+                Subscription(
+                    id: String(format: "sub-%07d", i), device: String(format: "iphone-%07d", i), entity: btc,
+                    parameters: ["above": .double(level)], createdAt: 1_795_528_000))
+            if batch.count == 100_000 || i == subscriptions - 1 {
+                try await store.importSubscriptions(batch, now: 1_795_528_000)
+                batch.removeAll(keepingCapacity: true)
+            }
+            if i < crossed {
+                try await store.registerPushToStartToken(
+                    device: String(format: "iphone-%07d", i), attributesType: "PersonalAlertAttributes",
+                    token: String(format: "%08x", i) + String(repeating: "ab", count: 28), environment: .production,
+                    now: 1_795_528_000)
+            }
+        }
+        let setupSeconds = (ContinuousClock.now - setup).seconds
+
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let console = ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "com.example.prices"), write: { _ in })
+        let pipeline = Pipeline(
+            store: store,
+            rules: RuleBook(RuleEngine(rules: rules.rules), routes: ProviderRoutes(defaultProvider: "console")),
+            queue: queue, senders: ["console": Sender(provider: console, logger: logger)], logger: logger)
+        let feed = loaded.feeds[0]
+        func body(_ name: String) throws -> Data {
+            try Data(contentsOf: URL(fileURLWithPath: "Samples/sequences/binance-btc-alert/" + name))
+        }
+        let first = try body("02-eth-moves.json")
+        let cross = try body("03-btc-crosses.json")
+        // Small moves crossing no level and moving no alert: below every level before the crossing (the first
+        // poll's 98,950), above the crossed ones after it (its 100,120.50).
+        let text = String(decoding: cross, as: UTF8.self)
+        let low = ["98960.00000000", "98955.00000000"].map {
+            Data(
+                text.replacingOccurrences(of: "\"lastPrice\":\"100120.50000000\"", with: "\"lastPrice\":\"\($0)\"").utf8
+            )
+        }
+        let calm = ["100130.00000000", "100125.00000000"].map {
+            Data(
+                text.replacingOccurrences(of: "\"lastPrice\":\"100120.50000000\"", with: "\"lastPrice\":\"\($0)\"").utf8
+            )
+        }
+        var now = 1_795_528_800
+
+        // The first poll: BTC seen for the first time, its subscriptions read and indexed.
+        var start = ContinuousClock.now
+        _ = try await pipeline.plan(feed: feed, body: first, now: now)
+        let load = (ContinuousClock.now - start).seconds
+        let rssLoaded = peakRSSMegabytes()
+
+        /// Polls moving the price a little (no level crossed, no running alert moved enough): their times.
+        func calmPolls(_ bodies: [Data]) async throws -> (times: [Double], pushes: Int) {
+            var times: [Double] = []
+            var pushes = 0
+            for k in 0..<quiet {
+                now += 60
+                let start = ContinuousClock.now
+                let plan = try await pipeline.plan(feed: feed, body: bodies[k % 2], now: now)
+                times.append((ContinuousClock.now - start).seconds)
+                pushes += plan.pushes.count
+            }
+            return (times, pushes)
+        }
+        let before = try await calmPolls(low)
+
+        now += 60
+        start = ContinuousClock.now
+        let cpu0 = cpuSeconds()
+        let plan = try await pipeline.plan(feed: feed, body: cross, now: now)
+        let planned = (ContinuousClock.now - start).seconds
+        let released = try await pipeline.release(now: now)
+        let crossing = (ContinuousClock.now - start).seconds
+        let crossingCPU = cpuSeconds() - cpu0
+        let outbox = try await store.outboxStatus().depth
+        // Now with the crossed alerts running: their update rule looks at each of them.
+        let after = try await calmPolls(calm)
+        print(
+            "\(subscriptions) subscriptions on BTCUSDT with their own levels (\(crossed) crossed by the move), Rules/personal-alerts.rules.json; setup \(String(format: "%.0f", setupSeconds)) s"
+        )
+        printTable(
+            ["case", "pushes", "ms", "peak RSS MB"],
+            [
+                [
+                    "first poll: subscriptions read from SQLite and indexed", "0", ms(load),
+                    String(format: "%.0f (%.0f before)", rssLoaded, rssBefore),
+                ],
+                [
+                    "poll crossing \(crossed) levels: evaluate, decide, commit", "\(plan.pushes.count)", ms(planned),
+                    "-",
+                ],
+                [
+                    "… and release them into the outbox (targets read)", "\(released.count) released, \(outbox) rows",
+                    ms(crossing) + String(format: " (CPU %.0f ms)", crossingCPU * 1000), "-",
+                ],
+                [
+                    "polls crossing none, no alert running (median of \(quiet))", "\(before.pushes)",
+                    ms(percentile(before.times, 0.5)), "-",
+                ],
+                [
+                    "polls crossing none, \(crossed) alerts running (median of \(quiet))", "\(after.pushes)",
+                    ms(percentile(after.times, 0.5)), String(format: "%.0f", peakRSSMegabytes()),
+                ],
+            ])
+    }
+}
