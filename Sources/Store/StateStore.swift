@@ -156,6 +156,9 @@ public protocol StateStore: AnyObject, Sendable {
     func isDropped(_ token: String) async throws(StoreFailure) -> Bool
     /// Answers a provider's registry query in one read.
     func registryRows(_ query: RegistryQuery) async throws(StoreFailure) -> RegistryRows
+    /// Answers many registry queries, in order (a release round's pushes); a store that can reads them in
+    /// one go.
+    func registryRows(_ queries: [RegistryQuery]) async throws(StoreFailure) -> [RegistryRows]
 
     // MARK: Personal subscriptions
 
@@ -227,6 +230,13 @@ public protocol StateStore: AnyObject, Sendable {
 }
 
 extension StateStore {
+    /// One query at a time.
+    public func registryRows(_ queries: [RegistryQuery]) async throws(StoreFailure) -> [RegistryRows] {
+        var rows: [RegistryRows] = []
+        for query in queries { rows.append(try await registryRows(query)) }
+        return rows
+    }
+
     /// Rows due now, at most 10,000.
     public func dueOutbox(now: Int) async throws(StoreFailure) -> [OutboxEntry] {
         try await dueOutbox(now: now, limit: 10_000)

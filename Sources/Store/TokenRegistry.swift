@@ -192,17 +192,17 @@ extension SQLiteStore {
     ) throws -> [RegisteredToken] {
         if let device {
             return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
-                    FROM push_to_start_token t
-                    LEFT JOIN channel_subscriber c ON c.device = t.device
-                    WHERE t.device = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
-                    AND (EXISTS (SELECT 1 FROM subscription s WHERE s.feed = ? AND s.entity = ? AND s.device = t.device)
-                      OR EXISTS (SELECT 1 FROM personal_subscription p
-                        WHERE p.feed = ? AND p.entity = ? AND p.device = t.device))
-                    ORDER BY t.device
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                        FROM push_to_start_token t
+                        LEFT JOIN channel_subscriber c ON c.device = t.device
+                        WHERE t.device = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                        AND (EXISTS (SELECT 1 FROM subscription s WHERE s.feed = ? AND s.entity = ? AND s.device = t.device)
+                          OR EXISTS (SELECT 1 FROM personal_subscription p
+                            WHERE p.feed = ? AND p.entity = ? AND p.device = t.device))
+                        ORDER BY t.device
+                        """),
                 arguments: [
                     device, attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
                     entity.feed, entity.id,
@@ -210,15 +210,15 @@ extension SQLiteStore {
             ).map(Self.registered)
         }
         return try Row.fetchAll(
-            db,
-            sql: """
-                SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
-                FROM push_to_start_token t
-                JOIN subscription s ON s.device = t.device
-                LEFT JOIN channel_subscriber c ON c.device = t.device
-                WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
-                ORDER BY t.device
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                    FROM push_to_start_token t
+                    JOIN subscription s ON s.device = t.device
+                    LEFT JOIN channel_subscriber c ON c.device = t.device
+                    WHERE s.feed = ? AND s.entity = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
+                    ORDER BY t.device
+                    """),
             arguments: [entity.feed, entity.id, attributesType, environment?.rawValue, environment?.rawValue]
         ).map(Self.registered)
     }

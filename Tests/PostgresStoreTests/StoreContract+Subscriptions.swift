@@ -18,6 +18,19 @@ extension StoreContract {
     }
 
     static let subscriptionChecks: [StoreCheck] = [
+        StoreCheck(name: "an import writes each subscription as a PUT would, and counts the conflicts") { store in
+            #expect(try await store.putSubscription(subscription("s1"), now: 100) == .created)
+            let refused = try await store.importSubscriptions(
+                [
+                    subscription("s2", device: "b"), subscription("s1", device: "z", above: 1),
+                    subscription("s1", above: 300), subscription("s3", device: "c", above: 5),
+                ], now: 200)
+            #expect(refused == 1, "s1 is device a's")
+            let found = try await store.subscriptions(of: [match])[match] ?? []
+            #expect(found.map(\.id) == ["s1", "s2", "s3"])
+            #expect(found.first?.parameters["above"] == 300, "the later write of s1 changed it")
+            #expect(try await store.importSubscriptions([], now: 300) == 0)
+        },
         StoreCheck(name: "each write of an entity's subscriptions moves its generation; a retry or a conflict does not")
         {
             store in

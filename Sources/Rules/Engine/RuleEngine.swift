@@ -39,26 +39,8 @@ public struct RuleEngine: Sendable {
             for feed in rule.feeds { watched[feed, default: []].formUnion(facts) }
         }
         watchedFacts = watched
-        var parameters: [String: [SubscriptionParameters]] = [:]
-        for rule in rules {
-            guard let declared = rule.subscription else { continue }
-            for feed in rule.feeds where !(parameters[feed] ?? []).contains(where: { $0.file == declared.file }) {
-                parameters[feed, default: []].append(declared)
-            }
-        }
-        subscriptionParameters = parameters
-        var crossings: [String: [Crossing]] = [:]
-        for rule in rules {
-            guard case .success(let crossing)? = rule.crossing else { continue }
-            for feed in rule.feeds where !(crossings[feed] ?? []).contains(where: { $0.key == crossing.key }) {
-                crossings[feed, default: []].append(crossing)
-            }
-        }
-        self.crossings = crossings
+        (subscriptionParameters, crossings) = Self.personal(rules)
     }
-
-    /// True when the feed has personal rules: its changes are evaluated once per subscription of the entity.
-    public func hasPersonalRules(feed: String) -> Bool { subscriptionParameters[feed] != nil }
 
     /// Which of `names` (facts a quiet rule names) a change touches: a changed path that is the name, lies
     /// beneath it, or holds it.
@@ -187,33 +169,6 @@ public struct RuleEngine: Sendable {
             }
         }
         return result
-    }
-
-    /// Which of a change's subscriptions each personal rule looks at: those its crossing may hold for (one
-    /// index per crossing, built once per change), or all of them.
-    struct Narrowing {
-        let change: FeedChange
-        let set: SubscriptionSet
-        private var indexes: [String: CrossingIndex]
-
-        init(change: FeedChange, set: SubscriptionSet) {
-            self.change = change
-            self.set = set
-            indexes = set.indexes
-        }
-
-        /// Positions in the set's subscriptions, in order.
-        mutating func candidates(_ rule: Rule) -> [Int] {
-            let all = set.subscriptions.indices
-            guard rule.subscription != nil, !all.isEmpty else { return Array(all) }
-            if case .success(let crossing)? = rule.crossing {
-                let index = indexes[crossing.key] ?? CrossingIndex(crossing, subscriptions: set.subscriptions)
-                indexes[crossing.key] = index
-                if let found = index.candidates(previous: change.previous, current: change.current) { return found }
-            }
-            if rule.liveOnly, let live = set.live { return live }
-            return Array(all)
-        }
     }
 
     /// The data and memos of one evaluation: the change's own, and one per activity a rule reads (the memo

@@ -228,17 +228,19 @@ public struct Pipeline: Sendable {
         let decisions = await queue.release(now: now) { routes.provider(for: $0) }
         var staged = StagedRelease()
         var released: [ActivityKey: LiveActivityPush] = [:]
+        var pushes: [LiveActivityPush] = []
         for case .send(let push, _) in decisions {
             released[push.activity] = push
-            try await stage(push, routes: routes, into: &staged, now: now)
+            pushes.append(push)
         }
+        try await stage(pushes, routes: routes, into: &staged, now: now)
         // Devices that began to follow an entity whose activity runs get its start; a start of the same
         // activity the throttle released for the same device this round goes instead.
         let joins = try await store.lateJoins(limit: Self.lateJoinsPerRound)
         let releasedTargets = Set(staged.entries.map(\.key))
         for push in try await lateJoinStarts(joins) {
             var late = StagedRelease()
-            try await stage(push, routes: routes, into: &late, now: now)
+            try await stage([push], routes: routes, into: &late, now: now)
             staged.entries += late.entries.filter { !releasedTargets.contains($0.key) }
             metrics.lateJoin(late.entries.isEmpty ? "no-token" : "started")
             if late.entries.isEmpty {
@@ -267,59 +269,6 @@ public struct Pipeline: Sendable {
         for decision in decisions { metrics.throttled(decision) }
         metrics.pendingPushes(await queue.pendingCount)
         return decisions
-    }
-
-    /// What a release round writes to the outbox.
-    private struct StagedRelease {
-        var entries: [OutboxEntry] = []
-        var fanOuts: [OutboxFanOut] = []
-    }
-
-    /// Finds the targets of one push and stages its outbox rows (or its fan-out), paced: a push-to-start by
-    /// device and attributes type, a broadcast by its channel.
-    private func stage(_ push: LiveActivityPush, routes: ProviderRoutes, into staged: inout StagedRelease, now: Int)
-        async throws(StoreFailure)
-    {
-        let provider = routes.provider(for: push)
-        guard let traits = senders[provider]?.provider.traits, let json = try? push.canonicalJSON() else { return }
-        let mode = routes.mode(for: push)
-        let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
-        // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
-        // broadcast in `both` mode) are those of no registry rows.
-        let fanOut = OutboxFanOut.of(
-            push, json: json, traits: traits, provider: provider, channel: channel?.id, mode: mode, now: now)
-        let rows = fanOut == nil ? try await store.registryRows(traits.addressing.query(for: push)) : RegistryRows()
-        let targets = traits.addressing.targets(
-            for: push, rows: rows, deliversWithoutTargets: traits.deliversWithoutTargets, channel: channel?.id,
-            channelPolicy: channel?.storagePolicy, mode: mode)
-        if let fanOut {
-            staged.fanOuts.append(fanOut)
-        } else if targets.isEmpty, push.ruleIDs != LateJoinDecision.ruleIDs {
-            // (A late joiner's start says so itself.)
-            logger.info(
-                "no registered token for push",
-                metadata: [
-                    "activity.key": "\(push.activity)", "push.event": "\(push.event)",
-                    "device": "\(push.device ?? "")",
-                ])
-        }
-        try await queue.loadStartPaces(
-            targets.filter { $0.kind == .pushToStart && !$0.outboxTarget.isEmpty }.map {
-                ($0.outboxTarget, push.attributesType)
-            })
-        for target in targets {
-            // Push-to-start is paced per device and attributes type; a start over the limit waits in the
-            // outbox until the device's window allows it.
-            var due = now
-            if target.kind == .pushToStart, !target.outboxTarget.isEmpty {
-                due = await queue.admitStart(token: target.outboxTarget, attributesType: push.attributesType, now: now)
-            }
-            // A channel's broadcasts keep its pace; one over it waits (a newer state replaces it there).
-            if target.kind == .channel, let id = target.channel, let pace = senders[provider]?.provider.channels {
-                due = await queue.admitBroadcast(channel: id, limit: pace.maxBroadcasts, window: pace.window, now: now)
-            }
-            staged.entries.append(OutboxEntry(push, json: json, to: target, provider: provider, nextAttempt: due))
-        }
     }
 
     /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender.

@@ -160,16 +160,19 @@ public struct TokenFile: Sendable, Decodable {
         -> Int
     {
         var refused = 0
+        var own: [LiveRelayCore.Subscription] = []
         for s in subscriptions {
             guard let entity = Self.entityKey(s.entity) else { continue }
             if let id = s.id {
-                let subscription = LiveRelayCore.Subscription(
-                    id: id, device: s.device, entity: entity, parameters: s.parameters ?? .emptyObject, createdAt: now)
-                if case .conflict = try await store.putSubscription(subscription, now: now) { refused += 1 }
+                own.append(
+                    LiveRelayCore.Subscription(
+                        id: id, device: s.device, entity: entity, parameters: s.parameters ?? .emptyObject,
+                        createdAt: now))
             } else {
                 try await store.subscribe(device: s.device, to: entity, now: now)
             }
         }
+        refused += try await store.importSubscriptions(own, now: now)
         for id in deletedSubscriptions { try await store.deleteSubscription(id: id, now: now) }
         for t in pushToStart {
             let stored = try await store.registerPushToStartToken(

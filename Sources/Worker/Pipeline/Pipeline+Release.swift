@@ -1,0 +1,96 @@
+import Delivery
+import Foundation
+import LiveRelayCore
+import Logging
+import Store
+import StoreCore
+
+/// The release round's staging: the targets of what the throttle released, read for the round at once,
+/// paced, as outbox rows and fan-outs.
+extension Pipeline {
+    /// What a release round writes to the outbox.
+    struct StagedRelease {
+        var entries: [OutboxEntry] = []
+        var fanOuts: [OutboxFanOut] = []
+    }
+
+    /// Finds the targets of pushes and stages their outbox rows (or fan-outs), in order, paced: a
+    /// push-to-start by device and attributes type, a broadcast by its channel. The registry is read for all
+    /// of them at once, and the saved push-to-start windows of all their targets.
+    func stage(
+        _ pushes: [LiveActivityPush], routes: ProviderRoutes, into staged: inout StagedRelease, now: Int
+    ) async throws(StoreFailure) {
+        struct Staging {
+            var push: LiveActivityPush
+            var provider: String
+            var traits: ProviderTraits
+            var json: Data
+            var mode: ActivityMode
+            var channel: ActivityChannel?
+            var fanOut: OutboxFanOut?
+            var rows = RegistryRows()
+        }
+        var all: [Staging] = []
+        for push in pushes {
+            let provider = routes.provider(for: push)
+            guard let traits = senders[provider]?.provider.traits, let json = try? push.canonicalJSON() else {
+                continue
+            }
+            let mode = routes.mode(for: push)
+            let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
+            // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
+            // broadcast in `both` mode) are those of no registry rows.
+            let fanOut = OutboxFanOut.of(
+                push, json: json, traits: traits, provider: provider, channel: channel?.id, mode: mode, now: now)
+            all.append(
+                Staging(
+                    push: push, provider: provider, traits: traits, json: json, mode: mode, channel: channel,
+                    fanOut: fanOut))
+        }
+        let read = all.indices.filter { all[$0].fanOut == nil }
+        let answers = try await store.registryRows(read.map { all[$0].traits.addressing.query(for: all[$0].push) })
+        for (i, rows) in zip(read, answers) { all[i].rows = rows }
+        var targetsOf: [[PushTarget]] = []
+        for s in all {
+            let targets = s.traits.addressing.targets(
+                for: s.push, rows: s.rows, deliversWithoutTargets: s.traits.deliversWithoutTargets,
+                channel: s.channel?.id, channelPolicy: s.channel?.storagePolicy, mode: s.mode)
+            if let fanOut = s.fanOut {
+                staged.fanOuts.append(fanOut)
+            } else if targets.isEmpty, s.push.ruleIDs != LateJoinDecision.ruleIDs {
+                // (A late joiner's start says so itself.)
+                logger.info(
+                    "no registered token for push",
+                    metadata: [
+                        "activity.key": "\(s.push.activity)", "push.event": "\(s.push.event)",
+                        "device": "\(s.push.device ?? "")",
+                    ])
+            }
+            targetsOf.append(targets)
+        }
+        try await queue.loadStartPaces(
+            zip(all, targetsOf).flatMap { s, targets in
+                targets.filter { $0.kind == .pushToStart && !$0.outboxTarget.isEmpty }.map {
+                    ($0.outboxTarget, s.push.attributesType)
+                }
+            })
+        for (s, targets) in zip(all, targetsOf) {
+            for target in targets {
+                // Push-to-start is paced per device and attributes type; a start over the limit waits in the
+                // outbox until the device's window allows it.
+                var due = now
+                if target.kind == .pushToStart, !target.outboxTarget.isEmpty {
+                    due = await queue.admitStart(
+                        token: target.outboxTarget, attributesType: s.push.attributesType, now: now)
+                }
+                // A channel's broadcasts keep its pace; one over it waits (a newer state replaces it there).
+                if target.kind == .channel, let id = target.channel, let pace = senders[s.provider]?.provider.channels {
+                    due = await queue.admitBroadcast(
+                        channel: id, limit: pace.maxBroadcasts, window: pace.window, now: now)
+                }
+                staged.entries.append(
+                    OutboxEntry(s.push, json: s.json, to: target, provider: s.provider, nextAttempt: due))
+            }
+        }
+    }
+}
