@@ -151,9 +151,10 @@ extension SQLiteStore {
                 let select = try db.cachedStatement(
                     sql: "SELECT * FROM personal_subscription WHERE feed = ? AND entity = ? ORDER BY id")
                 for entity in Set(entities) {
-                    let found = try Row.fetchAll(select, arguments: [entity.feed, entity.id]).map {
-                        try Self.subscription($0, path: path)
-                    }
+                    // A cursor: a symbol's million rows are never all held as rows beside their values.
+                    var found: [Subscription] = []
+                    let rows = try Row.fetchCursor(select, arguments: [entity.feed, entity.id])
+                    while let row = try rows.next() { found.append(try Self.subscription(row, path: path)) }
                     if !found.isEmpty { out[entity] = found }
                 }
                 return out

@@ -20,6 +20,8 @@ name=memory section "Memory (target < 300 MB)" $bench memory
 name=fanout section "Fan-out (targets: ≥ 0.70 of h2load, ≥ 5× aioapns)" scripts/bench/fanout.sh "${1:-100000}"
 name=channels section "Broadcast channels (1,000,000 devices, token vs both mode; 10,000 channels)" scripts/bench/channels.sh
 name=goal section "The goal through liverelay replay (20,000 devices, the default config)" scripts/bench/goal-cli.sh 20000
+name=personal section "Alerts of one's own (1,000,000 levels on one symbol; targets: crossing 1,000 ≤ 20 ms, none ≤ 1 ms, ≤ 300 MB, load ≤ 5 s)" $bench personal
+name=subscriptions section "Subscriptions through the token API (target ≥ 5,000/s)" scripts/bench/subscriptions-api.sh 30 8 2
 
 python3 - "$out" /tmp/liverelay-fanout/results.jsonl <<'PY'
 import json, sys

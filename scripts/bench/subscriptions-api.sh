@@ -2,7 +2,8 @@
 # Subscriptions created through the token API as an app backend makes them: `liverelay run` (the release
 # binary) with Samples/presets/personal-alerts.json and its API on loopback, and wrk PUTting
 # /v1/subscriptions/{id} over keep-alive connections, each request a new subscription with its own level.
-# Prints wrk's figures and how many subscriptions the state file holds after. Needs wrk (Debian: wrk).
+# Prints wrk's figures and how many subscriptions the state file holds after (installs wrk from Debian
+# when it is missing).
 # Usage: scripts/bench/subscriptions-api.sh [seconds=20] [connections=8] [threads=2]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,7 +12,8 @@ connections=${2:-8}
 threads=${3:-2}
 bin=.build/release/liverelay
 [ -x "$bin" ] || swift build -c release --product liverelay
-command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
+. scripts/debian-packages.sh
+liverelay_install_packages wrk
 work=$(mktemp -d /tmp/liverelay-subscriptions-bench.XXXXXX)
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))
@@ -30,7 +32,7 @@ json.dump(config, open(os.path.join(work, "liverelay.json"), "w"))
 PY
 cat > "$work/put.lua" <<'LUA'
 local counter = 0
-local prefix = ""
+prefix = ""
 function setup(thread)
   thread:set("prefix", tostring(math.random(1, 1000000000)))
 end
