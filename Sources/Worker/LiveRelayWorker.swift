@@ -117,11 +117,17 @@ public struct LiveRelayWorker: Sendable {
         let deliveries = DeliveryHealth(providers: kinds, defaultProvider: loaded.defaultProviderID)
         let loopClock = endingOnGracefulShutdown(environment.clock)
         let lease = shared.map { shared in
-            // Taking the lease, the throttle is read afresh (the last poller's budgets and held pushes);
-            // losing it, the worker only stops releasing (what it queued is saved for the next poller).
+            // Taking the lease, the throttle is read afresh (the last poller's budgets and held pushes), and the
+            // subscriptions kept from this worker's earlier polls are forgotten; losing it, the worker only
+            // stops releasing (what it queued is saved for the next poller).
             PollerLease(
                 store: shared, seconds: loaded.pollerLeaseSeconds, clock: loopClock, logger: logger,
-                changed: { held throws(StoreFailure) in if held { try await queue.reset(loadPending: true) } })
+                changed: { held throws(StoreFailure) in
+                    if held {
+                        try await queue.reset(loadPending: true)
+                        pipeline.book.forget()
+                    }
+                })
         }
         var polls: (@Sendable () -> Bool)?
         if let lease { polls = { lease.isHeld } }

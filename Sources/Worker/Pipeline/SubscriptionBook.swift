@@ -63,6 +63,11 @@ public final class SubscriptionBook: Sendable {
         return kept.filter { !$0.value.subscriptions.isEmpty }
     }
 
+    /// Forgets everything: the next poll reads each entity's subscriptions again. A worker taking the polls
+    /// over calls it, as another worker's polls may have started alerts meanwhile (which this book would not
+    /// count as running).
+    public func forget() { entries.withLock { $0.removeAll() } }
+
     /// Keeps which subscriptions own a running activity, from activities just written.
     public func note(_ records: [ActivityRecord]) {
         let owned = records.filter { $0.start?.subscription != nil && $0.entity != nil }

@@ -52,6 +52,9 @@ import Worker
         let after = try #require(try await book.sets(for: [btc], crossings: crossings, store: store)[btc])
         #expect(after.subscriptions.map(\.id) == ["a", "b", "c"])
         #expect(after.subscriptions.first?.parameters == ["above": 150])
+        // Forgotten (a worker taking the polls over): read again, with the running set from the store.
+        book.forget()
+        #expect(try await book.sets(for: [btc], crossings: crossings, store: store)[btc]?.subscriptions.count == 3)
         try await store.deleteSubscription(id: "a", now: 400)
         try await store.deleteSubscription(id: "b", now: 400)
         try await store.deleteSubscription(id: "c", now: 400)
