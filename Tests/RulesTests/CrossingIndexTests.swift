@@ -108,15 +108,22 @@ import Testing
                 current: Facts(["price": after]), changedPaths: ["price"])
             // Some subscriptions own a running activity, at a price of their own; the index knows which.
             var activities: [ActivityKey: JSONValue] = [:]
-            var live: Set<String> = []
+            var records: [ActivityRecord] = []
             for s in subscriptions where random.next() % 3 == 0 {
-                live.insert(s.id)
-                activities[ActivityKey("my-alert-\(s.id)")] = [
-                    "phase": random.next() % 2 == 0 ? "active" : "pending",
-                    "state": ["price": prices[Int(random.next() % 6)]],
+                let key = ActivityKey("my-alert-\(s.id)-0")
+                let phase: ActivityPhase = random.next() % 2 == 0 ? .active : .pending
+                activities[key] = [
+                    "phase": .string(phase.rawValue), "state": ["price": prices[Int(random.next() % 6)]],
                 ]
+                records.append(
+                    ActivityRecord(
+                        key: key, attributesType: "PersonalAlertAttributes", phase: phase, state: .emptyObject,
+                        lastTimestamp: 0, entity: s.entity,
+                        start: ActivityStart(
+                            attributes: .emptyObject, alert: nil, lateJoin: false, subscription: s.owner)))
             }
-            let set = SubscriptionSet(subscriptions, crossings: indexed.crossings["markets"] ?? [], live: live)
+            let set = SubscriptionSet(
+                subscriptions, crossings: indexed.crossings["markets"] ?? [], activities: records)
             let a = indexed.evaluate(change, now: 1_000, activities: activities, subscriptions: set)
             let b = plain.evaluate(
                 change, now: 1_000, activities: activities, subscriptions: subscriptions.sorted { $0.id < $1.id })

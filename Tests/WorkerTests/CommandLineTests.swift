@@ -29,7 +29,7 @@ import Testing
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(
             run.standardOutput.contains(
-                "Rules/personal-alerts.rules.json:19:5: rule my-crosses-above: personal, indexed: only the subscriptions whose subscription.parameters.above lies between prev.price and curr.price are evaluated"
+                "Rules/personal-alerts.rules.json:23:5: rule my-crosses-above: personal, indexed: only the subscriptions whose subscription.parameters.above lies between prev.price and curr.price are evaluated"
             ), "\(run.standardOutput)")
         #expect(
             run.standardOutput.contains(

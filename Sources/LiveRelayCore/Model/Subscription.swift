@@ -25,10 +25,13 @@ public struct Subscription: Sendable, Hashable, Codable {
         self.changedAt = changedAt ?? createdAt
     }
 
-    /// What a rule reads as `subscription`: its `id`, `device`, `parameters` and `created-at`.
-    public var view: JSONValue {
+    /// What a rule reads as `subscription`: its `id`, `device`, `parameters`, `created-at` and
+    /// `earlier-alerts` (how many of its alerts are behind it: an activity key that reads it gives each
+    /// alert after the first an activity of its own, so that an alert can fire again once one has ended).
+    public func view(earlierAlerts: Int = 0) -> JSONValue {
         .object([
             "id": .string(id), "device": .string(device), "parameters": parameters, "created-at": .int(createdAt),
+            "earlier-alerts": .int(earlierAlerts),
         ])
     }
 

@@ -145,19 +145,8 @@ public struct CrossingIndex: Sendable {
         // many is evaluated, never one too few left out.
         let low = min(a, b).nextDown
         let high = max(a, b).nextUp
-        var lo = levels.startIndex
-        var hi = levels.endIndex
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if levels[mid].0 < low { lo = mid + 1 } else { hi = mid }
-        }
-        let start = lo
-        hi = levels.endIndex
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if levels[mid].0 <= high { lo = mid + 1 } else { hi = mid }
-        }
-        let end = lo
+        let start = levels.partitioningIndex { $0.0 >= low }
+        let end = levels[start...].partitioningIndex { $0.0 > high }
         var positions = levels[start..<end].map { Int($0.1) }
         // A level that is not a number decides the same for every subscription holding it: tried once.
         for (value, holders) in others {
@@ -214,17 +203,23 @@ public enum LiveOnly {
 }
 
 /// The subscriptions of one entity as personal rules read them: in id order, with the indexes of the
-/// crossings the rules require built once, and which subscriptions own a running activity (`nil` when not
-/// known: every subscription may).
+/// crossings the rules require built once, which subscriptions own a running activity (`nil` when not
+/// known: every subscription may), and how many of each one's alerts are behind it.
 public struct SubscriptionSet: Sendable {
     public let subscriptions: [Subscription]
     /// By ``Crossing/key``.
     let indexes: [String: CrossingIndex]
     /// The positions of the subscriptions that own a running activity, in order.
     public private(set) var live: [Int]?
+    /// By position, how many of a subscription's alerts are behind it (absent: none): the activities made
+    /// under its id that have ended, or that an earlier subscription of the same id made (they end at the
+    /// feed's next poll). Its rules read it as `subscription.earlier-alerts`.
+    private var earlier: [Int: Int] = [:]
 
-    /// `subscriptions` (put in id order, as the store gives them); an index for each of `crossings`.
-    public init(_ subscriptions: [Subscription], crossings: [Crossing] = [], live: Set<String>? = nil) {
+    /// `subscriptions` (put in id order, as the store gives them); an index for each of `crossings`; which
+    /// own a running activity and how many alerts are behind each, from `activities` (all the entity's, the
+    /// ended ones too), or unknown.
+    public init(_ subscriptions: [Subscription], crossings: [Crossing] = [], activities: [ActivityRecord]? = nil) {
         let ordered = zip(subscriptions, subscriptions.dropFirst()).allSatisfy { $0.id < $1.id }
         let subscriptions = ordered ? subscriptions : subscriptions.sorted { $0.id < $1.id }
         self.subscriptions = subscriptions
@@ -233,32 +228,65 @@ public struct SubscriptionSet: Sendable {
             indexes[crossing.key] = CrossingIndex(crossing, subscriptions: subscriptions)
         }
         self.indexes = indexes
-        self.live = live.map { ids in ids.compactMap { position(of: $0) }.sorted() }
+        guard let activities else { return }
+        var live: Set<Int> = []
+        for record in activities {
+            guard let owner = record.start?.subscription, let position = position(of: owner.id) else { continue }
+            if record.phase == .ended || owner != subscriptions[position].owner {
+                earlier[position, default: 0] += 1
+            } else {
+                live.insert(position)
+            }
+        }
+        self.live = live.sorted()
+    }
+
+    /// What the rules read as `subscription` for the subscription at `position`.
+    public func view(_ position: Int) -> JSONValue {
+        subscriptions[position].view(earlierAlerts: earlier[position] ?? 0)
+    }
+
+    /// The subscription `id` with how many of its alerts are behind it.
+    public func subscription(_ id: String) -> (Subscription, earlierAlerts: Int)? {
+        position(of: id).map { (subscriptions[$0], earlier[$0] ?? 0) }
     }
 
     /// The position of the subscription `id` (ids are ASCII, so their order is their bytes').
     public func position(of id: String) -> Int? {
-        var lo = subscriptions.startIndex
-        var hi = subscriptions.endIndex
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if subscriptions[mid].id < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < subscriptions.endIndex && subscriptions[lo].id == id ? lo : nil
+        let at = subscriptions.partitioningIndex { $0.id >= id }
+        return at < subscriptions.endIndex && subscriptions[at].id == id ? at : nil
     }
 
-    /// Marks the subscription `id` as owning a running activity, or no longer.
-    public mutating func setLive(_ id: String, _ running: Bool) {
-        guard var live, let position = position(of: id) else { return }
-        var lo = live.startIndex
-        var hi = live.endIndex
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if live[mid] < position { lo = mid + 1 } else { hi = mid }
-        }
-        let present = lo < live.endIndex && live[lo] == position
-        if running, !present { live.insert(position, at: lo) }
-        if !running, present { live.remove(at: lo) }
+    /// Takes in what happened to an activity of the subscription `owner`: it runs, or it ended (one more
+    /// alert behind the subscription). `ended` is said once per activity, when it ends.
+    public mutating func note(_ owner: SubscriptionOwner, running: Bool, ended: Bool) {
+        guard let position = position(of: owner.id), subscriptions[position].owner == owner else { return }
+        if ended { earlier[position, default: 0] += 1 }
+        guard var live else { return }
+        let at = live.partitioningIndex { $0 >= position }
+        let present = at < live.endIndex && live[at] == position
+        if running, !present { live.insert(position, at: at) }
+        if !running, present { live.remove(at: at) }
         self.live = live
+    }
+}
+
+extension RandomAccessCollection {
+    /// The first index whose element satisfies `belongs`, which holds for a suffix of the collection (its
+    /// end when none does): a binary search.
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Index {
+        var lo = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let mid = index(lo, offsetBy: half)
+            if belongs(self[mid]) {
+                count = half
+            } else {
+                lo = index(after: mid)
+                count -= half + 1
+            }
+        }
+        return lo
     }
 }

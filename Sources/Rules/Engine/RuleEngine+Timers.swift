@@ -106,10 +106,10 @@ extension RuleEngine {
     /// activity, its entity's facts standing as both `prev` and `curr` (`changed` is empty). Each rule sees
     /// `now` as the time it came due, so what it decides does not hang on when the pass ran. A rule whose key
     /// names another activity does nothing here. The activity of a subscription (`subscription`, when it
-    /// still exists) shows it to the rules.
+    /// still exists) shows it to the rules, with how many of its alerts are behind it (`earlierAlerts`).
     public func evaluateTimers(
         _ due: [(rule: Int, at: Int)], for subject: TimerSubject, facts: Facts?, activity: JSONValue,
-        subscription: Subscription? = nil
+        subscription: Subscription? = nil, earlierAlerts: Int = 0
     ) -> RuleEvaluation {
         var result = RuleEvaluation()
         let still = FeedChange(entity: subject.entity, previous: facts, current: facts, changedPaths: [])
@@ -120,7 +120,7 @@ extension RuleEngine {
                 ?? Scope(
                     data: RuleEngine.data(
                         for: still, now: at, changedAt: subject.changedAt ?? subject.startedAt, constants: constants,
-                        subscription: subscription?.view),
+                        subscription: subscription?.view(earlierAlerts: earlierAlerts)),
                     activities: [subject.activity: activity], only: subject.activity)
             scope.subscription = subscription?.owner
             RuleEngine.run(timerRules[i], in: &scope, entity: subject.entity, facts: facts?.value, into: &result)

@@ -116,7 +116,7 @@ public struct RuleEngine: Sendable {
             }
             for i in narrowing.candidates(rule) {
                 let data = RuleEngine.data(
-                    for: change, now: now, constants: constants, subscription: subscriptions.subscriptions[i].view)
+                    for: change, now: now, constants: constants, subscription: subscriptions.view(i))
                 if case .success(let key) = RuleEngine.key(
                     rule, data: data, memo: JsonLogicMemo(), entity: change.entity)
                 {
@@ -161,7 +161,7 @@ public struct RuleEngine: Sendable {
                     ?? Scope(
                         data: RuleEngine.data(
                             for: change, now: now, constants: constants,
-                            subscription: subscriptions.subscriptions[j].view),
+                            subscription: subscriptions.view(j)),
                         activities: activities)
                 scope.subscription = subscriptions.subscriptions[j].owner
                 RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)

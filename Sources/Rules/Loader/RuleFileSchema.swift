@@ -37,7 +37,7 @@ public enum RuleFileSchema {
               "enum": ["start", "none"]
             },
             "subscription": {
-              "description": "The parameters a device's own subscription to an entity of this file's feeds carries (PUT /v1/subscriptions/{id}), as a JSON Schema for an object: {\"type\": \"object\", \"properties\": {\"above\": {\"type\": \"number\"}}, \"required\": [\"above\"]}. A file that declares it holds personal rules: each is evaluated once per subscription of the changed entity and reads it as `subscription` (`id`, `device`, `parameters`, `created-at`); its activity key must read `subscription.id`, so each subscription's activity is its own, started, updated and ended for its device alone; deleting the subscription ends it. The token API refuses a subscription whose parameters this schema refuses.",
+              "description": "The parameters a device's own subscription to an entity of this file's feeds carries (PUT /v1/subscriptions/{id}), as a JSON Schema for an object: {\"type\": \"object\", \"properties\": {\"above\": {\"type\": \"number\"}}, \"required\": [\"above\"]}. A file that declares it holds personal rules: each is evaluated once per subscription of the changed entity and reads it as `subscription` (`id`, `device`, `parameters`, `created-at`, `earlier-alerts`: how many of its alerts have ended); its activity key must read `subscription.id` (and `subscription.earlier-alerts` for an alert that may fire again), so each subscription's activity is its own, started, updated and ended for its device alone; deleting the subscription ends it. The token API refuses a subscription whose parameters this schema refuses.",
               "type": "object"
             },
             "rules": {

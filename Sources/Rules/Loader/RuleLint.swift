@@ -40,7 +40,7 @@ struct RuleLint {
     static let activityMembers: Set<String> = [
         "phase", "state", "facts", "started-at", "pushed-at", "changed-at", "sent-at", "delivered-state", "budget",
     ]
-    static let subscriptionMembers: Set<String> = ["id", "device", "parameters", "created-at"]
+    static let subscriptionMembers: Set<String> = ["id", "device", "parameters", "created-at", "earlier-alerts"]
     static let budgetMembers: Set<String> = ["size", "period", "used", "remaining", "refill-at", "held"]
 
     /// Fewest and most arguments of operators whose extra arguments are ignored or whose missing ones make the

@@ -33,18 +33,13 @@ extension Pipeline {
         return looks
     }
 
-    /// The subscriptions that own these activities and still exist, by activity (read only when a personal
-    /// rule is on the clock).
-    func owningSubscriptions(_ records: [ActivityRecord]) async throws(StoreFailure) -> [ActivityKey: Subscription] {
-        let owned = records.compactMap { record in
-            record.start?.subscription.flatMap { owner in record.entity.map { (record.key, owner, $0) } }
-        }
-        guard !owned.isEmpty, rules.engine.timerRules.contains(where: { $0.subscription != nil }) else { return [:] }
-        let subscriptions = try await store.subscriptions(of: Array(Set(owned.map(\.2))))
-        var out: [ActivityKey: Subscription] = [:]
-        for (key, owner, entity) in owned {
-            out[key] = subscriptions[entity]?.first { $0.owner == owner }
-        }
-        return out
+    /// The subscriptions that own these activities and still exist, with how many of their alerts are
+    /// behind them, by activity (read only when a personal rule is on the clock).
+    func owningSubscriptions(_ records: [ActivityRecord]) async throws(StoreFailure)
+        -> [ActivityKey: (Subscription, earlierAlerts: Int)]
+    {
+        let engine = rules.engine
+        guard engine.timerRules.contains(where: { $0.subscription != nil }) else { return [:] }
+        return try await book.owners(of: records, crossings: engine.crossings, store: store)
     }
 }

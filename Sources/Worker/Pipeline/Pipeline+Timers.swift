@@ -98,7 +98,8 @@ extension Pipeline {
                     FeedChange(entity: subject.entity, previous: still, current: still, changedPaths: []),
                     engine.evaluateTimers(
                         look.evaluate, for: subject, facts: still, activity: view,
-                        subscription: owners[subject.activity]),
+                        subscription: owners[subject.activity]?.0,
+                        earlierAlerts: owners[subject.activity]?.earlierAlerts ?? 0),
                     subject.entity.feed
                 ))
             // Each look is kept, fired or not, so the rule looks again only when it comes due again.
@@ -147,6 +148,7 @@ extension Pipeline {
             await queue.revert(keys.keys)
             throw error
         }
+        book.note(changed, before: found)
         pass.nextDue = try await store.nextTimerDue()
         return pass
     }

@@ -171,7 +171,7 @@ public struct Pipeline: Sendable {
             await queue.revert(touched)
             throw error
         }
-        book.note(records.values.filter { before[$0.key] != $0 })
+        book.note(records.values.filter { before[$0.key] != $0 }, before: before)
         // Ended (or found with nothing to end) with the commit; a crash before this only ends them again,
         // which the ledger skips.
         if !deleted.isEmpty { try await store.finishDeletedSubscriptions(deleted) }

@@ -46,12 +46,10 @@ public final class SubscriptionBook: Sendable {
         let activities = try await store.activities(of: stale)
         var fresh: [EntityKey: Entry] = [:]
         for entity in stale {
-            let live = Set(
-                (activities[entity] ?? []).compactMap { $0.phase == .ended ? nil : $0.start?.subscription?.id })
             let wanted = crossings[entity.feed] ?? []
             fresh[entity] = Entry(
                 generation: generations[entity] ?? 0, crossings: wanted.map(\.key),
-                set: SubscriptionSet(read[entity] ?? [], crossings: wanted, live: live))
+                set: SubscriptionSet(read[entity] ?? [], crossings: wanted, activities: activities[entity] ?? []))
         }
         entries.withLock { entries in
             for (entity, entry) in fresh {
@@ -68,15 +66,37 @@ public final class SubscriptionBook: Sendable {
     /// count as running).
     public func forget() { entries.withLock { $0.removeAll() } }
 
-    /// Keeps which subscriptions own a running activity, from activities just written.
-    public func note(_ records: [ActivityRecord]) {
+    /// Keeps which subscriptions own a running activity and how many alerts are behind each, from the
+    /// activities a poll or timer pass just wrote (`before`: as they were).
+    public func note(_ records: [ActivityRecord], before: [ActivityKey: ActivityRecord]) {
         let owned = records.filter { $0.start?.subscription != nil && $0.entity != nil }
         guard !owned.isEmpty else { return }
         entries.withLock { entries in
             for record in owned {
-                guard let entity = record.entity, let id = record.start?.subscription?.id else { continue }
-                entries[entity]?.set.setLive(id, record.phase != .ended)
+                guard let entity = record.entity, let owner = record.start?.subscription else { continue }
+                entries[entity]?.set.note(
+                    owner, running: record.phase != .ended,
+                    ended: record.phase == .ended && before[record.key]?.phase != .ended)
             }
         }
+    }
+
+    /// The subscriptions that own `records` (activities of personal rules, running) and still exist, each
+    /// with how many of its alerts are behind it, by activity: from the book, its entities read first where
+    /// they changed.
+    public func owners(of records: [ActivityRecord], crossings: [String: [Crossing]], store: any StateStore)
+        async throws(StoreFailure) -> [ActivityKey: (Subscription, earlierAlerts: Int)]
+    {
+        let owned = records.compactMap { record in
+            record.start?.subscription.flatMap { owner in record.entity.map { (record.key, owner, $0) } }
+        }
+        guard !owned.isEmpty else { return [:] }
+        let sets = try await sets(for: Array(Set(owned.map(\.2))), crossings: crossings, store: store)
+        var out: [ActivityKey: (Subscription, earlierAlerts: Int)] = [:]
+        for (key, owner, entity) in owned {
+            guard let found = sets[entity]?.subscription(owner.id), found.0.owner == owner else { continue }
+            out[key] = found
+        }
+        return out
     }
 }

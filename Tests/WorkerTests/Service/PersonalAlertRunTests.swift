@@ -12,13 +12,18 @@ import Worker
 struct PersonalAlertRunTests {
     static func token(_ byte: String) -> String { String(repeating: byte, count: 32) }
 
-    static let steps = [
-        "01-before.json", "02-eth-moves.json", "03-btc-crosses.json", "04-btc-drifts.json", "05-btc-drifts-on.json",
-        "06-calm.json",
-    ]
+    static let steps =
+        [
+            "01-before.json", "02-eth-moves.json", "03-btc-crosses.json", "04-btc-drifts.json", "05-btc-drifts-on.json",
+            "06-calm.json",
+        ].map { "binance-btc-alert/" + $0 }
+        + ["07-btc-falls.json", "08-btc-recovers.json", "09-btc-falls-again.json"].map {
+            "binance-personal-alerts/" + $0
+        }
 
     /// Each subscription's alert starts at its own level on its own device, updates at its own move, and
-    /// ends when it is deleted; a subscription whose level is never crossed gets nothing; the API refuses
+    /// ends when it is deleted or after 30 calm minutes; it fires once, unless its subscription re-arms: then
+    /// the next crossing starts a second alert of its own; the API refuses
     /// parameters the rule file does not declare, naming the field. In `channel` mode the same: a
     /// subscription's activity runs by tokens (a channel for one device would save nothing), and no channel
     /// is made.
@@ -26,7 +31,7 @@ struct PersonalAlertRunTests {
     func eachSubscriptionGetsItsOwnAlert(mode: String) async throws {
         let feed = try await FeedServer.start(
             bodies: try Self.steps.map {
-                try Data(contentsOf: Repository.url("Samples/sequences/binance-btc-alert/" + $0))
+                try Data(contentsOf: Repository.url("Samples/sequences/" + $0))
             }, manual: true)
         try await MatchReplay.withFakeAPNs(
             channels: mode == "channel" ? ["storage-policy": 0] : nil,
@@ -70,14 +75,15 @@ struct PersonalAlertRunTests {
 
                 try await subscribe("sub-a", device: "iphone-a", #"{"above": 100000, "move-percent": 0.2}"#)
                 try await subscribe("sub-b", device: "iphone-b", #"{"above": 100500}"#)
-                try await subscribe("sub-c", device: "iphone-c", #"{"below": 98000}"#)
+                try await subscribe("sub-c", device: "iphone-c", #"{"below": 100000, "re-arm": true}"#)
                 let conflict = try await put(
                     "sub-a",
                     #"{"device": "iphone-b", "feed": "markets", "entity": "BTCUSDT", "parameters": {"above": 1}}"#)
                 #expect(conflict.status == 409, "\(conflict.body)")
                 let same = try await put(
                     "sub-c",
-                    #"{"device": "iphone-c", "feed": "markets", "entity": "BTCUSDT", "parameters": {"below": 98000}}"#)
+                    #"{"device": "iphone-c", "feed": "markets", "entity": "BTCUSDT", "parameters": {"below": 100000, "re-arm": true}}"#
+                )
                 #expect(same.status == 200, "\(same.body)")
 
                 func bodies(_ token: String) throws -> [JSONValue] {
@@ -99,7 +105,7 @@ struct PersonalAlertRunTests {
                 // The app reports the new activity's update token.
                 #expect(
                     try await run.api.request(
-                        "PUT", "/v1/activities/my-alert-sub-a/tokens/iphone-a",
+                        "PUT", "/v1/activities/my-alert-sub-a-0/tokens/iphone-a",
                         body: #"{"token": "\#(Self.token("a2"))", "environment": "sandbox"}"#
                     ).status == 204)
 
@@ -114,7 +120,7 @@ struct PersonalAlertRunTests {
                 #expect(startB.first?["aps"]?["attributes"]?["level"] == 100500)
                 #expect(
                     try await run.api.request(
-                        "PUT", "/v1/activities/my-alert-sub-b/tokens/iphone-b",
+                        "PUT", "/v1/activities/my-alert-sub-b-0/tokens/iphone-b",
                         body: #"{"token": "\#(Self.token("b2"))", "environment": "sandbox"}"#
                     ).status == 204)
 
@@ -130,15 +136,47 @@ struct PersonalAlertRunTests {
                 let end = try #require(try bodies(Self.token("a2")).last)
                 #expect(end["aps"]?["event"] == "end")
                 #expect(end["aps"]?["dismissal-date"] == end["aps"]?["timestamp"])
-                #expect(try bodies(Self.token("c1")).isEmpty, "sub-c's level was never crossed")
+                #expect(try bodies(Self.token("c1")).isEmpty, "sub-c's level is not crossed yet")
                 #expect(run.logs.all.contains { $0.contains("subscription deleted: its activities end") })
 
-                // sub-b's alert ends after 30 calm minutes: its timer rule found its subscription.
-                #expect(try bodies(Self.token("b2")).isEmpty)
+                // 99,800: past sub-c's 100,000; -0.84 % for sub-b.
+                feed.advance(to: 6)
+                await run.advance(by: .seconds(1))
+                #expect(try bodies(Self.token("c1")).map { $0["aps"]?["content-state"]?["price"] } == [99800])
+                #expect(try bodies(Self.token("b2")).map { $0["aps"]?["event"] } == ["update"])
+                #expect(
+                    try await run.api.request(
+                        "PUT", "/v1/activities/my-alert-sub-c-0/tokens/iphone-c",
+                        body: #"{"token": "\#(Self.token("c2"))", "environment": "sandbox"}"#
+                    ).status == 204)
+
+                // sub-b's and sub-c's alerts end after 30 calm minutes: their timer rule found their subscriptions.
                 for _ in 0..<32 { await run.advance(by: .seconds(60)) }
                 #expect(
-                    try bodies(Self.token("b2")).map { $0["aps"]?["event"] } == ["end"],
+                    try bodies(Self.token("b2")).map { $0["aps"]?["event"] } == ["update", "end"],
                     "\(run.logs.all.suffix(30).joined(separator: "\n"))")
+                #expect(try bodies(Self.token("c2")).map { $0["aps"]?["event"] } == ["end"])
+
+                // 100,600 crosses sub-b's level again: its one alert has been. 99,700 crosses sub-c's again: it
+                // re-arms, and its second alert is an activity of its own.
+                for step in 7...8 {
+                    feed.advance(to: step)
+                    await run.advance(by: .seconds(1))
+                }
+                #expect(try bodies(Self.token("b1")).count == 1, "sub-b fires once")
+                let startsC = try bodies(Self.token("c1"))
+                #expect(startsC.map { $0["aps"]?["content-state"]?["price"] } == [99800, 99700])
+                #expect(startsC.last?["aps"]?["event"] == "start")
+                #expect(
+                    try await run.api.request(
+                        "PUT", "/v1/activities/my-alert-sub-c-1/tokens/iphone-c",
+                        body: #"{"token": "\#(Self.token("c3"))", "environment": "sandbox"}"#
+                    ).status == 204)
+                #expect(
+                    try await run.api.request(
+                        "PUT", "/v1/activities/my-alert-sub-c-0/tokens/iphone-c",
+                        body: #"{"token": "\#(Self.token("c4"))", "environment": "sandbox"}"#
+                    ).status != 204, "the first alert has ended")
                 #expect(fake.rejections.isEmpty, "\(fake.rejections)")
                 #expect(fake.createdChannels.isEmpty, "no channel for a subscription's activity")
                 #expect(fake.accepted.allSatisfy { !$0.body.contains("input-push-channel") })
