@@ -191,6 +191,11 @@ extension PostgresStore {
                 """,
             ]
         ),
+        (
+            // A device's subscriptions to an entity, found at once (see SQLite's v20-subscription-device).
+            "v9-subscription-device",
+            ["CREATE INDEX personal_subscription_device ON personal_subscription (device, feed, entity)"]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

@@ -37,6 +37,13 @@ extension SQLiteStore {
                 t.primaryKey(["feed", "entity"])
             }
         }
+        // A device's subscriptions to an entity, found at once: a personal start looks its device up among the
+        // entity's subscriptions (a million on one symbol), which the entity index alone would scan.
+        migrator.registerMigration("v20-subscription-device") { db in
+            try db.create(
+                index: "personal_subscription_device", on: "personal_subscription",
+                columns: ["device", "feed", "entity"])
+        }
     }
 
     /// Counts a write of the entity's subscriptions (``subscriptionGenerations(of:)``).
