@@ -37,9 +37,8 @@ public enum StoredValues {
         }
         var parsedStart: ActivityStart?
         if let start {
-            guard let decoded = try? JSONDecoder().decode(ActivityStart.self, from: Data(start.utf8)) else {
-                throw corrupt
-            }
+            guard let parsed = try? JSONParser.parse(start, numbers: .decimal), let decoded = Self.start(parsed)
+            else { throw corrupt }
             parsedStart = decoded
         }
         return ActivityRecord(
@@ -50,9 +49,80 @@ public enum StoredValues {
             start: parsedStart)
     }
 
-    /// What an activity's start carried, as stored (`nil` for none).
+    /// What an activity's start carried, as stored (`nil` for none): the JSON object of its `Codable` form,
+    /// written (and read, ``start(_:)-(JSONValue)``) without Foundation's coders, as a record is read on
+    /// every poll that looks at its activity.
     public static func start(_ start: ActivityStart?) -> String? {
-        start.flatMap { try? $0.canonicalJSON() }.map { String(decoding: $0, as: UTF8.self) }
+        guard let start else { return nil }
+        var members: [String: JSONValue] = ["attributes": start.attributes, "late-join": .bool(start.lateJoin)]
+        if let alert = start.alert {
+            var fields: [String: JSONValue] = [:]
+            for (name, text) in [
+                ("title", alert.title), ("body", alert.body), ("sound", alert.sound),
+                ("title-loc-key", alert.titleLocKey), ("loc-key", alert.locKey),
+            ] {
+                if let text { fields[name] = .string(text) }
+            }
+            if let arguments = alert.titleLocArgs { fields["title-loc-args"] = .array(arguments.map { .string($0) }) }
+            if let arguments = alert.locArgs { fields["loc-args"] = .array(arguments.map { .string($0) }) }
+            members["alert"] = .object(fields)
+        }
+        if let owner = start.subscription {
+            members["subscription"] = [
+                "id": .string(owner.id), "device": .string(owner.device), "created-at": .int(owner.createdAt),
+            ]
+        }
+        return JSONValue.object(members).jsonString()
+    }
+
+    /// A start as stored; `nil` when it is not one.
+    static func start(_ stored: JSONValue) -> ActivityStart? {
+        guard case .object(let members) = stored, let attributes = members["attributes"] else { return nil }
+        var alert: LiveActivityAlert?
+        switch members["alert"] {
+        case nil, .null?: break
+        case .object(let fields)?:
+            func text(_ name: String) -> String?? {
+                switch fields[name] {
+                case nil, .null?: return .some(nil)
+                case .string(let text)?: return text
+                default: return nil
+                }
+            }
+            func texts(_ name: String) -> [String]?? {
+                switch fields[name] {
+                case nil, .null?: return .some(nil)
+                case .array(let items)?:
+                    let strings = items.compactMap(\.stringValue)
+                    return strings.count == items.count ? strings : nil
+                default: return nil
+                }
+            }
+            guard let title = text("title"), let body = text("body"), let sound = text("sound"),
+                let titleLocKey = text("title-loc-key"), let locKey = text("loc-key"),
+                let titleLocArgs = texts("title-loc-args"), let locArgs = texts("loc-args")
+            else { return nil }
+            alert = LiveActivityAlert(
+                title: title, body: body, sound: sound, titleLocKey: titleLocKey, titleLocArgs: titleLocArgs,
+                locKey: locKey, locArgs: locArgs)
+        default: return nil
+        }
+        var owner: SubscriptionOwner?
+        switch members["subscription"] {
+        case nil, .null?: break
+        case .object(let fields)?:
+            guard let id = fields["id"]?.stringValue, let device = fields["device"]?.stringValue,
+                case .int(let createdAt)? = fields["created-at"]
+            else { return nil }
+            owner = SubscriptionOwner(id: id, device: device, createdAt: createdAt)
+        default: return nil
+        }
+        let lateJoin: Bool
+        switch members["late-join"] {
+        case .bool(let value)?: lateJoin = value
+        default: return nil
+        }
+        return ActivityStart(attributes: attributes, alert: alert, lateJoin: lateJoin, subscription: owner)
     }
 
     /// When each watched fact of an entity last changed, from its stored text (`{"name": time, …}`); entries

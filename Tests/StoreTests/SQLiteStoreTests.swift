@@ -34,6 +34,46 @@ import Testing
     /// What rules read as `activity` survives reopening; `sent-at` comes only from receipts, so saving a
     /// record read before them never puts it back; the timer pass reads live activities with the time their
     /// entity last changed and the activity's phase and times.
+    /// What a start carried (attributes, every part of its alert, its subscription) reads back as it was, and
+    /// a start as Foundation's coder wrote it before is read too.
+    @Test func anActivitysStartReadsBackAsItWas() async throws {
+        let path = Self.temporaryPath()
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let store = try SQLiteStore(path: path)
+        let starts = [
+            ActivityStart(
+                attributes: ["symbol": "BTCUSDT", "level": .decimal(Decimal(string: "100000.5")!), "tags": ["a", 1]],
+                alert: LiveActivityAlert(
+                    title: "t \"q\" é", body: "b", sound: "default", titleLocKey: "TK", titleLocArgs: ["1", "2"],
+                    locKey: "K", locArgs: []),
+                lateJoin: false,
+                subscription: SubscriptionOwner(id: "sub-c", device: "iphone-c", createdAt: 1_795_531_000)),
+            ActivityStart(attributes: .emptyObject, alert: nil, lateJoin: true),
+        ]
+        let records = starts.enumerated().map { i, start in
+            ActivityRecord(
+                key: ActivityKey("a\(i)"), attributesType: "T", phase: .pending, state: ["p": 1], lastTimestamp: 42,
+                start: start)
+        }
+        try await store.save(records)
+        let read = try await store.activities(["a0", "a1"])
+        #expect(read["a0"]?.start == starts[0])
+        #expect(read["a1"]?.start == starts[1])
+        let stored = try #require(StoredValues.start(starts[0]))
+        #expect(try JSONParser.parse(stored) == JSONParser.parse(try starts[0].canonicalJSON()), "the same JSON")
+        let before = String(decoding: try starts[0].canonicalJSON(), as: UTF8.self)
+        let corrupt = try? StoredValues.record(
+            key: "a0", attributesType: "T", phase: "pending", state: "{}", lastTimestamp: 1, entityFeed: nil,
+            entityID: nil, startedAt: nil, facts: nil, sentAt: nil, timers: nil, changedAt: nil, deliveredState: nil,
+            deliveredTimestamp: nil, start: #"{"attributes": {}, "late-join": "yes"}"#, location: "x")
+        #expect(corrupt == nil, "a start that is not one is a corrupt record")
+        let old = try StoredValues.record(
+            key: "a0", attributesType: "T", phase: "pending", state: "{}", lastTimestamp: 1, entityFeed: nil,
+            entityID: nil, startedAt: nil, facts: nil, sentAt: nil, timers: nil, changedAt: nil, deliveredState: nil,
+            deliveredTimestamp: nil, start: before, location: "x")
+        #expect(old.start == starts[0])
+    }
+
     @Test func theActivityViewAndTheTimerSubjectsAreKept() async throws {
         let path = Self.temporaryPath()
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }

@@ -31,13 +31,13 @@ struct OutboxBatch: Sendable {
     init(_ due: [OutboxEntry], routes: ProviderRoutes, providers: Set<String>) {
         var decoded: [Group: LiveActivityPush] = [:]
         var position: [String: [Group: Int]] = [:]
-        let decoder = JSONDecoder()
+        let decoder = JSONValueDecoder()
         for var row in due {
             // A broadcast and the token pushes of the same update are one push to several targets.
             let kind =
                 row.kind == PushTarget.TokenKind.channel.rawValue ? PushTarget.TokenKind.activity.rawValue : row.kind
             let group = Group(id: row.pushID, kind: kind)
-            guard let push = decoded[group] ?? (try? decoder.decode(LiveActivityPush.self, from: row.push)) else {
+            guard let push = decoded[group] ?? (try? decoder.decode(LiveActivityPush.self, stored: row.push)) else {
                 continue
             }
             decoded[group] = push

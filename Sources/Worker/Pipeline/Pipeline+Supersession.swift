@@ -11,10 +11,10 @@ extension Pipeline {
         guard !released.isEmpty else { return ([], []) }
         var rewrites: [OutboxRewrite] = []
         var drops: [OutboxEntry] = []
-        let decoder = JSONDecoder()
+        let decoder = JSONValueDecoder()
         for row in try await store.waitingOutbox(activities: released.keys) {
             guard let newer = released[row.key.activity],
-                let waiting = try? decoder.decode(LiveActivityPush.self, from: row.push)
+                let waiting = try? decoder.decode(LiveActivityPush.self, stored: row.push)
             else { continue }
             switch Supersession.decide(waiting: waiting, released: newer) {
             case .keep:
@@ -22,7 +22,7 @@ extension Pipeline {
             case .drop:
                 drops.append(row)
             case .rewrite(let push):
-                guard let json = try? push.canonicalJSON() else { continue }
+                guard let json = try? push.storedJSON() else { continue }
                 var rewritten = row
                 rewritten.push = json
                 rewritten.timestamp = push.timestamp

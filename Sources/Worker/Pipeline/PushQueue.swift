@@ -56,10 +56,10 @@ public actor PushQueue {
     private static func decode(_ rows: [ActivityKey: Data], store: any StateStore) throws(StoreFailure)
         -> [ActivityKey: ActivityThrottleState]
     {
-        let decoder = JSONDecoder()
+        let decoder = JSONValueDecoder()
         var states: [ActivityKey: ActivityThrottleState] = [:]
         for (key, json) in rows {
-            guard let state = try? decoder.decode(ActivityThrottleState.self, from: json) else {
+            guard let state = try? decoder.decode(ActivityThrottleState.self, stored: json) else {
                 throw StoreFailure(path: store.location, message: "throttle state of \(key) is corrupt")
             }
             states[key] = state
@@ -153,7 +153,7 @@ public actor PushQueue {
         throttle.setFrequentUpdates(
             on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
         dirty.insert(activity)
-        if let state = throttle.state(for: activity), let json = try? state.canonicalJSON() {
+        if let state = throttle.state(for: activity), let json = try? state.storedJSON() {
             try await store.saveThrottleStates([(activity, json, state.pending != nil)])
         }
     }
@@ -200,7 +200,7 @@ public actor PushQueue {
     public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
         for key in dirty.sorted() {
-            guard let state = throttle.state(for: key), let json = try? state.canonicalJSON() else { continue }
+            guard let state = throttle.state(for: key), let json = try? state.storedJSON() else { continue }
             rows.append((key, json, state.pending != nil))
         }
         dirty.removeAll()
