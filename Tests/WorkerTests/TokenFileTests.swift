@@ -1,5 +1,7 @@
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
+import Rules
 import Testing
 import Worker
 
@@ -65,5 +67,33 @@ struct TokenFileTests {
         let entity = Self.problem("{\"subscriptions\": [\n  {\"device\": \"a\", \"entity\": \"no-slash\"}]}")
         #expect(entity?.location?.line == 2)
         #expect(entity?.message == "subscriptions[0].entity: \"no-slash\" is not feed/id")
+    }
+}
+
+/// A token file's subscriptions with parameters are checked as the token API checks them.
+@Suite struct TokenFileSubscriptionTests {
+    @Test func parametersTheRulesDoNotTakeAreRefusedNamingTheSubscriptionAndTheField() throws {
+        let rules = RuleLoader(knownFeeds: ["markets"]).load(paths: [
+            Repository.path("Rules/personal-alerts.rules.json")
+        ])
+        let declared = RuleEngine(rules: rules.rules).subscriptionParameters
+        let fine = try TokenFileTests.load(
+            """
+            {"subscriptions": [{"id": "s1", "device": "a", "entity": "markets/BTCUSDT", "parameters": {"above": 1, "re-arm": true}}]}
+            """)
+        #expect(fine.refusal(declared) == nil)
+        let wrong = try TokenFileTests.load(
+            """
+            {"subscriptions": [{"id": "s1", "device": "a", "entity": "markets/BTCUSDT", "parameters": {"above": 1}},
+                               {"id": "s2", "device": "b", "entity": "markets/BTCUSDT", "parameters": {"above": "high"}}]}
+            """)
+        let refusal = try #require(wrong.refusal(declared))
+        #expect(refusal.hasPrefix("subscriptions.1: parameters.above"), "\(refusal)")
+        #expect(refusal.contains("personal-alerts.rules.json"), "\(refusal)")
+        let noRules = try TokenFileTests.load(
+            """
+            {"subscriptions": [{"id": "s1", "device": "a", "entity": "scores/1", "parameters": {}}]}
+            """)
+        #expect(noRules.refusal(declared) != nil, "a feed no rule file takes subscriptions of")
     }
 }
