@@ -6,6 +6,7 @@ public import LiveRelayCore
 extension SQLiteStore {
     /// The records of the given activities (absent ones are left out).
     public func activities(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: ActivityRecord] {
+        guard !keys.isEmpty else { return [:] }
         let path = self.path
         return try await run(
             "reading activities",

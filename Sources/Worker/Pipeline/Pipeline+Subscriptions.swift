@@ -33,6 +33,32 @@ extension Pipeline {
         return looks
     }
 
+    /// Ends the deleted subscriptions' activities at a poll that brought no body to plan (a 304, a feed
+    /// error), so a deletion is not held up by a feed that does not change; `nil` when there was none to end.
+    func endDeletedSubscriptions(feed: String, now: Int) async throws(StoreFailure) -> [ChangeStep]? {
+        guard rules.engine.hasPersonalRules(feed: feed) else { return nil }
+        let deleted = try await store.deletedSubscriptions(feed: feed, limit: 1_000)
+        guard !deleted.isEmpty else { return nil }
+        let looks = try await subscriptionEnds(deleted, facts: try await store.facts(feed: feed))
+        let touched = Set(looks.flatMap { $0.1.intents.map(\.activity) })
+        var records = try await store.activities(touched)
+        let before = records
+        try await queue.load(touched)
+        let steps = try await decide(looks.map { ($0, $1, feed) }, records: &records, now: now)
+        let changed = records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }
+        do {
+            try await store.saveTimerPass(
+                activities: changed, looks: [], due: [], throttleStates: await queue.takeChanges(),
+                history: history?.write(steps: steps, now: now))
+        } catch {
+            await queue.revert(touched)
+            throw error
+        }
+        book.note(changed, before: before)
+        try await store.finishDeletedSubscriptions(deleted)
+        return steps
+    }
+
     /// The subscriptions that own these activities and still exist, with how many of their alerts are
     /// behind them, by activity (read only when a personal rule is on the clock).
     func owningSubscriptions(_ records: [ActivityRecord]) async throws(StoreFailure)

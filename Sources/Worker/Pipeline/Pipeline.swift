@@ -80,9 +80,11 @@ public struct Pipeline: Sendable {
         switch response.result {
         case .failure(let error):
             plan.feedError = error
+            plan.steps = try await endDeletedSubscriptions(feed: feed.id, now: now) ?? []
         case .success(.notModified):
             plan.notModified = true
             outcome.result = .notModified
+            plan.steps = try await endDeletedSubscriptions(feed: feed.id, now: now) ?? []
         case .success(.body(let body, let newValidators)):
             plan = try await self.plan(
                 feed: feed, body: body, validators: (newValidators?.etag, newValidators?.lastModified), now: now)

@@ -184,4 +184,74 @@ struct PersonalAlertRunTests {
         }
         try await feed.stop()
     }
+
+    /// A deleted subscription's alert ends at the feed's next poll even when the feed has nothing new: a
+    /// `304 Not Modified`, or a failing feed.
+    @Test func aDeletionEndsItsAlertWhenTheFeedHasNothingNew() async throws {
+        let feed = try await FeedServer.start(
+            bodies: try Self.steps.prefix(5).map { try Data(contentsOf: Repository.url("Samples/sequences/" + $0)) },
+            etags: true, manual: true)
+        try await MatchReplay.withFakeAPNs(
+            extra: [
+                "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
+                "feeds": [
+                    [
+                        "id": "markets", "url": .string(feed.url), "interval": 1,
+                        "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
+                    ]
+                ],
+                "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
+            ]
+        ) { setup, fake in
+            try await InProcessRun.run(configPath: setup.configPath) { run in
+                for (id, device, level) in [("sub-a", "iphone-a", 100000), ("sub-b", "iphone-b", 100500)] {
+                    let made = try await run.api.request(
+                        "PUT", "/v1/subscriptions/\(id)",
+                        body:
+                            #"{"device": "\#(device)", "feed": "markets", "entity": "BTCUSDT", "parameters": {"above": \#(level)}}"#
+                    )
+                    #expect(made.status == 201, "\(made.body)")
+                    let token = Self.token(device.suffix(1) + "1")
+                    #expect(
+                        try await run.api.request(
+                            "PUT", "/v1/devices/\(device)/push-to-start/PersonalAlertAttributes",
+                            body: #"{"token": "\#(token)", "environment": "sandbox"}"#
+                        ).status == 204)
+                }
+                // 98,500 → 98,950 → 100,120.50 → 100,350 → 100,650: both alerts start.
+                for step in 1...4 {
+                    feed.advance(to: step)
+                    await run.advance(by: .seconds(1))
+                }
+                for (activity, device) in [("my-alert-sub-a-0", "iphone-a"), ("my-alert-sub-b-0", "iphone-b")] {
+                    #expect(
+                        try await run.api.request(
+                            "PUT", "/v1/activities/\(activity)/tokens/\(device)",
+                            body: #"{"token": "\#(Self.token(device.suffix(1) + "2"))", "environment": "sandbox"}"#
+                        ).status == 204)
+                }
+                func events(_ token: String) throws -> [JSONValue?] {
+                    try fake.accepted.filter { $0.token == token }.map {
+                        try JSONParser.parse($0.body)["aps"]?["event"]
+                    }
+                }
+                #expect(try events(Self.token("a1")) == ["start"])
+                #expect(try events(Self.token("b1")) == ["start"])
+
+                // The feed answers 304 from now on: sub-a's deletion ends its alert all the same.
+                let served = feed.served
+                #expect(try await run.api.request("DELETE", "/v1/subscriptions/sub-a").status == 204)
+                await run.advance(by: .seconds(1))
+                #expect(feed.served > served)
+                #expect(try events(Self.token("a2")) == ["end"], "\(run.logs.all.suffix(20).joined(separator: "\n"))")
+                // The feed fails: sub-b's deletion ends its alert too.
+                feed.inject(.status(503), .status(503), .status(503))
+                #expect(try await run.api.request("DELETE", "/v1/subscriptions/sub-b").status == 204)
+                await run.advance(by: .seconds(1))
+                #expect(try events(Self.token("b2")) == ["end"], "\(run.logs.all.suffix(20).joined(separator: "\n"))")
+                #expect(fake.rejections.isEmpty, "\(fake.rejections)")
+            }
+        }
+        try await feed.stop()
+    }
 }
