@@ -97,23 +97,23 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
 enum Validate {
     /// `inBody`: a JSON field, taken as written (only a path step is percent-decoded).
     static func device(_ raw: String?, inBody: Bool = false) throws -> String {
-        try identifier(raw, field: "device", pattern: #"\A[A-Za-z0-9._:-]{1,128}\z"#, decoding: !inBody)
+        try identifier(raw, field: "device", also: "._:-", upTo: 128, decoding: !inBody)
     }
 
     static func attributesType(_ raw: String?) throws -> String {
-        try identifier(raw, field: "attributes type", pattern: #"\A[A-Za-z_][A-Za-z0-9_]{0,127}\z"#)
+        try identifier(raw, field: "attributes type", also: "_", upTo: 128, typeName: true)
     }
 
     static func activity(_ raw: String?) throws -> ActivityKey {
-        ActivityKey(try identifier(raw, field: "activity", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#))
+        ActivityKey(try identifier(raw, field: "activity", also: "._:-", upTo: 200))
     }
 
     static func subscription(_ raw: String?) throws -> String {
-        try identifier(raw, field: "subscription", pattern: #"\A[A-Za-z0-9._:-]{1,200}\z"#)
+        try identifier(raw, field: "subscription", also: "._:-", upTo: 200)
     }
 
     static func entity(_ raw: String?, inBody: Bool = false) throws -> String {
-        try identifier(raw, field: "entity", pattern: #"\A[A-Za-z0-9._:@-]{1,128}\z"#, decoding: !inBody)
+        try identifier(raw, field: "entity", also: "._:@-", upTo: 128, decoding: !inBody)
     }
 
     /// Lower-case hex, an even number of digits between 64 (device tokens) and 512; Live Activity tokens are
@@ -139,14 +139,16 @@ enum Validate {
         }
     }
 
-    /// `pattern` is anchored with `\A` and `\z`: `$` would also match before a final line break, letting `id\n`
-    /// through. A path step is percent-decoded first (`a%3Ab` is `a:b`, as clients that escape `:` and `@`
-    /// send it); a malformed escape is refused.
-    private static func identifier(_ step: String?, field: String, pattern: String, decoding: Bool = true) throws
-        -> String
-    {
+    /// An id of ASCII letters, digits and the characters of `also`, 1 to `upTo` of them (`typeName`: a Swift
+    /// type name, which starts with a letter or `_`), checked byte by byte: any other byte refuses it, a line
+    /// break at the end too. A path step is percent-decoded first (`a%3Ab` is `a:b`, as clients that escape
+    /// `:` and `@` send it); a malformed escape is refused.
+    private static func identifier(
+        _ step: String?, field: String, also: StaticString, upTo limit: Int, typeName: Bool = false,
+        decoding: Bool = true
+    ) throws -> String {
         let raw = step.map { decoding && $0.contains("%") ? $0.removingPercentEncoding : $0 } ?? nil
-        guard let raw, raw.range(of: pattern, options: .regularExpression) != nil else {
+        guard let raw, fits(raw, also: also, upTo: limit, typeName: typeName) else {
             throw APIError(.badRequest, "\(field): \"\((step ?? "").prefix(64))\" is not a valid \(field) id")
         }
         // `.` and `..` are path steps, not ids: a proxy or a log reader would resolve them.
@@ -154,6 +156,20 @@ enum Validate {
             throw APIError(.badRequest, "\(field): \"\(raw.prefix(64))\" is not a valid \(field) id (dots only)")
         }
         return raw
+    }
+
+    private static func fits(_ raw: String, also: StaticString, upTo limit: Int, typeName: Bool) -> Bool {
+        let bytes = raw.utf8
+        guard (1...limit).contains(bytes.count) else { return false }
+        let extra = UnsafeBufferPointer(start: also.utf8Start, count: also.utf8CodeUnitCount)
+        var first = true
+        for byte in bytes {
+            let letter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let digit = (0x30...0x39).contains(byte)
+            guard letter || (digit && !(typeName && first)) || extra.contains(byte) else { return false }
+            first = false
+        }
+        return true
     }
 }
 
