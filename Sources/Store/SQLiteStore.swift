@@ -11,6 +11,8 @@ public final class SQLiteStore: StateStore {
     /// The file opened (device and inode), to notice a state file deleted, moved or replaced under the
     /// running process, which SQLite would go on writing into unseen.
     private let identity: FileIdentity?
+    /// Subscriptions written through the token API at once go in one transaction.
+    let subscriptionWrites = GroupCommit<SubscriptionPut, SubscriptionWrite>()
 
     /// A store that could not be opened or written.
     public typealias Failure = StoreFailure

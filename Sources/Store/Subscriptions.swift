@@ -70,10 +70,15 @@ extension SQLiteStore {
             }, write: false)
     }
 
+    /// Writes made at once (the token API serving many clients) go in one transaction (``GroupCommit``).
     public func putSubscription(_ subscription: Subscription, now: Int) async throws(Failure) -> SubscriptionWrite {
         let path = self.path
-        return try await run(
-            "writing a subscription", { db in try Self.put(subscription, now: now, db, path: path) }, write: true)
+        return try await subscriptionWrites.submit(SubscriptionPut(subscription: subscription, now: now)) {
+            puts throws(StoreFailure) in
+            try await self.run(
+                "writing a subscription",
+                { db in try puts.map { try Self.put($0.subscription, now: $0.now, db, path: path) } }, write: true)
+        }
     }
 
     @discardableResult
@@ -226,4 +231,10 @@ extension StoredValues {
         }
         return parameters
     }
+}
+
+/// A subscription to write, and when.
+struct SubscriptionPut: Sendable {
+    var subscription: Subscription
+    var now: Int
 }

@@ -4,7 +4,7 @@ import Testing
 import Throttling
 
 /// What LiveRelay keeps for itself (throttle states, the pushes in the outbox) is written with
-/// `storedJSON()` and read with `JSONValueDecoder`: it reads back equal, reads what Foundation's coder wrote
+/// `compactJSON()` and read with `JSONValueDecoder`: it reads back equal, reads what Foundation's coder wrote
 /// before, and is read by it.
 @Suite struct StoredJSONTests {
     static func state() throws -> ActivityThrottleState {
@@ -35,14 +35,14 @@ import Throttling
 
     @Test func aThrottleStateReadsBackEqual() throws {
         let state = try Self.state()
-        let stored = try state.storedJSON()
+        let stored = try state.compactJSON()
         #expect(try JSONValueDecoder().decode(ActivityThrottleState.self, stored: stored) == state)
-        #expect(try state.storedJSON() == stored, "the same bytes every time")
+        #expect(try state.compactJSON() == stored, "the same bytes every time")
         // A push with every optional left out has none of their keys.
         let bare = LiveActivityPush(
             activity: "a", attributesType: "T", event: .update, timestamp: 1, contentState: .emptyObject,
             priority: .low)
-        let text = String(decoding: try bare.storedJSON(), as: UTF8.self)
+        let text = String(decoding: try bare.compactJSON(), as: UTF8.self)
         #expect(
             text
                 == #"{"activity":"a","attributesType":"T","contentState":{},"event":"update","priority":5,"ruleIDs":[],"timestamp":1}"#
@@ -54,7 +54,7 @@ import Throttling
         let state = try Self.state()
         let before = try state.canonicalJSON()
         #expect(try JSONValueDecoder().decode(ActivityThrottleState.self, stored: before) == state)
-        let now = try state.storedJSON()
+        let now = try state.compactJSON()
         #expect(try JSONDecoder().decode(ActivityThrottleState.self, from: now) == state)
         #expect(try JSONParser.parse(now) == JSONParser.parse(before), "the same JSON, whoever wrote it")
     }

@@ -2,7 +2,7 @@ public import Foundation
 
 /// Encodes `Encodable` types straight into a `JSONValue`, the mirror of ``JSONValueDecoder``: what LiveRelay
 /// keeps for itself (throttle states, the pushes in the outbox) is written through it and
-/// ``JSONValue/jsonData(sortedKeys:)``, and read back with ``JSONParser`` and ``JSONValueDecoder``. A
+/// ``JSONValue/jsonData(sortedKeys:)`` (``Swift/Encodable/compactJSON()``), and read back with ``JSONParser`` and ``JSONValueDecoder``. A
 /// `JSONValue` inside (a content-state, attributes) is taken as it is, not walked through `Codable`, which is
 /// where Foundation's coder spends most of its time on these values.
 public struct JSONValueEncoder: Sendable {
@@ -17,13 +17,14 @@ public struct JSONValueEncoder: Sendable {
 }
 
 extension Encodable {
-    /// This value as LiveRelay stores it for itself: canonical JSON (sorted keys), written without
-    /// Foundation's coder. Read it back with ``JSONValueDecoder/decode(_:stored:)``.
-    public func storedJSON() throws -> Data { try JSONValueEncoder().encode(self).jsonData() }
+    /// This value as compact canonical JSON (sorted keys, slashes and non-ASCII as they are: what
+    /// ``CanonicalJSON`` writes), made without Foundation's coder: what LiveRelay keeps for itself and what its
+    /// API answers. Read it back with ``JSONValueDecoder/decode(_:stored:)``.
+    public func compactJSON() throws -> Data { try JSONValueEncoder().encode(self).jsonData() }
 }
 
 extension JSONValueDecoder {
-    /// A value written by ``Swift/Encodable/storedJSON()`` (or any JSON of the same shape).
+    /// A value written by ``Swift/Encodable/compactJSON()`` (or any JSON of the same shape).
     public func decode<T: Decodable>(_ type: T.Type, stored data: Data) throws -> T {
         try decode(type, from: try JSONParser.parse(data))
     }

@@ -77,7 +77,7 @@ public enum APIServer {
     static func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try value.canonicalJSON())))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try value.compactJSON())))
     }
 }
 

@@ -33,7 +33,7 @@ extension Pipeline {
         var all: [Staging] = []
         for push in pushes {
             let provider = routes.provider(for: push)
-            guard let traits = senders[provider]?.provider.traits, let json = try? push.storedJSON() else {
+            guard let traits = senders[provider]?.provider.traits, let json = try? push.compactJSON() else {
                 continue
             }
             let mode = routes.mode(for: push)

@@ -22,7 +22,7 @@ extension Pipeline {
             case .drop:
                 drops.append(row)
             case .rewrite(let push):
-                guard let json = try? push.storedJSON() else { continue }
+                guard let json = try? push.compactJSON() else { continue }
                 var rewritten = row
                 rewritten.push = json
                 rewritten.timestamp = push.timestamp

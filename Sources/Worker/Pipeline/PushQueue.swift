@@ -153,7 +153,7 @@ public actor PushQueue {
         throttle.setFrequentUpdates(
             on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
         dirty.insert(activity)
-        if let state = throttle.state(for: activity), let json = try? state.storedJSON() {
+        if let state = throttle.state(for: activity), let json = try? state.compactJSON() {
             try await store.saveThrottleStates([(activity, json, state.pending != nil)])
         }
     }
@@ -200,7 +200,7 @@ public actor PushQueue {
     public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
         for key in dirty.sorted() {
-            guard let state = throttle.state(for: key), let json = try? state.storedJSON() else { continue }
+            guard let state = throttle.state(for: key), let json = try? state.compactJSON() else { continue }
             rows.append((key, json, state.pending != nil))
         }
         dirty.removeAll()
