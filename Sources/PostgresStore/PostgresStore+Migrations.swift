@@ -192,9 +192,14 @@ extension PostgresStore {
             ]
         ),
         (
-            // A device's subscriptions to an entity, found at once (see SQLite's v20-subscription-device).
+            // A device's subscriptions to an entity, found at once, and an entity's read in id order from its
+            // index (see SQLite's v20-subscription-device).
             "v9-subscription-device",
-            ["CREATE INDEX personal_subscription_device ON personal_subscription (device, feed, entity)"]
+            [
+                "CREATE INDEX personal_subscription_device ON personal_subscription (device, feed, entity)",
+                "DROP INDEX personal_subscription_entity",
+                "CREATE INDEX personal_subscription_entity ON personal_subscription (feed, entity, id COLLATE \"C\")",
+            ]
         ),
     ]
 

@@ -38,11 +38,15 @@ extension SQLiteStore {
             }
         }
         // A device's subscriptions to an entity, found at once: a personal start looks its device up among the
-        // entity's subscriptions (a million on one symbol), which the entity index alone would scan.
+        // entity's subscriptions (a million on one symbol), which the entity index alone would scan. And an
+        // entity's subscriptions read in id order from the entity index, not sorted after the read.
         migrator.registerMigration("v20-subscription-device") { db in
             try db.create(
                 index: "personal_subscription_device", on: "personal_subscription",
                 columns: ["device", "feed", "entity"])
+            try db.drop(index: "personal_subscription_entity")
+            try db.create(
+                index: "personal_subscription_entity", on: "personal_subscription", columns: ["feed", "entity", "id"])
         }
     }
 
