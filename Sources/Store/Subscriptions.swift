@@ -166,9 +166,13 @@ extension SQLiteStore {
                 var out: [EntityKey: [Subscription]] = [:]
                 let select = try db.cachedStatement(
                     sql: "SELECT * FROM personal_subscription WHERE feed = ? AND entity = ? ORDER BY id")
+                let count = try db.cachedStatement(
+                    sql: "SELECT COUNT(*) FROM personal_subscription WHERE feed = ? AND entity = ?")
                 for entity in Set(entities) {
-                    // A cursor: a symbol's million rows are never all held as rows beside their values.
+                    // A cursor: a symbol's million rows are never all held as rows beside their values; and
+                    // their values go into room made once, not into arrays that double (two at the peak).
                     var found: [Subscription] = []
+                    found.reserveCapacity(try Int.fetchOne(count, arguments: [entity.feed, entity.id]) ?? 0)
                     let rows = try Row.fetchCursor(select, arguments: [entity.feed, entity.id])
                     while let row = try rows.next() { found.append(try Self.subscription(row, path: path)) }
                     if !found.isEmpty { out[entity] = found }

@@ -116,6 +116,7 @@ public struct CrossingIndex: Sendable {
     public init(_ crossing: Crossing, subscriptions: [Subscription]) {
         self.crossing = crossing
         var levels: [(Double, Int32)] = []
+        levels.reserveCapacity(subscriptions.count)
         var others: [JSONValue: [Int32]] = [:]
         let path = crossing.parameter.split(separator: ".").map(String.init)
         for (i, subscription) in subscriptions.enumerated() {
