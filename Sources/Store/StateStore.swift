@@ -186,6 +186,11 @@ public protocol StateStore: AnyObject, Sendable {
     func deletedSubscriptions(feed: String, limit: Int) async throws(StoreFailure) -> [DeletedSubscription]
     /// Forgets deletions whose activities were ended.
     func finishDeletedSubscriptions(_ deleted: [DeletedSubscription]) async throws(StoreFailure)
+    /// What a poll of `feed` asks of its subscriptions, in one read where the store can: the generations of
+    /// `entities` (``subscriptionGenerations(of:)``) and the deletions still to end
+    /// (``deletedSubscriptions(feed:limit:)``).
+    func subscriptionChanges(of entities: [EntityKey], feed: String, limit: Int) async throws(StoreFailure)
+        -> (generations: [EntityKey: Int], deleted: [DeletedSubscription])
 
     // MARK: Provider addresses
 
@@ -288,6 +293,13 @@ extension StateStore {
 }
 
 extension StateStore {
+    public func subscriptionChanges(of entities: [EntityKey], feed: String, limit: Int) async throws(StoreFailure)
+        -> (generations: [EntityKey: Int], deleted: [DeletedSubscription])
+    {
+        let generations = entities.isEmpty ? [:] : try await subscriptionGenerations(of: entities)
+        return (generations, try await deletedSubscriptions(feed: feed, limit: limit))
+    }
+
     public func activities(_ keys: some Collection<ActivityKey>) async throws(StoreFailure)
         -> [ActivityKey: ActivityRecord]
     {

@@ -62,16 +62,27 @@ extension SQLiteStore {
 
     public func subscriptionGenerations(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: Int] {
         try await run(
-            "reading subscription generations",
-            { db in
-                let select = try db.cachedStatement(
-                    sql: "SELECT generation FROM subscription_generation WHERE feed = ? AND entity = ?")
-                var out: [EntityKey: Int] = [:]
-                for entity in Set(entities) {
-                    out[entity] = try Int.fetchOne(select, arguments: [entity.feed, entity.id])
-                }
-                return out
-            }, write: false)
+            "reading subscription generations", { db in try Self.generations(of: entities, db) }, write: false)
+    }
+
+    static func generations(of entities: [EntityKey], _ db: Database) throws -> [EntityKey: Int] {
+        let select = try db.cachedStatement(
+            sql: "SELECT generation FROM subscription_generation WHERE feed = ? AND entity = ?")
+        var out: [EntityKey: Int] = [:]
+        for entity in Set(entities) {
+            out[entity] = try Int.fetchOne(select, arguments: [entity.feed, entity.id])
+        }
+        return out
+    }
+
+    /// One read of the file.
+    public func subscriptionChanges(of entities: [EntityKey], feed: String, limit: Int) async throws(Failure)
+        -> (generations: [EntityKey: Int], deleted: [DeletedSubscription])
+    {
+        try await run(
+            "reading subscription changes",
+            { db in (try Self.generations(of: entities, db), try Self.deleted(feed: feed, limit: limit, db)) },
+            write: false)
     }
 
     /// Writes made at once (the token API serving many clients) go in one transaction (``GroupCommit``).
@@ -183,20 +194,21 @@ extension SQLiteStore {
 
     public func deletedSubscriptions(feed: String, limit: Int) async throws(Failure) -> [DeletedSubscription] {
         try await run(
-            "reading deleted subscriptions",
-            { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT id, device, feed, entity, created_at, at FROM deleted_subscription WHERE feed = ?
-                        ORDER BY at, id, created_at LIMIT ?
-                        """, arguments: [feed, limit]
-                ).map {
-                    DeletedSubscription(
-                        owner: SubscriptionOwner(id: $0["id"], device: $0["device"], createdAt: $0["created_at"]),
-                        entity: EntityKey(feed: $0["feed"], id: $0["entity"]), at: $0["at"])
-                }
-            }, write: false)
+            "reading deleted subscriptions", { db in try Self.deleted(feed: feed, limit: limit, db) }, write: false)
+    }
+
+    static func deleted(feed: String, limit: Int, _ db: Database) throws -> [DeletedSubscription] {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, device, feed, entity, created_at, at FROM deleted_subscription WHERE feed = ?
+                    ORDER BY at, id, created_at LIMIT ?
+                    """), arguments: [feed, limit]
+        ).map {
+            DeletedSubscription(
+                owner: SubscriptionOwner(id: $0["id"], device: $0["device"], createdAt: $0["created_at"]),
+                entity: EntityKey(feed: $0["feed"], id: $0["entity"]), at: $0["at"])
+        }
     }
 
     public func finishDeletedSubscriptions(_ deleted: [DeletedSubscription]) async throws(Failure) {

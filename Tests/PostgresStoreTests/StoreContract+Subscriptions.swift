@@ -119,6 +119,13 @@ extension StoreContract {
                 ])
             #expect(try await store.deletedSubscriptions(feed: "espn", limit: 1).map(\.owner.id) == ["s1"])
             #expect(try await store.deletedSubscriptions(feed: "nba", limit: 10).map(\.owner.id) == ["s3"])
+            // A poll's one read: the generations and the deletions, as the two reads give them.
+            let changes = try await store.subscriptionChanges(of: [match, other], feed: "espn", limit: 10)
+            #expect(changes.deleted == deleted)
+            #expect(changes.generations == (try await store.subscriptionGenerations(of: [match, other])))
+            #expect(changes.generations.count == 2)
+            #expect(
+                try await store.subscriptionChanges(of: [], feed: "espn", limit: 1).deleted.map(\.owner.id) == ["s1"])
             try await store.finishDeletedSubscriptions([deleted[0]])
             #expect(try await store.deletedSubscriptions(feed: "espn", limit: 10) == [deleted[1]])
             try await store.finishDeletedSubscriptions([])

@@ -117,9 +117,16 @@ public struct Pipeline: Sendable {
         let engine = rules.engine
         // Personal rules run for the subscriptions of the changed entity they may fire for.
         let personal = engine.hasPersonalRules(feed: feed.id)
+        // One read: the changed entities' subscription generations and the deletions still to end.
+        let written =
+            personal
+            ? try await store.subscriptionChanges(of: changes.map(\.entity), feed: feed.id, limit: 1_000)
+            : (generations: [:], deleted: [])
         let subscriptions =
             personal && !changes.isEmpty
-            ? try await book.sets(for: changes.map(\.entity), crossings: engine.crossings, store: store) : [:]
+            ? try await book.sets(
+                for: changes.map(\.entity), crossings: engine.crossings, store: store,
+                generations: written.generations) : [:]
         let none = SubscriptionSet([])
         // The activities rules read are looked up first, as they were when the poll began.
         var read: [ActivityKey: String] = [:]
@@ -137,7 +144,7 @@ public struct Pipeline: Sendable {
             )
         }
         // Deleted subscriptions end their activities.
-        let deleted = personal ? try await store.deletedSubscriptions(feed: feed.id, limit: 1_000) : []
+        let deleted = written.deleted
         looks += try await subscriptionEnds(deleted, facts: previous)
         let evaluations = looks.map(\.1)
         let touched = Set(evaluations.flatMap { $0.intents.map(\.activity) })

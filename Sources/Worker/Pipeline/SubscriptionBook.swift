@@ -19,12 +19,15 @@ public final class SubscriptionBook: Sendable {
 
     public init() {}
 
-    /// The subscriptions of `entities` (those with none are absent), read again where they changed.
-    public func sets(for entities: [EntityKey], crossings: [String: [Crossing]], store: any StateStore)
-        async throws(StoreFailure) -> [EntityKey: SubscriptionSet]
-    {
+    /// The subscriptions of `entities` (those with none are absent), read again where they changed;
+    /// `generations`: theirs, when the caller read them already.
+    public func sets(
+        for entities: [EntityKey], crossings: [String: [Crossing]], store: any StateStore,
+        generations known: [EntityKey: Int]? = nil
+    ) async throws(StoreFailure) -> [EntityKey: SubscriptionSet] {
         guard !entities.isEmpty else { return [:] }
-        let generations = try await store.subscriptionGenerations(of: entities)
+        var generations = known ?? [:]
+        if known == nil { generations = try await store.subscriptionGenerations(of: entities) }
         var kept: [EntityKey: SubscriptionSet] = [:]
         var stale: [EntityKey] = []
         entries.withLock { entries in
