@@ -231,16 +231,16 @@ extension SQLiteStore {
                         arguments: [r.attempts, r.nextAttempt, r.key.activity.rawValue, r.key.target, r.timestamp])
                 }
                 try SQLiteStore.markStarted(started, now: now, in: db)
+                let delivered = try db.cachedStatement(
+                    sql: """
+                        UPDATE activity SET sent_at = MAX(COALESCE(sent_at, 0), ?),
+                        delivered_state = CASE WHEN COALESCE(delivered_timestamp, -1) < ? THEN ? ELSE delivered_state END,
+                        delivered_timestamp = MAX(COALESCE(delivered_timestamp, -1), ?) WHERE key = ?
+                        """)
                 for push in SentPush.newest(sent) {
-                    try db.execute(
-                        sql: """
-                            UPDATE activity SET sent_at = MAX(COALESCE(sent_at, 0), ?),
-                            delivered_state = CASE WHEN COALESCE(delivered_timestamp, -1) < ? THEN ? ELSE delivered_state END,
-                            delivered_timestamp = MAX(COALESCE(delivered_timestamp, -1), ?) WHERE key = ?
-                            """,
-                        arguments: [
-                            now, push.timestamp, push.state.jsonString(), push.timestamp, push.activity.rawValue,
-                        ])
+                    try delivered.execute(arguments: [
+                        now, push.timestamp, push.state.jsonString(), push.timestamp, push.activity.rawValue,
+                    ])
                 }
             }, write: true)
     }
@@ -288,7 +288,7 @@ extension SQLiteStore {
                 """)
         for (key, sends) in paces.windows {
             guard let last = sends.last, last >= paces.keepFrom else {
-                try db.execute(sql: "DELETE FROM start_pace WHERE key = ?", arguments: [key])
+                try db.cachedStatement(sql: "DELETE FROM start_pace WHERE key = ?").execute(arguments: [key])
                 continue
             }
             try statement.execute(arguments: [key, StoredValues.timesText(sends), last])

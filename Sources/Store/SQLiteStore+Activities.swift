@@ -83,14 +83,12 @@ extension SQLiteStore {
         try await run(
             "saving activities",
             { db in
-                for key in keys {
-                    try db.execute(
-                        sql: """
-                            UPDATE activity SET phase = 'active', timer_due = NULL
-                            WHERE key = ? AND phase = 'pending'
-                            """,
-                        arguments: [key.rawValue])
-                }
+                let update = try db.cachedStatement(
+                    sql: """
+                        UPDATE activity SET phase = 'active', timer_due = NULL
+                        WHERE key = ? AND phase = 'pending'
+                        """)
+                for key in keys { try update.execute(arguments: [key.rawValue]) }
             }, write: true)
     }
 }

@@ -184,12 +184,15 @@ public final class SQLiteStore: StateStore {
     }
 
     static func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)], _ db: Database) throws {
+        guard !states.isEmpty else { return }
+        // Prepared once per connection: a release writes a row per activity it touched.
+        let upsert = try db.cachedStatement(
+            sql: """
+                INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
+                """)
         for s in states {
-            try db.execute(
-                sql: """
-                    INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
-                    """, arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
+            try upsert.execute(arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
         }
     }
 
