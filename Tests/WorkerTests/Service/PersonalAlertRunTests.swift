@@ -12,6 +12,20 @@ import Worker
 struct PersonalAlertRunTests {
     static func token(_ byte: String) -> String { String(repeating: byte, count: 32) }
 
+    /// The personal-alerts rules on the Binance tickers of `feed`, polled every second, with the token API.
+    static func config(feed: FeedServer) -> [String: JSONValue] {
+        [
+            "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
+            "feeds": [
+                [
+                    "id": "markets", "url": .string(feed.url), "interval": 1,
+                    "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
+                ]
+            ],
+            "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
+        ]
+    }
+
     static let steps =
         [
             "01-before.json", "02-eth-moves.json", "03-btc-crosses.json", "04-btc-drifts.json", "05-btc-drifts-on.json",
@@ -35,18 +49,10 @@ struct PersonalAlertRunTests {
             }, manual: true)
         try await MatchReplay.withFakeAPNs(
             channels: mode == "channel" ? ["storage-policy": 0] : nil,
-            extra: [
+            extra: Self.config(feed: feed).merging([
                 "activity-modes": [["attributes-type": "PersonalAlertAttributes", "mode": .string(mode)]],
-                "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
                 "contracts": [.string(Repository.path("Rules/contracts/PersonalAlertAttributes.contract.json"))],
-                "feeds": [
-                    [
-                        "id": "markets", "url": .string(feed.url), "interval": 1,
-                        "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
-                    ]
-                ],
-                "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
-            ]
+            ]) { _, new in new }
         ) { setup, fake in
             try await InProcessRun.run(configPath: setup.configPath) { run in
                 func put(_ id: String, _ body: String) async throws -> (status: Int, body: String) {
@@ -192,16 +198,7 @@ struct PersonalAlertRunTests {
             bodies: try Self.steps.prefix(5).map { try Data(contentsOf: Repository.url("Samples/sequences/" + $0)) },
             etags: true, manual: true)
         try await MatchReplay.withFakeAPNs(
-            extra: [
-                "rules": [.string(Repository.path("Rules/personal-alerts.rules.json"))],
-                "feeds": [
-                    [
-                        "id": "markets", "url": .string(feed.url), "interval": 1,
-                        "preset": ["name": "binance", "symbols": ["BTCUSDT", "ETHUSDT"]],
-                    ]
-                ],
-                "api": ["port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"]],
-            ]
+            extra: Self.config(feed: feed)
         ) { setup, fake in
             try await InProcessRun.run(configPath: setup.configPath) { run in
                 for (id, device, level) in [("sub-a", "iphone-a", 100000), ("sub-b", "iphone-b", 100500)] {
