@@ -347,6 +347,14 @@ struct HTTP2LaneTests {
             await expectFailure(.invalidURL) { () async throws(HTTPError) in
                 try await lane.send(HTTPRequest(url: "file:///etc/hostname"))
             }
+            // The origin the last request named is kept, and a URL of it is still read whole: a fragment is
+            // refused there as anywhere, and a query right after the authority is a path.
+            await expectFailure(.invalidURL) { () async throws(HTTPError) in
+                try await lane.send(HTTPRequest(url: server.url("/big#part")))
+            }
+            await expectFailure(.responseTooLarge) { () async throws(HTTPError) in
+                try await lane.send(HTTPRequest(url: server.url("?again"), maxResponseBytes: 1000))
+            }
             // Nothing listens on port 1.
             await expectFailure(.connectionFailed) { () async throws(HTTPError) in
                 try await lane.send(HTTPRequest(url: "https://127.0.0.1:1/"))

@@ -110,7 +110,11 @@ public final class APNsProvider: SingleTargetProvider {
 
     private struct State {
         var policy: ProviderTokenPolicy
-        var token: String?
+        var token: String? {
+            didSet { authorization = token.map { "bearer " + $0 } }
+        }
+        /// `bearer <token>`, the `authorization` header's value, made once per token.
+        private(set) var authorization: String?
         var mints = 0
         var topicVerified = false
         /// The token cache was read (on first use, not in `init`: reading it may wait on a database).
@@ -231,15 +235,17 @@ public final class APNsProvider: SingleTargetProvider {
     private func send(
         _ request: APNsRequest, to base: String, classify: (HTTPResponse) -> DeliveryOutcome
     ) async -> DeliveryOutcome {
-        let bearer: String
+        let authorization: String
         do {
-            bearer = try await providerToken()
+            authorization = try await self.authorization()
         } catch {
             return .configurationError(reason: error.description)
         }
         let body = request.body
-        var headers = request.headers.map { HTTPHeader($0.name, $0.value) }
-        headers.append(HTTPHeader("authorization", "bearer " + bearer))
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(request.headers.count + 1)
+        for header in request.headers { headers.append(HTTPHeader(header.name, header.value)) }
+        headers.append(HTTPHeader("authorization", authorization))
         let response: HTTPResponse
         do {
             response = try await transport.send(
@@ -260,7 +266,7 @@ public final class APNsProvider: SingleTargetProvider {
     /// APNs requests made with the same key (``APNsChannelClient``): one token shared, minted as
     /// ``ProviderTokenPolicy`` says.
     public func authorization() async throws(APNsSigningKey.Failure) -> String {
-        "bearer " + (try await providerToken())
+        try await providerToken()
     }
 
     /// Marks the current provider token as rejected; a new one is minted for the next request unless the
@@ -270,9 +276,10 @@ public final class APNsProvider: SingleTargetProvider {
         state.withLock { _ = $0.policy.expired(now: now) }
     }
 
-    /// The provider token to send now. The usual case takes the lock once and awaits nothing; reading the
-    /// cache (once) and minting (once per refresh interval, one mint at a time, its save to the cache
-    /// included) run outside the lock, and every request that needs the new token awaits the same mint.
+    /// The `authorization` value (`bearer <provider token>`) to send now. The usual case takes the lock once
+    /// and awaits nothing; reading the cache (once) and minting (once per refresh interval, one mint at a time,
+    /// its save to the cache included) run outside the lock, and every request that needs the new token awaits
+    /// the same mint.
     private func providerToken() async throws(APNsSigningKey.Failure) -> String {
         enum Step {
             case use(String)
@@ -284,19 +291,21 @@ public final class APNsProvider: SingleTargetProvider {
             let step = state.withLock { (state: inout State) -> Step in
                 guard state.loaded else { return .load }
                 if let minting = state.minting { return .wait(minting) }
-                if case .use = state.policy.token(now: now), let token = state.token { return .use(token) }
+                if case .use = state.policy.token(now: now), let authorization = state.authorization {
+                    return .use(authorization)
+                }
                 let issuedAt = state.policy.issuedAt ?? now
                 let minting = Task { await self.mint(issuedAt: issuedAt) }
                 state.minting = minting
                 return .wait(minting)
             }
             switch step {
-            case .use(let token):
-                return token
+            case .use(let authorization):
+                return authorization
             case .load:
                 await loadSaved()
             case .wait(let minting):
-                return try await minting.value.get()
+                return "bearer " + (try await minting.value.get())
             }
         }
     }

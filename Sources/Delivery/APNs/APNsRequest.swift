@@ -213,20 +213,37 @@ public struct APNsRequestEncoder: Sendable {
     /// A UUID that names one push to one token, derived from the activity, event, timestamp and token, so
     /// the same push gets the same `apns-id` on every run and every retry (APNs echoes it in its answer).
     public static func apnsID(for push: LiveActivityPush, token: String) -> String {
-        let name = "\(push.activity.rawValue)\n\(push.event.rawValue)\n\(push.timestamp)\n\(token)"
-        let digest = SHA256.hash(data: Data(name.utf8))
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for (i, b) in digest.prefix(16).enumerated() { bytes[i] = b }
-        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: a name-based UUID of our own
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(b >> 4)])
-            text.append(hex[Int(b & 0x0F)])
+        // Hashed piece by piece and written straight into the string: one allocation (the text) per request.
+        var hasher = SHA256()
+        func feed(_ text: String) {
+            var text = text
+            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        return String(decoding: text, as: UTF8.self)
+        feed(push.activity.rawValue)
+        feed("\n")
+        feed(push.event.rawValue)
+        feed("\n")
+        feed(String(push.timestamp))
+        feed("\n")
+        feed(token)
+        return hasher.finalize().withUnsafeBytes { digest in
+            String(unsafeUninitializedCapacity: 36) { text in
+                let hex: StaticString = "0123456789abcdef"
+                var at = 0
+                for i in 0..<16 {
+                    var byte = digest[i]
+                    if i == 6 { byte = (byte & 0x0F) | 0x80 }  // version 8: a name-based UUID of our own
+                    if i == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = hex.utf8Start[Int(byte >> 4)]
+                    text[at + 1] = hex.utf8Start[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
     }
 }

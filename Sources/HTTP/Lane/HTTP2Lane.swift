@@ -43,6 +43,9 @@ public final class HTTP2Lane: HTTPTransport {
     private let threads: [LaneThread]
     private let context: LaneTLSContext
     private let next = Atomic<UInt64>(0)
+    /// The origin the last request named, with its URL's `scheme://authority`: a provider's requests all name
+    /// the same one, so for them only the path is read.
+    private let lastOrigin = Mutex<(prefix: String, origin: LaneOrigin)?>(nil)
 
     /// Starts the lane's threads; fails if the CA file cannot be read.
     public init(configuration: Configuration = .init()) throws(HTTPError) {
@@ -76,7 +79,7 @@ public final class HTTP2Lane: HTTPTransport {
 
     /// Sends `request` on one of the lane's connections and waits for the whole response.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        guard let (origin, path) = LaneOrigin.split(request.url) else {
+        guard let (origin, path) = split(request.url) else {
             throw HTTPError(code: .invalidURL, url: request.url, message: "the HTTP/2 lane takes http and https URLs")
         }
         let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -94,6 +97,17 @@ public final class HTTP2Lane: HTTPTransport {
             thread.cancel(id)
         }
         return try result.get()
+    }
+
+    /// ``LaneOrigin/split(_:)``, reading only the path of a URL with the last request's origin.
+    private func split(_ url: String) -> (origin: LaneOrigin, path: String)? {
+        if let last = lastOrigin.withLock({ $0 }), let path = LaneOrigin.path(of: url, after: last.prefix) {
+            return (last.origin, path)
+        }
+        guard let split = LaneOrigin.split(url) else { return nil }
+        let prefix = (split.origin.tls ? "https://" : "http://") + split.origin.authority
+        lastOrigin.withLock { $0 = (prefix, split.origin) }
+        return split
     }
 
     /// Stops the threads; running and later requests fail with ``HTTPError/Code/shutdown``. Calling it

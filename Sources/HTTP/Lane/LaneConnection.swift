@@ -95,10 +95,9 @@ final class LaneConnection {
         spans.reserveCapacity(request.headers.count + 6)
         func add(_ name: String, _ value: String, lowercase: Bool = false) {
             let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
             if lowercase {
-                for byte in name.utf8 { storage.append(byte >= 65 && byte <= 90 ? byte + 32 : byte) }
-            } else {
-                storage.append(contentsOf: name.utf8)
+                for i in nameStart..<storage.count where storage[i] &- 65 < 26 { storage[i] &+= 32 }
             }
             let valueStart = storage.count
             storage.append(contentsOf: value.utf8)

@@ -49,6 +49,23 @@ struct LaneOrigin: Hashable, Sendable {
         guard !host.isEmpty else { return nil }
         return (LaneOrigin(tls: tls, host: String(host), port: port, authority: String(authority)), path)
     }
+
+    /// The path of `url` when it is `prefix` (a `scheme://authority` that ``split(_:)`` read) followed by a
+    /// path that starts with `/`: what `split` would say of it, without reading the origin again. `nil`
+    /// otherwise (another origin, or a URL to read whole).
+    static func path(of url: String, after prefix: String) -> String? {
+        let path = url.utf8.withContiguousStorageIfAvailable { url -> String? in
+            prefix.utf8.withContiguousStorageIfAvailable { prefix -> String? in
+                guard url.count > prefix.count, url[prefix.count] == UInt8(ascii: "/"),
+                    memcmp(url.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+                else { return nil }
+                let rest = UnsafeBufferPointer(rebasing: url[prefix.count...])
+                guard memchr(rest.baseAddress!, Int32(UInt8(ascii: "#")), rest.count) == nil else { return nil }
+                return String(decoding: rest, as: UTF8.self)
+            } ?? nil
+        }
+        return path ?? nil
+    }
 }
 
 /// The monotonic clock in nanoseconds, for deadlines the lane's thread checks.
