@@ -40,23 +40,15 @@ extension Pipeline {
         let deleted = try await store.deletedSubscriptions(feed: feed, limit: 1_000)
         guard !deleted.isEmpty else { return nil }
         let looks = try await subscriptionEnds(deleted, facts: try await store.facts(feed: feed))
-        let touched = Set(looks.flatMap { $0.1.intents.map(\.activity) })
-        var records = try await store.activities(touched)
-        let before = records
-        try await queue.load(touched)
-        let steps = try await decide(looks.map { ($0, $1, feed) }, records: &records, now: now)
-        let changed = records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }
-        do {
+        let decided = try await decide(looks, feed: feed, now: now)
+        // No feed to commit: the records and the pushes they queued are written as a timer pass writes them.
+        try await save(decided) { () async throws(StoreFailure) in
             try await store.saveTimerPass(
-                activities: changed, looks: [], due: [], throttleStates: await queue.takeChanges(),
-                history: history?.write(steps: steps, now: now))
-        } catch {
-            await queue.revert(touched)
-            throw error
+                activities: decided.changed, looks: [], due: [], throttleStates: await queue.takeChanges(),
+                history: history?.write(steps: decided.steps, now: now))
         }
-        book.note(changed, before: before)
         try await store.finishDeletedSubscriptions(deleted)
-        return steps
+        return decided.steps
     }
 
     /// The subscriptions that own these activities and still exist, with how many of their alerts are

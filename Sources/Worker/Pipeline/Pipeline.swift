@@ -146,15 +146,8 @@ public struct Pipeline: Sendable {
         // Deleted subscriptions end their activities.
         let deleted = written.deleted
         looks += try await subscriptionEnds(deleted, facts: previous)
-        let evaluations = looks.map(\.1)
-        let touched = Set(evaluations.flatMap { $0.intents.map(\.activity) })
-        var records = views.records.merging(
-            try await store.activities(touched.subtracting(views.records.keys))
-        ) { a, _ in a }
-        let before = records
-        // One read for the throttle states of every activity this poll may push to.
-        try await queue.load(touched)
-        plan.steps = try await decide(looks.map { ($0, $1, feed.id) }, records: &records, now: now)
+        let decided = try await decide(looks, feed: feed.id, read: views.records, now: now)
+        plan.steps = decided.steps
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
         // The facts quiet rules name that changed: their quiet spells start again.
@@ -167,59 +160,19 @@ public struct Pipeline: Sendable {
         }
         // One transaction: the facts, the activities and the pushes they queued (a crash can never keep the
         // facts and lose the push).
-        do {
+        try await save(decided) { () async throws(StoreFailure) in
             try await store.commit(
                 FeedCommit(
                     feed: feed.id, now: now, facts: changedEntities,
                     removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
-                    lastModified: validators.lastModified,
-                    activities: records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key },
-                    throttleStates: await queue.takeChanges(), history: history?.write(steps: plan.steps, now: now),
+                    lastModified: validators.lastModified, activities: decided.changed,
+                    throttleStates: await queue.takeChanges(), history: history?.write(steps: decided.steps, now: now),
                     factChanges: factChanges))
-        } catch {
-            await queue.revert(touched)
-            throw error
         }
-        book.note(records.values.filter { before[$0.key] != $0 }, before: before)
         // Ended (or found with nothing to end) with the commit; a crash before this only ends them again,
         // which the ledger skips.
         if !deleted.isEmpty { try await store.finishDeletedSubscriptions(deleted) }
         return plan
-    }
-
-    /// The ledger's decisions for each change's (or timer look's) intents, in order, with metrics and logs
-    /// for the rules that fired or failed; then every push they made handed to the throttle in that order,
-    /// in one call.
-    func decide(
-        _ looks: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)],
-        records: inout [ActivityKey: ActivityRecord], now: Int
-    ) async throws(StoreFailure) -> [ChangeStep] {
-        var steps: [ChangeStep] = []
-        var pushes: [(step: Int, pending: PendingPush)] = []
-        for (change, evaluation, feed) in looks {
-            let decisions =
-                contracts.isEmpty
-                ? ledger.apply(evaluation.intents, to: &records, now: now)
-                : decideUnderContracts(evaluation.intents, records: &records, now: now, feed: feed)
-            for case .push(let pending) in decisions { pushes.append((steps.count, pending)) }
-            steps.append(
-                ChangeStep(
-                    change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
-                    decisions: decisions))
-            for rule in evaluation.intents.map(\.ruleID) { metrics.ruleFired(rule) }
-            for error in evaluation.errors {
-                metrics.ruleError(error.rule)
-                logger.error(
-                    "rule failed", metadata: ["rule": "\(error.rule)", "feed.id": "\(feed)", "error": "\(error)"])
-            }
-        }
-        guard !pushes.isEmpty else { return steps }
-        let outcomes = try await queue.submit(pushes.map(\.pending), now: now)
-        for ((step, pending), outcome) in zip(pushes, outcomes) {
-            steps[step].queued[pending.push.activity] = outcome
-            if case .coalesced = outcome { metrics.coalesced() }
-        }
-        return steps
     }
 
     /// Asks the throttle what may go now and writes each released push to the durable outbox, one row per
