@@ -119,6 +119,35 @@ extension PostgresStore {
         """
     }
 
+    public func subscriptionAlerts(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [SubscriptionAlerts]]
+    {
+        let unique = Array(Set(entities))
+        guard !unique.isEmpty else { return [:] }
+        let what = "counting subscriptions' alerts"
+        var out: [EntityKey: [SubscriptionAlerts]] = [:]
+        for row in try await rows(
+            what,
+            """
+            SELECT f, e, o->>'id', o->>'device', (o->>'created-at')::bigint,
+              count(*) FILTER (WHERE phase <> 'ended'), count(*) FILTER (WHERE phase = 'ended')
+            FROM (SELECT r.f, r.e, a.phase, a.start::jsonb->'subscription' AS o FROM activity a
+                  JOIN unnest(\(unique.map(\.feed))::text[], \(unique.map(\.id))::text[]) AS r(f, e)
+                    ON a.entity_feed = r.f AND a.entity_id = r.e
+                  WHERE a.start IS NOT NULL) s
+            WHERE o->>'id' IS NOT NULL AND o->>'device' IS NOT NULL AND o->>'created-at' IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5
+            """)
+        {
+            let (feed, entity, id, device, createdAt, running, ended) = try decode(
+                row, (String, String, String, String, Int, Int, Int).self, what)
+            out[EntityKey(feed: feed, id: entity), default: []].append(
+                SubscriptionAlerts(
+                    owner: SubscriptionOwner(id: id, device: device, createdAt: createdAt), running: running,
+                    ended: ended))
+        }
+        return out
+    }
+
     public func subscriptionGenerations(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: Int] {
         let unique = Array(Set(entities))
         guard !unique.isEmpty else { return [:] }

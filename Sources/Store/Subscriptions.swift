@@ -60,6 +60,38 @@ extension SQLiteStore {
         ).execute(arguments: [entity.feed, entity.id])
     }
 
+    public func subscriptionAlerts(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [SubscriptionAlerts]]
+    {
+        try await run(
+            "counting subscriptions' alerts",
+            { db in
+                // A start that is not JSON (none is written so) counts as no subscription's.
+                let select = try db.cachedStatement(
+                    sql: """
+                        SELECT id, device, created_at, SUM(phase <> 'ended') AS running, SUM(phase = 'ended') AS ended
+                        FROM (
+                          SELECT phase, json_extract(s, '$.subscription.id') AS id,
+                            json_extract(s, '$.subscription.device') AS device,
+                            json_extract(s, '$.subscription.created-at') AS created_at
+                          FROM (SELECT phase, CASE WHEN json_valid(start) THEN start END AS s FROM activity
+                                WHERE entity_feed = ? AND entity_id = ?))
+                        WHERE id IS NOT NULL AND device IS NOT NULL AND created_at IS NOT NULL
+                        GROUP BY id, device, created_at
+                        """)
+                var out: [EntityKey: [SubscriptionAlerts]] = [:]
+                for entity in Set(entities) {
+                    let counts = try Row.fetchAll(select, arguments: [entity.feed, entity.id]).map { row in
+                        SubscriptionAlerts(
+                            owner: SubscriptionOwner(
+                                id: row["id"], device: row["device"], createdAt: row["created_at"]),
+                            running: row["running"], ended: row["ended"])
+                    }
+                    if !counts.isEmpty { out[entity] = counts }
+                }
+                return out
+            }, write: false)
+    }
+
     public func subscriptionGenerations(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: Int] {
         try await run(
             "reading subscription generations", { db in try Self.generations(of: entities, db) }, write: false)

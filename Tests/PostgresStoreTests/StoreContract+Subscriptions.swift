@@ -18,6 +18,41 @@ extension StoreContract {
     }
 
     static let subscriptionChecks: [StoreCheck] = [
+        StoreCheck(name: "an entity's alerts are counted by owner as the tally of its records counts them") { store in
+            func alert(_ name: String, _ owner: SubscriptionOwner?, _ phase: ActivityPhase, entity: EntityKey = match)
+                -> ActivityRecord
+            {
+                var r = record(ActivityKey("my-alert-\(name)"), phase: phase)
+                r.entity = entity
+                r.start = ActivityStart(attributes: .emptyObject, alert: nil, lateJoin: false, subscription: owner)
+                return r
+            }
+            let s1 = SubscriptionOwner(id: "s1", device: "a", createdAt: 100)
+            let s1Before = SubscriptionOwner(id: "s1", device: "a", createdAt: 50)
+            let s2 = SubscriptionOwner(id: "s2", device: "ünï ✓", createdAt: 100)
+            let other = EntityKey(feed: "espn", id: "1")
+            let records = [
+                alert("s1-0", s1, .ended), alert("s1-1", s1, .ended), alert("s1-2", s1, .active),
+                alert("s1-old", s1Before, .pending), alert("s2-0", s2, .ended), alert("shared", nil, .active),
+                alert("s2-elsewhere", s2, .active, entity: other), record(ActivityKey("match:plain"), phase: .ended),
+            ]
+            try await store.save(records)
+            let counted = try await store.subscriptionAlerts(of: [match, other, EntityKey(feed: "nba", id: "7")])
+            let order = { (a: SubscriptionAlerts, b: SubscriptionAlerts) in
+                (a.owner.id, a.owner.createdAt) < (b.owner.id, b.owner.createdAt)
+            }
+            #expect(
+                counted[match]?.sorted(by: order) == SubscriptionAlerts.tally(records.filter { $0.entity == match }))
+            #expect(
+                counted[match]?.sorted(by: order) == [
+                    SubscriptionAlerts(owner: s1Before, running: 1, ended: 0),
+                    SubscriptionAlerts(owner: s1, running: 1, ended: 2),
+                    SubscriptionAlerts(owner: s2, running: 0, ended: 1),
+                ])
+            #expect(counted[other] == [SubscriptionAlerts(owner: s2, running: 1, ended: 0)])
+            #expect(counted[EntityKey(feed: "nba", id: "7")] == nil, "an entity with none is absent")
+            #expect(try await store.subscriptionAlerts(of: []).isEmpty)
+        },
         StoreCheck(name: "an import writes each subscription as a PUT would, and counts the conflicts") { store in
             #expect(try await store.putSubscription(subscription("s1"), now: 100) == .created)
             let refused = try await store.importSubscriptions(

@@ -123,7 +123,7 @@ import Testing
                             attributes: .emptyObject, alert: nil, lateJoin: false, subscription: s.owner)))
             }
             let set = SubscriptionSet(
-                subscriptions, crossings: indexed.crossings["markets"] ?? [], activities: records)
+                subscriptions, crossings: indexed.crossings["markets"] ?? [], alerts: SubscriptionAlerts.tally(records))
             let a = indexed.evaluate(change, now: 1_000, activities: activities, subscriptions: set)
             let b = plain.evaluate(
                 change, now: 1_000, activities: activities, subscriptions: subscriptions.sorted { $0.id < $1.id })

@@ -84,3 +84,39 @@ public struct DeletedSubscription: Sendable, Hashable {
         self.at = at
     }
 }
+
+/// The activities one subscription (its id, as one device created it at one time) started for its entity:
+/// how many still run and how many ended. What the subscription book needs of an entity's activities, kept
+/// by the store as a count, so reading it does not read every alert the entity ever had.
+public struct SubscriptionAlerts: Sendable, Hashable {
+    public var owner: SubscriptionOwner
+    /// Its activities pending or active.
+    public var running: Int
+    /// Its activities ended.
+    public var ended: Int
+
+    /// A count.
+    public init(owner: SubscriptionOwner, running: Int, ended: Int) {
+        self.owner = owner
+        self.running = running
+        self.ended = ended
+    }
+
+    /// The counts of `records` (one entity's activities), by owner in (id, created-at, device) order; records
+    /// no subscription started are not counted.
+    public static func tally(_ records: [ActivityRecord]) -> [SubscriptionAlerts] {
+        var counts: [SubscriptionOwner: (running: Int, ended: Int)] = [:]
+        for record in records {
+            guard let owner = record.start?.subscription else { continue }
+            if record.phase == .ended {
+                counts[owner, default: (0, 0)].ended += 1
+            } else {
+                counts[owner, default: (0, 0)].running += 1
+            }
+        }
+        return counts.map { SubscriptionAlerts(owner: $0.key, running: $0.value.running, ended: $0.value.ended) }
+            .sorted {
+                ($0.owner.id, $0.owner.createdAt, $0.owner.device) < ($1.owner.id, $1.owner.createdAt, $1.owner.device)
+            }
+    }
+}

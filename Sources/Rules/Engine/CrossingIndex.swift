@@ -218,9 +218,9 @@ public struct SubscriptionSet: Sendable {
     private var earlier: [Int: Int] = [:]
 
     /// `subscriptions` (put in id order, as the store gives them); an index for each of `crossings`; which
-    /// own a running activity and how many alerts are behind each, from `activities` (all the entity's, the
-    /// ended ones too), or unknown.
-    public init(_ subscriptions: [Subscription], crossings: [Crossing] = [], activities: [ActivityRecord]? = nil) {
+    /// own a running activity and how many alerts are behind each, from `alerts` (the entity's activities
+    /// counted by owner, ``SubscriptionAlerts/tally(_:)``), or unknown.
+    public init(_ subscriptions: [Subscription], crossings: [Crossing] = [], alerts: [SubscriptionAlerts]? = nil) {
         let ordered = zip(subscriptions, subscriptions.dropFirst()).allSatisfy { $0.id < $1.id }
         let subscriptions = ordered ? subscriptions : subscriptions.sorted { $0.id < $1.id }
         self.subscriptions = subscriptions
@@ -229,15 +229,15 @@ public struct SubscriptionSet: Sendable {
             indexes[crossing.key] = CrossingIndex(crossing, subscriptions: subscriptions)
         }
         self.indexes = indexes
-        guard let activities else { return }
+        guard let alerts else { return }
         var live: Set<Int> = []
-        for record in activities {
-            guard let owner = record.start?.subscription, let position = position(of: owner.id) else { continue }
-            if record.phase == .ended || owner != subscriptions[position].owner {
-                earlier[position, default: 0] += 1
-            } else {
-                live.insert(position)
-            }
+        for count in alerts {
+            guard let position = position(of: count.owner.id) else { continue }
+            // An earlier subscription of the same id: its alerts, running or not, are behind this one.
+            let current = count.owner == subscriptions[position].owner
+            let behind = count.ended + (current ? 0 : count.running)
+            if behind > 0 { earlier[position, default: 0] += behind }
+            if current, count.running > 0 { live.insert(position) }
         }
         self.live = live.sorted()
     }

@@ -46,13 +46,13 @@ public final class SubscriptionBook: Sendable {
         }
         guard !stale.isEmpty else { return kept.filter { !$0.value.subscriptions.isEmpty } }
         let read = try await store.subscriptions(of: stale)
-        let activities = try await store.activities(of: stale)
+        let alerts = try await store.subscriptionAlerts(of: stale)
         var fresh: [EntityKey: Entry] = [:]
         for entity in stale {
             let wanted = crossings[entity.feed] ?? []
             fresh[entity] = Entry(
                 generation: generations[entity] ?? 0, crossings: wanted.map(\.key),
-                set: SubscriptionSet(read[entity] ?? [], crossings: wanted, activities: activities[entity] ?? []))
+                set: SubscriptionSet(read[entity] ?? [], crossings: wanted, alerts: alerts[entity] ?? []))
         }
         entries.withLock { entries in
             for (entity, entry) in fresh {
