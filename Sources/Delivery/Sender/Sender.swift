@@ -2,6 +2,7 @@ import CoreMetrics
 import HTTP
 public import LiveRelayCore
 public import Logging
+import Synchronization
 
 /// The front end every push goes through, whatever the provider. Providers only encode, send and classify;
 /// the sender acts on the class, the same way for all of them:
@@ -66,7 +67,7 @@ public struct Sender: Sendable {
     /// at once (in order when the provider allows one at a time). Receipts per push, in target order.
     /// `finished`, when given, hears each request's final receipts as soon as they are known (the push's index
     /// in `work`, the targets' range, their receipts), so the caller can record them before the rest are in;
-    /// it runs on the sending task and must not wait.
+    /// it runs on the task that made the request (several may call it at once) and must not wait.
     /// `admit`, when given, is asked before each request: once it says no (the worker's claims on these
     /// pushes lapsed), no more requests are made, and the rest get receipts that are ``DeliveryReceipt/notSent``.
     public func send(
@@ -80,36 +81,42 @@ public struct Sender: Sendable {
                 requests.append((item, start..<min(start + traits.maxBatchSize, entry.targets.count)))
             }
         }
-        var receipts = work.map { [DeliveryReceipt?](repeating: nil, count: $0.targets.count) }
-        await withTaskGroup(of: (Int, [DeliveryReceipt]).self) { group in
-            var inFlight = 0
-            func collect(_ done: (Int, [DeliveryReceipt])) {
-                let request = requests[done.0]
-                for (offset, receipt) in zip(request.targets, done.1) { receipts[request.item][offset] = receipt }
-                finished?(request.item, request.targets, done.1)
-                inFlight -= 1
-            }
-            var fenced = false
-            for (index, request) in requests.enumerated() {
-                if inFlight >= traits.maxConcurrentDeliveries, let done = await group.next() { collect(done) }
-                let push = work[request.item].push
-                let targets = Array(work[request.item].targets[request.targets])
-                if fenced || admit?() == false {
-                    if !fenced {
-                        logger.warning(
-                            "requests stopped: this worker's claims lapsed (another worker sends these pushes)",
-                            metadata: ["provider": "\(traits.kind)", "requests": "\(requests.count - index)"])
+        // As many tasks as requests may be in flight, each taking the next request in order as it finishes
+        // one (a task per request would cost a task's creation, first allocation and group bookkeeping per push).
+        let queue = RequestQueue(count: requests.count)
+        let done = await withTaskGroup(of: [(request: Int, receipts: [DeliveryReceipt])].self) { [requests] group in
+            for _ in 0..<min(max(1, traits.maxConcurrentDeliveries), requests.count) {
+                group.addTask {
+                    var done: [(request: Int, receipts: [DeliveryReceipt])] = []
+                    while let index = queue.next() {
+                        let request = requests[index]
+                        let targets = Array(work[request.item].targets[request.targets])
+                        let receipts: [DeliveryReceipt]
+                        if queue.isFenced || admit?() == false {
+                            if queue.fence() {
+                                logger.warning(
+                                    "requests stopped: this worker's claims lapsed (another worker sends these pushes)",
+                                    metadata: ["provider": "\(traits.kind)", "requests": "\(requests.count - index)"])
+                            }
+                            receipts = targets.map { DeliveryReceipt.notSent(to: $0) }
+                        } else {
+                            receipts = await deliver(work[request.item].push, to: targets, admit: admit)
+                        }
+                        finished?(request.item, request.targets, receipts)
+                        done.append((index, receipts))
                     }
-                    fenced = true
-                    let unsent = targets.map { DeliveryReceipt.notSent(to: $0) }
-                    for (offset, receipt) in zip(request.targets, unsent) { receipts[request.item][offset] = receipt }
-                    finished?(request.item, request.targets, unsent)
-                    continue
+                    return done
                 }
-                group.addTask { (index, await self.deliver(push, to: targets, admit: admit)) }
-                inFlight += 1
             }
-            for await done in group { collect(done) }
+            var all: [(request: Int, receipts: [DeliveryReceipt])] = []
+            all.reserveCapacity(requests.count)
+            for await part in group { all += part }
+            return all
+        }
+        var receipts = work.map { [DeliveryReceipt?](repeating: nil, count: $0.targets.count) }
+        for (index, sent) in done {
+            let request = requests[index]
+            for (offset, receipt) in zip(request.targets, sent) { receipts[request.item][offset] = receipt }
         }
         return receipts.map { $0.map { $0! } }
     }
@@ -280,4 +287,26 @@ public struct Sender: Sendable {
             metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { $1 })
         return DeliveryReceipt(target: target, outcome: outcome, attempts: attempts)
     }
+}
+
+/// The requests of one ``Sender/send(_:admit:finished:)`` call, handed out in order to the tasks that send
+/// them, and whether the fence has closed on them.
+private final class RequestQueue: Sendable {
+    private let count: Int
+    private let taken = Atomic<Int>(0)
+    private let fenced = Atomic<Bool>(false)
+
+    init(count: Int) { self.count = count }
+
+    /// The next request's index; `nil` when all are taken.
+    func next() -> Int? {
+        let index = taken.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
+    }
+
+    /// Whether the fence closed on an earlier request.
+    var isFenced: Bool { fenced.load(ordering: .relaxed) }
+
+    /// Closes the fence; `true` the first time.
+    func fence() -> Bool { !fenced.exchange(true, ordering: .relaxed) }
 }
