@@ -3,9 +3,12 @@ import Delivery
 import Foundation
 import HTTP
 import LiveRelayCore
+import Logging
+import Synchronization
 
-/// LiveRelay's APNs sender (the real `APNsProvider` over `CurlTransport`) pushing to a loopback HTTP/2 + TLS
-/// server. Prints one JSON line, like the other clients of `scripts/bench/fanout.sh`.
+/// LiveRelay's APNs sender (the real `Sender` and `APNsProvider` over the push lane, or `CurlTransport`)
+/// pushing to a loopback HTTP/2 + TLS server. Prints one JSON line, like the other clients of
+/// `scripts/bench/fanout.sh`.
 struct FanoutBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
@@ -21,6 +24,12 @@ struct FanoutBench: AsyncParsableCommand {
     @Option(help: "Let the kernel merge small writes, as the push providers' transports do by default.")
     var coalesceWrites = true
     @Option(help: "The HTTP/2 lane: nghttp2 (HTTP2Lane) or curl (CurlTransport).") var lane = "nghttp2"
+    @Option(
+        help: """
+            What hands the provider its pushes: sender (the Sender, as the pipeline sends: its tasks, retries \
+            and receipts) or provider (a task per push calling the provider directly).
+            """)
+    var through = "sender"
 
     func run() async throws {
         let pushes = try loadPushes()
@@ -42,11 +51,20 @@ struct FanoutBench: AsyncParsableCommand {
         let provider = APNsProvider(
             configuration: APNsProvider.Configuration(
                 endpoint: APNsEndpoint(url: url, environment: .production), bundleID: "com.example.scores",
-                requestTimeout: .seconds(60)),
+                requestTimeout: .seconds(60), maxInFlight: connections * streams),
             key: signing, transport: transport)
         let inFlight = connections * streams
+        let timed = TimedProvider(provider)
+        let sender = Sender(
+            provider: timed, logger: Logger(label: "liverelay-bench"),
+            retry: RetryPolicy(maxAttempts: 1))
         func send(_ range: Range<Int>) async -> (latencies: [Double], failures: Int) {
-            await withTaskGroup(of: (Double, Bool).self) { group in
+            guard through == "provider" else {
+                let receipts = await sender.send(
+                    range.map { (pushes[$0 % pushes.count].0, [pushes[$0 % pushes.count].1]) })
+                return (timed.take(), receipts.filter { $0[0].outcome != .delivered }.count)
+            }
+            return await withTaskGroup(of: (Double, Bool).self) { group in
                 var latencies: [Double] = []
                 latencies.reserveCapacity(range.count)
                 var failures = 0
@@ -88,6 +106,7 @@ struct FanoutBench: AsyncParsableCommand {
             "pushes_per_second": .double(Double(count) / wall), "p50_ms": .double(percentile(latencies, 0.5) * 1000),
             "p99_ms": .double(percentile(latencies, 0.99) * 1000), "cpu_seconds": .double(cpu),
             "peak_rss_mb": .double(peakRSSMegabytes()), "connections": .int(connections), "in_flight": .int(inFlight),
+            "through": .string(through),
         ]
         print(result.jsonString())
     }
@@ -128,4 +147,29 @@ func peakRSSMegabytes() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024
+}
+
+/// A provider that times each request of the one it wraps (the latencies the `Sender` hides).
+private final class TimedProvider: PushProvider {
+    let inner: APNsProvider
+    private let latencies = Mutex<[Double]>([])
+
+    init(_ inner: APNsProvider) { self.inner = inner }
+
+    var traits: ProviderTraits { inner.traits }
+
+    func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome] {
+        let start = ContinuousClock.now
+        let outcomes = await inner.deliver(push, to: targets)
+        let seconds = (ContinuousClock.now - start).seconds
+        latencies.withLock { $0.append(seconds) }
+        return outcomes
+    }
+
+    /// The latencies so far, forgotten.
+    func take() -> [Double] {
+        latencies.withLock { taken in
+            defer { taken = [] }; return taken
+        }
+    }
 }

@@ -82,7 +82,8 @@ PY
 
 # LiveRelay's sender alone, in the same run (its requests before the log is cleared): the same number of
 # pushes of the same size to the same server over its push lane, one connection and the server's stream
-# limit, from a harness that hands the sender the pushes without the pipeline around it.
+# limit, from a harness that hands the pushes to the `Sender` (as the pipeline does) without the pipeline
+# around it: no outbox, no receipts written.
 bench=$root/.build/release/liverelay-bench
 [ -x "$bench" ] || { echo "$bench is missing: swift build -c release --product liverelay-bench" >&2; exit 1; }
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
