@@ -57,11 +57,11 @@ public enum LateJoinDecision: Sendable, Hashable {
         }
     }
 
+    /// The rule ids a late joiner's start carries.
+    public static let ruleIDs = [ReservedRuleID.lateJoin]
+
     /// The decisions for `joins`, given the activities of their entities (each activity's record whose
     /// ``ActivityRecord/entity`` is the join's entity), in join order, then activity-key order.
-    /// The rule ids a late joiner's start carries.
-    public static let ruleIDs = ["late-join"]
-
     public static func decide(_ joins: [LateJoin], activities: [EntityKey: [ActivityRecord]]) -> [LateJoinDecision] {
         var out: [LateJoinDecision] = []
         for join in joins {

@@ -4,7 +4,7 @@ public import LiveRelayCore
 /// its device, dismissed at once (the alert was taken away, not finished). Pure.
 public enum SubscriptionEnd {
     /// The rule id the ends carry (logs, `replay` output, `liverelay_rule_fired_total`).
-    public static let ruleID = "subscription-deleted"
+    public static let ruleID = ReservedRuleID.subscriptionDeleted
 
     /// For each deletion, in order, the ends of the activities it owned (``ActivityStart/subscription`` is its
     /// owner, id and creation time both: one deleted and created again owns only its new activities), given

@@ -123,3 +123,28 @@ import Testing
         #expect(diagnostics.map(\.message) == [#"rule c: stale-after is always "10", not a number of seconds ≥ 0"#])
     }
 }
+
+/// The rule ids LiveRelay gives what it decides without a rule (a late joiner's start, a deleted
+/// subscription's end) are its own: a rule of that id would be told apart from them by nothing.
+@Suite struct ReservedRuleIDTests {
+    @Test func aRuleMayNotTakeAnIdLiveRelayUses() {
+        for id in ReservedRuleID.all.sorted() {
+            let text = """
+                {"rules": [
+                  {"id": "\(id)", "feed": "f", "when": true, "event": "update",
+                   "activity": {"key": "a", "attributes-type": "T"}}
+                ]}
+                """
+            let (rules, diagnostics) = RuleLoader().load(file: "r.json", data: Data(text.utf8))
+            #expect(rules.isEmpty)
+            #expect(
+                diagnostics.map(\.description) == [
+                    "r.json:2:3: rule \(id): the id is LiveRelay's own (the pushes it decides without a rule carry "
+                        + "it); choose another"
+                ])
+        }
+        let fine =
+            #"{"rules": [{"id": "late-joiner", "feed": "f", "when": true, "event": "update", "activity": {"key": "a", "attributes-type": "T"}}]}"#
+        #expect(RuleLoader().load(file: "r.json", data: Data(fine.utf8)).1.isEmpty)
+    }
+}

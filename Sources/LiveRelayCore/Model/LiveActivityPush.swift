@@ -76,3 +76,18 @@ extension LiveActivityPush {
     /// Its activity and timestamp.
     public var id: PushID { PushID(activity: activity, timestamp: timestamp) }
 }
+
+/// The rule ids of what LiveRelay decides without a rule: no rule file may name a rule so.
+public enum ReservedRuleID {
+    /// A late joiner's start (a device that followed the entity while its activity ran).
+    public static let lateJoin = "late-join"
+    /// The end of a deleted subscription's activity.
+    public static let subscriptionDeleted = "subscription-deleted"
+    /// Every reserved id.
+    public static let all: Set<String> = [lateJoin, subscriptionDeleted]
+}
+
+extension LiveActivityPush {
+    /// Whether this is a late joiner's start, not one a rule decided.
+    public var isLateJoin: Bool { event == .start && ruleIDs == [ReservedRuleID.lateJoin] }
+}

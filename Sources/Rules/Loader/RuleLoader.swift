@@ -146,6 +146,12 @@ public struct RuleLoader: Sendable {
             compiler.lateJoin = document["late-join"]?.stringValue != "none"
             compiler.subscription = subscription
             switch compiler.compile(raw) {
+            case .success(let rule) where ReservedRuleID.all.contains(rule.id):
+                diagnostics.append(
+                    Diagnostic(
+                        file: rule.source.file, location: rule.source.location,
+                        message: "rule \(rule.id): the id is LiveRelay's own (the pushes it decides without a rule "
+                            + "carry it); choose another"))
             case .success(let rule): rules.append(rule)
             case .failure(let problems): diagnostics += problems.items
             }

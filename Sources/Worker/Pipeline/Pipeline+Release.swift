@@ -57,7 +57,7 @@ extension Pipeline {
                 channel: s.channel?.id, channelPolicy: s.channel?.storagePolicy, mode: s.mode)
             if let fanOut = s.fanOut {
                 staged.fanOuts.append(fanOut)
-            } else if targets.isEmpty, s.push.ruleIDs != LateJoinDecision.ruleIDs {
+            } else if targets.isEmpty, !s.push.isLateJoin {
                 // (A late joiner's start says so itself.)
                 logger.info(
                     "no registered token for push",

@@ -242,7 +242,7 @@ public struct Replayer: Sendable {
             write("  delivery of \(push.event) \(push.activity): no registered token")
         }
         for result in deliveries {
-            if result.push.event == .start, result.push.ruleIDs == LateJoinDecision.ruleIDs {
+            if result.push.isLateJoin {
                 // Late joiners' starts: the running activity's state, under its last push's timestamp.
                 let devices = result.receipts.filter(\.delivered).compactMap(\.target.device)
                 if !devices.isEmpty {
