@@ -86,8 +86,8 @@ public struct DeletedSubscription: Sendable, Hashable {
 }
 
 /// The activities one subscription (its id, as one device created it at one time) started for its entity:
-/// how many still run and how many ended. What the subscription book needs of an entity's activities, kept
-/// by the store as a count, so reading it does not read every alert the entity ever had.
+/// how many still run and how many ended. What the subscription book needs of an entity's activities,
+/// counted by the store's query, so reading it does not read every alert the entity ever had.
 public struct SubscriptionAlerts: Sendable, Hashable {
     public var owner: SubscriptionOwner
     /// Its activities pending or active.

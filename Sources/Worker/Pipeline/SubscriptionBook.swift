@@ -26,8 +26,12 @@ public final class SubscriptionBook: Sendable {
         generations known: [EntityKey: Int]? = nil
     ) async throws(StoreFailure) -> [EntityKey: SubscriptionSet] {
         guard !entities.isEmpty else { return [:] }
-        var generations = known ?? [:]
-        if known == nil { generations = try await store.subscriptionGenerations(of: entities) }
+        let generations: [EntityKey: Int]
+        if let known {
+            generations = known
+        } else {
+            generations = try await store.subscriptionGenerations(of: entities)
+        }
         var kept: [EntityKey: SubscriptionSet] = [:]
         var stale: [EntityKey] = []
         entries.withLock { entries in
