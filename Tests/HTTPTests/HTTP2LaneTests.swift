@@ -7,13 +7,15 @@ import Testing
 /// Starts an HTTP/2 + TLS loopback server and a lane trusting its CA, runs `body`, and stops both.
 @discardableResult
 private func withLane<T>(
-    connections: Int = 1, maxConcurrentStreams: Int? = nil, caFile: String? = sharedAuthority.caFile,
-    handler: @escaping LoopbackHTTPServer.Handler,
+    connections: Int = 1, connectionsPerOrigin: Int = 1, maxConcurrentStreams: Int? = nil,
+    caFile: String? = sharedAuthority.caFile, handler: @escaping LoopbackHTTPServer.Handler,
     _ body: (LoopbackHTTPServer, HTTP2Lane) async throws -> T
 ) async throws -> T {
     let server = try await LoopbackHTTPServer.start(
         mode: .http2TLS(sharedAuthority), maxConcurrentStreams: maxConcurrentStreams, handler: handler)
-    let lane = try HTTP2Lane(configuration: HTTP2Lane.Configuration(caFile: caFile, connections: connections))
+    let lane = try HTTP2Lane(
+        configuration: HTTP2Lane.Configuration(
+            caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin))
     do {
         let result = try await body(server, lane)
         lane.shutdown()
@@ -134,6 +136,40 @@ struct HTTP2LaneTests {
             #expect(server.connectionCount == 1)
             #expect(most.load(ordering: .relaxed) <= 8)
             #expect(most.load(ordering: .relaxed) > 1)
+        }
+    }
+
+    /// A server of 4 streams per connection that takes 20 ms per answer: a fan-out of 200 would wait on one
+    /// connection's four streams, so the thread opens more, each once the ones before it are full and have
+    /// answered, up to its limit of 4; every request is answered once.
+    @Test func opensMoreConnectionsWhenEveryStreamIsTaken() async throws {
+        let inFlight = Atomic<Int>(0)
+        let most = Atomic<Int>(0)
+        try await withLane(
+            connectionsPerOrigin: 4, maxConcurrentStreams: 4,
+            handler: { request in
+                let now = inFlight.add(1, ordering: .relaxed).newValue
+                most.max(now, ordering: .relaxed)
+                try? await Task.sleep(for: .milliseconds(20))
+                inFlight.subtract(1, ordering: .relaxed)
+                return .text(request.path)
+            }
+        ) { server, lane in
+            let results = await fanOut(lane, server, count: 200)
+            #expect(answered(results).count == 200, "\(failures(results))")
+            #expect(Set(answered(results)) == Set((0..<200).map { "/n/\($0)" }))
+            #expect(server.connectionCount == 4)
+            #expect(server.requests.count == 200)
+            #expect(most.load(ordering: .relaxed) > 4)
+            #expect(most.load(ordering: .relaxed) <= 16)
+        }
+        // A few requests at a time fit one connection's streams: no second connection.
+        try await withLane(connectionsPerOrigin: 4, maxConcurrentStreams: 4, handler: { .text($0.path) }) {
+            server, lane in
+            for index in 0..<20 {
+                _ = try await lane.send(HTTPRequest(url: server.url("/one/\(index)")))
+            }
+            #expect(server.connectionCount == 1)
         }
     }
 

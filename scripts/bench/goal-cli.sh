@@ -16,6 +16,11 @@
 #   usage: scripts/bench/goal-cli.sh [devices] [extra config JSON, e.g. '{"provider": {…}, "http": {…}}']
 #   GOAL_PROVIDER_EXTRA='{"max-concurrent-streams": 1000}' / GOAL_HTTP_EXTRA='{"coalesce-writes": false}'
 #   are merged into the provider / http objects (after the second argument).
+#   GOAL_LIVERELAY=/path/to/liverelay runs another build.
+#   GOAL_ROUND_TRIP_MS=25 puts delay-proxy.py (on the server's core) between every client and nginx, adding
+#   that round trip; the sender alone then runs with the default config's window (1 × 1,000 streams), and
+#   h2load with as many connections as the replay opened (counted by the proxy), each with the server's
+#   stream limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -23,7 +28,7 @@ devices=${1:-50000}
 extra=${2:-}
 dir=${GOAL_DIR:-/tmp/liverelay-goal-cli}
 client_core=${CLIENT_CORE:-1}
-liverelay=$root/.build/release/liverelay
+liverelay=${GOAL_LIVERELAY:-$root/.build/release/liverelay}
 activity=match-760499
 pushes_per_device=6
 
@@ -35,6 +40,27 @@ mkdir -p "$dir"
 # server's SETTINGS, and nginx on one core collapses with 1,000 streams open on one long connection.
 eval "$(FANOUT_SERVER_STREAMS=${GOAL_SERVER_STREAMS:-128} scripts/bench/fanout-server.sh start "$dir")"
 trap 'scripts/bench/fanout-server.sh stop "$dir"' EXIT
+round_trip=${GOAL_ROUND_TRIP_MS:-}
+sender_streams=${GOAL_SERVER_STREAMS:-128}
+if [ -n "$round_trip" ]; then
+    proxy_port=$((${FANOUT_PORT:-18443} + 1))
+    rm -f "$dir/proxy.json"
+    taskset -c "${SERVER_CORE:-0}" python3 scripts/bench/delay-proxy.py "$proxy_port" "127.0.0.1:${FANOUT_PORT:-18443}" \
+        "$round_trip" "$dir/proxy.json" > "$dir/proxy.out" 2>&1 &
+    proxy=$!
+    trap 'kill $proxy 2>/dev/null; scripts/bench/fanout-server.sh stop "$dir"' EXIT
+    for _ in $(seq 50); do grep -q ready "$dir/proxy.out" 2>/dev/null && break; sleep 0.1; done
+    grep -q ready "$dir/proxy.out" || { echo "delay-proxy.py did not start: $(cat "$dir/proxy.out")" >&2; exit 1; }
+    FANOUT_URL=https://127.0.0.1:$proxy_port
+    sender_streams=1000
+fi
+proxy_connections() {
+    [ -n "$round_trip" ] || { echo 0; return; }
+    rm -f "$dir/proxy.json"
+    kill -USR1 "$proxy"
+    for _ in $(seq 50); do [ -s "$dir/proxy.json" ] && break; sleep 0.05; done
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["connections"])' "$dir/proxy.json"
+}
 
 # fanout-server.sh turns the access log off; here each request's status and time are what is counted.
 sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
@@ -89,11 +115,12 @@ bench=$root/.build/release/liverelay-bench
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
 taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
     --payloads "$dir/payloads.jsonl" --count "$((devices * pushes_per_device))" --connections 1 \
-    --streams "${GOAL_SERVER_STREAMS:-128}" > "$dir/sender.json"
+    --streams "$sender_streams" > "$dir/sender.json"
 kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
 : > "$dir/logs/access.log"
+before_replay=$(proxy_connections)
 set +e
 start=$(date +%s.%N)
 taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
@@ -101,11 +128,13 @@ taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
     --tokens "$dir/tokens.json" > /dev/null 2> "$dir/stderr.txt"
 code=$?
 set -e
+replay_connections=$(( $(proxy_connections) - before_replay ))
+line_connections=$(( replay_connections > 0 ? replay_connections : 1 ))
 # The line, in the same run: h2load on the same core, to the same server, with as many requests, one
 # connection and the server's stream limit, APNs' headers and a Live Activity body of the match's size.
 # Its path carries "h2load-line" so the count below leaves its requests out.
 printf '%s' '{"aps":{"timestamp":1783101700,"event":"update","content-state":{"homeScore":1,"awayScore":0,"clock":"20:00","period":"1st half","status":"in play"},"relevance-score":50,"stale-date":1783102300}}' > "$dir/line-body.json"
-line=$(taskset -c "$client_core" h2load -n "$((devices * pushes_per_device))" -c 1 -m "${GOAL_SERVER_STREAMS:-128}" \
+line=$(taskset -c "$client_core" h2load -n "$((devices * pushes_per_device))" -c "$line_connections" -m "${GOAL_SERVER_STREAMS:-128}" \
     -H 'apns-push-type: liveactivity' -H 'apns-topic: com.example.scores.push-type.liveactivity' \
     -H 'apns-priority: 10' -H 'content-type: application/json' -d "$dir/line-body.json" \
     "$FANOUT_URL/3/device/h2load-line" 2>&1 | sed -n 's/.*finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
@@ -113,9 +142,9 @@ line=$(taskset -c "$client_core" h2load -n "$((devices * pushes_per_device))" -c
 kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
-python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" <<'PY'
+python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" "${round_trip:-0}" "$replay_connections" "$line_connections" <<'PY'
 import json, sys
-dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling = sys.argv[1:]
+dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling, round_trip, connections, line_connections = sys.argv[1:]
 devices, per, code, start, ceiling = int(devices), int(per), int(code), float(start), float(ceiling)
 sender = json.loads(open(f"{dir}/sender.json").read())
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
@@ -151,9 +180,12 @@ result = {
     "provider_extra": json.loads(provider_extra) if provider_extra else {},
     "http_extra": json.loads(http_extra) if http_extra else {},
     "extra": json.loads(extra) if extra else {},
+    "added_round_trip_ms": float(round_trip), "replay_connections": int(connections),
+    "h2load_connections": int(line_connections),
 }
 print(json.dumps(result))
-print(f"goal-cli: {devices} devices, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
+rtt = f", {float(round_trip):g} ms added round trip, {connections} connections opened" if float(round_trip) else ""
+print(f"goal-cli: {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
       f"{wall:.2f} s wall, {result['pushes_per_second'] or 0:,.0f} pushes/s "
       f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
       f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push, "

@@ -20,7 +20,8 @@ public struct APNsProviderConfig: ProviderSettings {
     public var environment: PushEnvironment
     /// A custom server instead of Apple's (tests).
     public var endpoint: String?
-    /// HTTP/2 connections, each on its own libcurl thread.
+    /// Threads of the push lane, each with HTTP/2 connections of its own (one more each time every stream
+    /// of its connections is taken, up to 16).
     public var connections: Int
     /// Requests in flight per connection at most.
     public var maxConcurrentStreams: Int

@@ -5,9 +5,11 @@ import Synchronization
 /// The ``HTTPTransport`` for pushes: HTTP/2 driven directly with nghttp2 (the library `h2load` is built on)
 /// over OpenSSL, on dedicated threads.
 ///
-/// Each of `configuration.connections` threads keeps one long-lived connection per origin and multiplexes
-/// every request it is given over it, as many streams at once as the server's `SETTINGS` allow (nghttp2
-/// holds the rest until streams free up, and follows a server that lowers its limit). Frames are gathered
+/// Each of `configuration.connections` threads keeps long-lived connections per origin and multiplexes every
+/// request it is given over them, as many streams at once as the server's `SETTINGS` allow. When the streams
+/// of every connection are taken, the thread opens another, up to `connectionsPerOrigin` (see
+/// ``LaneThread``); past that, nghttp2 holds the rest until streams free up, and follows a server that lowers
+/// its limit. Frames are gathered
 /// and written with one `send`; request bodies are written from the caller's bytes; TLS verification is
 /// always on (the system's CAs, or `caFile` instead), and `https` must negotiate `h2`. `http://` URLs speak
 /// HTTP/2 with prior knowledge (loopback fakes).
@@ -25,15 +27,22 @@ public final class HTTP2Lane: HTTPTransport {
     public struct Configuration: Sendable {
         /// A PEM file of CA certificates to trust instead of the system's; verification is always on.
         public var caFile: String?
-        /// Threads, each with its own connection per origin.
+        /// Threads, each with its own connections per origin.
         public var connections: Int
+        /// The most connections each thread opens to one origin, one more each time all of its connections'
+        /// streams are taken. 1: one connection per thread, whatever the load.
+        public var connectionsPerOrigin: Int
         /// The limit for connecting (TCP and TLS), within each request's own timeout.
         public var connectTimeout: Duration
 
         /// A configuration.
-        public init(caFile: String? = nil, connections: Int = 1, connectTimeout: Duration = .seconds(10)) {
+        public init(
+            caFile: String? = nil, connections: Int = 1, connectionsPerOrigin: Int = 16,
+            connectTimeout: Duration = .seconds(10)
+        ) {
             self.caFile = caFile
             self.connections = connections
+            self.connectionsPerOrigin = connectionsPerOrigin
             self.connectTimeout = connectTimeout
         }
     }
@@ -67,7 +76,9 @@ public final class HTTP2Lane: HTTPTransport {
         let shared = LaneTLSContext(context)
         self.context = shared
         threads = (0..<max(1, configuration.connections)).map {
-            LaneThread(name: "h2-\($0)", tls: shared, connectTimeout: configuration.connectTimeout)
+            LaneThread(
+                name: "h2-\($0)", tls: shared, connectTimeout: configuration.connectTimeout,
+                connectionsPerOrigin: configuration.connectionsPerOrigin)
         }
     }
 

@@ -25,15 +25,18 @@ final class LaneConnection {
     /// Requests that ended, to resume once the thread is done with nghttp2's callbacks.
     var finished: [(LaneJob, Result<HTTPResponse, HTTPError>)] = []
     /// Bytes encrypted and not yet taken by the socket.
-    private var pending: [UInt8] = []
-    private var plain: [UInt8] = []
-    private var pendingStart = 0
+    var pending: [UInt8] = []
+    var plain: [UInt8] = []
+    var pendingStart = 0
     /// Set when the connection can carry nothing more: the reason, for the requests it held.
     private(set) var broken: String?
     /// The server's first SETTINGS arrived: its stream limit is known.
     var settled = false
     /// The server sent GOAWAY: no new streams; the ones below its last stream id finish here.
     private(set) var goingAway = false
+    /// A response has come back on it: the server has seen a request, and the stream limit it allows now is
+    /// the one it runs with (APNs raises its limit after the first request).
+    private(set) var proven = false
     let readBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 << 10)
 
     /// Connects (TCP, then TLS with ALPN `h2` and the host verified, for `https`) and starts the HTTP/2
@@ -76,8 +79,17 @@ final class LaneConnection {
     /// Whether the connection has nothing left to do after a GOAWAY.
     var isDrained: Bool { goingAway && streams.isEmpty }
 
-    /// Requests in flight.
+    /// Requests on the connection: in flight, and held by nghttp2 until a stream frees up.
     var load: Int { streams.count }
+
+    /// How many streams the server allows at once (its `SETTINGS_MAX_CONCURRENT_STREAMS`).
+    var streamLimit: Int {
+        guard let session else { return 0 }
+        return Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Whether every stream the server allows is taken: a new request would wait in nghttp2.
+    var isFull: Bool { load >= streamLimit }
 
     /// Header fields HTTP/2 forbids or the lane sets itself.
     private static let forbidden: [[UInt8]] = [
@@ -168,114 +180,8 @@ final class LaneConnection {
         return jobs
     }
 
-    // MARK: I/O
-
-    /// Whether encrypted bytes wait for the socket.
-    var wantsWrite: Bool { pendingStart < pending.count }
-
-    /// Serialises what nghttp2 has to send, encrypts it and writes as much as the socket takes.
-    func flush() {
-        guard broken == nil, let session else { return }
-        // What the socket did not take last time goes first.
-        guard writePending(), pendingStart >= pending.count else { return }
-        while pendingStart >= pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingStart = 0
-            // Frames are gathered first, so TLS makes few large records and the socket gets one `send`.
-            plain.removeAll(keepingCapacity: true)
-            while plain.count < 256 << 10 {
-                var chunk: UnsafePointer<UInt8>?
-                let count = nghttp2_session_mem_send(session, &chunk)
-                if count < 0 {
-                    return breakConnection("HTTP/2: \(String(cString: nghttp2_strerror(Int32(count))))")
-                }
-                guard count > 0, let chunk else { break }
-                plain.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
-            }
-            if let ssl {
-                if !plain.isEmpty {
-                    plain.withUnsafeBufferPointer { bytes in _ = SSL_write(ssl, bytes.baseAddress!, Int32(bytes.count))
-                    }
-                }
-                moveEncrypted()
-            } else {
-                swap(&pending, &plain)
-            }
-            guard pendingStart < pending.count else { return }
-            guard writePending() else { return }
-        }
-    }
-
-    func moveEncrypted() {
-        guard let writeBIO else { return }
-        let available = Int(BIO_ctrl_pending(writeBIO))
-        guard available > 0 else { return }
-        let start = pending.count
-        pending.append(contentsOf: repeatElement(0, count: available))
-        pending.withUnsafeMutableBufferPointer { bytes in
-            _ = BIO_read(writeBIO, bytes.baseAddress! + start, Int32(available))
-        }
-    }
-
-    /// Writes pending bytes until the socket would block; `false` if the connection broke.
-    func writePending() -> Bool {
-        while pendingStart < pending.count {
-            let written = pending.withUnsafeBufferPointer { bytes in
-                send(fd, bytes.baseAddress! + pendingStart, pending.count - pendingStart, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                pendingStart += written
-            } else if written < 0, errno == EAGAIN || errno == EINTR {
-                return true
-            } else {
-                breakConnection("writing to \(origin.authority): \(String(cString: strerror(errno)))")
-                return false
-            }
-        }
-        return true
-    }
-
-    /// Reads what the socket has, decrypts it and hands it to nghttp2.
-    func read() {
-        guard broken == nil, let session else { return }
-        while true {
-            let count = recv(fd, readBuffer, 64 << 10, 0)
-            if count == 0 { return breakConnection("\(origin.authority) closed the connection") }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { return }
-                return breakConnection("reading from \(origin.authority): \(String(cString: strerror(errno)))")
-            }
-            if let ssl, let readBIO {
-                BIO_write(readBIO, readBuffer, Int32(count))
-                while true {
-                    let plain = SSL_read(ssl, readBuffer, 64 << 10)
-                    if plain > 0 {
-                        guard receive(session, readBuffer, Int(plain)) else { return }
-                        continue
-                    }
-                    let reason = SSL_get_error(ssl, plain)
-                    if reason == SSL_ERROR_WANT_READ { break }
-                    if reason == SSL_ERROR_ZERO_RETURN { return breakConnection("\(origin.authority) closed TLS") }
-                    return breakConnection("TLS with \(origin.authority): \(Self.openSSLErrors())")
-                }
-            } else {
-                guard receive(session, readBuffer, count) else { return }
-            }
-            if count < 64 << 10 { return }
-        }
-    }
-
-    private func receive(_ session: OpaquePointer, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let used = nghttp2_session_mem_recv(session, bytes, count)
-        guard used >= 0 else {
-            breakConnection("HTTP/2 from \(origin.authority): \(String(cString: nghttp2_strerror(Int32(used))))")
-            return false
-        }
-        return true
-    }
-
     /// Marks the connection unusable with the reason.
-    private func breakConnection(_ reason: String) {
+    func breakConnection(_ reason: String) {
         if broken == nil { broken = reason }
     }
 
@@ -315,6 +221,7 @@ final class LaneConnection {
 
     fileprivate func close(_ stream: Int32, code: UInt32) {
         guard let job = streams.removeValue(forKey: stream) else { return }
+        if job.status > 0 { proven = true }
         if code == NGHTTP2_NO_ERROR.rawValue, job.status > 0 {
             finished.append(
                 (

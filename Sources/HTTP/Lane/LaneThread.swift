@@ -2,9 +2,16 @@ import CNGHTTP2
 import Foundation
 import Glibc
 
-/// One thread of an ``HTTP2Lane``: it owns its connections (one per origin, plus those finishing after a
-/// GOAWAY), blocks in `poll`, and is the only one to touch them or to resume their callers. Callers hand it
-/// requests under `lock` and wake it through an eventfd only when it sleeps.
+/// One thread of an ``HTTP2Lane``: it owns its connections (up to `connectionsPerOrigin` per origin, plus
+/// those finishing after a GOAWAY), blocks in `poll`, and is the only one to touch them or to resume their
+/// callers. Callers hand it requests under `lock` and wake it through an eventfd only when it sleeps.
+///
+/// A request goes on the first connection of its origin with a stream free. When every one is full (as
+/// many streams in use as its server allows) and each has answered once (so its limit is the one the server
+/// runs with), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request is held, in
+/// order, until a stream frees up or a connection opens. So the connections follow the server's stream
+/// limit and the latency: requests that stay in flight longer keep more streams taken, and more connections
+/// open. Connections stay open once made, as APNs asks of its clients.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [LaneJob] = []
@@ -15,16 +22,23 @@ final class LaneThread: @unchecked Sendable {
     private let wakeFD: Int32
     private let tls: LaneTLSContext
     private let connectTimeout: Duration
+    private let connectionsPerOrigin: Int
 
     // Thread-confined.
-    private var active: [LaneOrigin: LaneConnection] = [:]
+    /// The connections taking new requests, by origin, in the order they were opened.
+    private var active: [LaneOrigin: [LaneConnection]] = [:]
     private var draining: [LaneConnection] = []
     private var waiting: [(origin: LaneOrigin, job: LaneJob)] = []
+    /// Requests of an origin whose connections have no stream free, in the order they came.
+    private var held: [LaneOrigin: [LaneJob]] = [:]
+    /// After a failed attempt at one more connection to an origin, when the next may be made.
+    private var nextGrowth: [LaneOrigin: UInt64] = [:]
     private var nextTimeoutScan: UInt64 = 0
 
-    init(name: String, tls: LaneTLSContext, connectTimeout: Duration) {
+    init(name: String, tls: LaneTLSContext, connectTimeout: Duration, connectionsPerOrigin: Int) {
         self.tls = tls
         self.connectTimeout = connectTimeout
+        self.connectionsPerOrigin = max(1, connectionsPerOrigin)
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
         let thread = Thread { [self] in run() }
         thread.name = name
@@ -109,7 +123,7 @@ final class LaneThread: @unchecked Sendable {
                         revents: 0))
                 polled.append(connection)
             }
-            var timeout: Int32 = waiting.isEmpty ? (polled.contains { $0.load > 0 } ? 50 : -1) : 0
+            var timeout: Int32 = waiting.isEmpty ? (!held.isEmpty || polled.contains { $0.load > 0 } ? 50 : -1) : 0
             if timeout != 0 {
                 lock.lock()
                 if inbox.isEmpty && cancels.isEmpty && !stopping { sleeping = true } else { timeout = 0 }
@@ -137,35 +151,63 @@ final class LaneThread: @unchecked Sendable {
         }
     }
 
-    private var connections: [LaneConnection] { Array(active.values) + draining }
+    private var connections: [LaneConnection] { active.values.flatMap { $0 } + draining }
 
-    /// Puts the waiting requests on their origin's connection, connecting first where there is none.
+    /// Puts the held and then the waiting requests on their origin's connections, in order, as far as their
+    /// streams allow (connecting first where there is none, or where every one is full and has answered).
     private func submitWaiting() {
+        if !held.isEmpty {
+            for origin in Array(held.keys) {
+                let jobs = held.removeValue(forKey: origin)!
+                place(jobs[...], origin)
+            }
+        }
         guard !waiting.isEmpty else { return }
         let jobs = waiting
         waiting.removeAll(keepingCapacity: true)
-        var failedOrigins: [LaneOrigin: LaneConnection.SetupFailure] = [:]
-        for (origin, job) in jobs {
-            if let failure = failedOrigins[origin] {
-                job.fail(failure.code, failure.message)
-                continue
-            }
-            var connection = active[origin]
-            if connection == nil {
+        var index = 0
+        while index < jobs.count {
+            // A run of requests to one origin goes together.
+            let origin = jobs[index].origin
+            var end = index + 1
+            while end < jobs.count, jobs[end].origin == origin { end += 1 }
+            place(jobs[index..<end].map(\.job)[...], origin)
+            index = end
+        }
+    }
+
+    /// Puts `jobs` of `origin` on its connections, opening connections as the thread may; the rest are held,
+    /// after the ones already held.
+    private func place(_ jobs: ArraySlice<LaneJob>, _ origin: LaneOrigin) {
+        var jobs = jobs
+        if held[origin] == nil {
+            while let job = jobs.first {
+                if let free = active[origin]?.first(where: { $0.acceptsRequests && !$0.isFull }) {
+                    free.submit(job)
+                    jobs.removeFirst()
+                    continue
+                }
+                let pool = active[origin] ?? []
+                guard pool.count < connectionsPerOrigin, pool.allSatisfy(\.proven),
+                    pool.isEmpty || nextGrowth[origin].map({ laneNow() >= $0 }) ?? true
+                else { break }
                 do {
                     let deadline = min(job.deadline, laneNow() &+ UInt64(connectTimeoutNanos))
                     let made = try LaneConnection(
                         origin: origin, tls: origin.tls ? tls.pointer : nil, deadline: deadline)
-                    active[origin] = made
-                    connection = made
+                    active[origin, default: []].append(made)
                 } catch {
-                    failedOrigins[origin] = error
-                    job.fail(error.code, error.message)
-                    continue
+                    guard pool.isEmpty else {
+                        // The requests wait for the connections there are; another try in a second.
+                        nextGrowth[origin] = laneNow() &+ 1_000_000_000
+                        break
+                    }
+                    for job in jobs { job.fail(error.code, error.message) }
+                    return
                 }
             }
-            connection!.submit(job)
         }
+        if !jobs.isEmpty { held[origin, default: []].append(contentsOf: jobs) }
     }
 
     private var connectTimeoutNanos: Int64 {
@@ -191,8 +233,7 @@ final class LaneThread: @unchecked Sendable {
             }
         }
         connection.refused.removeAll()
-        if connection.goingAway, active[connection.origin] === connection {
-            active[connection.origin] = nil
+        if connection.goingAway, take(connection) {
             draining.append(connection)
         }
         if let reason = connection.broken {
@@ -215,8 +256,18 @@ final class LaneThread: @unchecked Sendable {
 
     private static let fenced = "not sent again: the caller's fence no longer admits it"
 
+    /// Removes `connection` from those taking new requests; `false` if it was not one of them.
+    private func take(_ connection: LaneConnection) -> Bool {
+        guard var pool = active[connection.origin], let index = pool.firstIndex(where: { $0 === connection }) else {
+            return false
+        }
+        pool.remove(at: index)
+        active[connection.origin] = pool.isEmpty ? nil : pool
+        return true
+    }
+
     private func retire(_ connection: LaneConnection) {
-        if active[connection.origin] === connection { active[connection.origin] = nil }
+        _ = take(connection)
         draining.removeAll { $0 === connection }
         for job in connection.takeStreams() {
             job.fail(.connectionReset, connection.broken ?? "the connection was closed")
@@ -231,6 +282,14 @@ final class LaneThread: @unchecked Sendable {
             entry.job.fail(.timeout, "no response within \(entry.job.request.timeout)")
             return true
         }
+        for origin in Array(held.keys) {
+            held[origin]!.removeAll { job in
+                guard job.deadline <= now else { return false }
+                job.fail(.timeout, "no response within \(job.request.timeout)")
+                return true
+            }
+            if held[origin]!.isEmpty { held[origin] = nil }
+        }
         for connection in connections {
             for job in connection.jobs(expiringBy: now) {
                 _ = connection.abandon(job)
@@ -244,6 +303,12 @@ final class LaneThread: @unchecked Sendable {
             let job = waiting.remove(at: index).job
             return job.fail(.cancelled, "the request was cancelled")
         }
+        for (origin, jobs) in held {
+            guard let index = jobs.firstIndex(where: { $0.id == id }) else { continue }
+            let job = held[origin]!.remove(at: index)
+            if held[origin]!.isEmpty { held[origin] = nil }
+            return job.fail(.cancelled, "the request was cancelled")
+        }
         for connection in connections {
             if let job = connection.job(id: id), connection.abandon(job) {
                 return job.fail(.cancelled, "the request was cancelled")
@@ -254,6 +319,8 @@ final class LaneThread: @unchecked Sendable {
     private func shutDown() {
         for (_, job) in waiting { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
         waiting.removeAll()
+        for job in held.values.joined() { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+        held.removeAll()
         lock.lock()
         let late = inbox
         inbox.removeAll()
