@@ -113,13 +113,12 @@ let package = Package(
                 "LiveRelayTesting", "PostgresStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // Test support: loopback servers and fakes, generated certificates, repository paths, and the worker as
-        // tests build it (a recording provider, the demo config, the recorded match through any provider).
+        // Test support: loopback servers and fakes, generated certificates, repository paths, the test clock, a
+        // recording provider and the demo config; nothing of the worker or its store (see WorkerTesting).
         .target(
             name: "LiveRelayTesting",
             dependencies: [
-                "LiveRelayCore", "HTTP", "Delivery", "Store", "Worker",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "LiveRelayCore", "HTTP", "Delivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -129,6 +128,19 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
+
+        // What the worker's tests and benchmarks share on top of LiveRelayTesting: the recorded match's and the
+        // sequences' replays, the test environment, the state file's lock. Apart, so that the tests of Rules,
+        // Feeds, HTTP and Delivery build neither the worker nor its store.
+        .target(
+            name: "WorkerTesting",
+            dependencies: [
+                "LiveRelayTesting", "LiveRelayCore", "Delivery", "Store", "Worker",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
@@ -157,12 +169,14 @@ let package = Package(
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Store", "LiveRelayCore"]),
         .testTarget(
             name: "ReportTests",
-            dependencies: ["Report", "Worker", "Rules", "LiveRelayCore", "LiveRelayTesting", "liverelay"]),
+            dependencies: [
+                "Report", "Worker", "Rules", "LiveRelayCore", "LiveRelayTesting", "WorkerTesting", "liverelay",
+            ]),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "liverelay", "Report", "Rules",
-                "PostgresStore",
+                "Worker", "Delivery", "Store", "LiveRelayCore", "LiveRelayTesting", "WorkerTesting", "liverelay",
+                "Report", "Rules", "PostgresStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

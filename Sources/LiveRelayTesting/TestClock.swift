@@ -153,3 +153,10 @@ public final class TestClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 }
+
+extension TestClock {
+    /// Wall time (UNIX seconds) that moves with this clock: `start` plus the clock's offset.
+    public func wallTime(from start: Int) -> @Sendable () -> Int {
+        { start + Int(self.now.offset.components.seconds) }
+    }
+}

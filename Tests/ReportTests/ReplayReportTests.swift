@@ -5,6 +5,7 @@ import Report
 import Rules
 import Testing
 import Worker
+import WorkerTesting
 
 /// The report's data against what the replay decided: the tiny-budget demo (one priority-10 push per two
 /// hours) holds the equaliser, merges the extra-time clock into it, and downgrades full time.

@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Report
 import Testing
 import Worker
+import WorkerTesting
 
 /// The tiny-budget demo's report opened in a real headless browser (Debian's `chromium`, which `.ci/run`
 /// installs): its script runs without an error and finds the marks the report draws, and the page renders

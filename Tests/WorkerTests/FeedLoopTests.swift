@@ -5,6 +5,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// The feed loops `run` runs (built by the composition root), each poll at the test clock's time, against
 /// the loopback feed server: the delays they decide are the schedule (interval, backoff, Retry-After, ban,

@@ -7,6 +7,7 @@ import LiveRelayTesting
 import Logging
 import Store
 import Worker
+import WorkerTesting
 
 /// Two loopback feeds through the worker the composition root builds: `markets` (Binance 24-hour tickers,
 /// the binance-btc-bnb sequence) and `scores` (ESPN, the AUS v EGY sequence from kick-off), with the shared

@@ -1,6 +1,7 @@
 import Foundation
 import LiveRelayTesting
 import Testing
+import WorkerTesting
 
 /// Recorded sequences whose whole replay is kept as a golden file beside them (`expected-console.txt`):
 /// what a rule author sees, byte for byte. Set LIVERELAY_UPDATE_GOLDEN=1 to rewrite them after an intended

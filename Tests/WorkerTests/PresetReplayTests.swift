@@ -7,6 +7,7 @@ import Rules
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// Every preset's sample sequence through the real pipeline with its sample config and the shared rule
 /// files, as `liverelay replay` runs them.

@@ -7,6 +7,7 @@ import Store
 import Synchronization
 import Testing
 import Worker
+import WorkerTesting
 
 /// The recorded AUS v EGY match through the real pipeline, as `liverelay replay` runs it.
 @Suite struct ReplayTests {

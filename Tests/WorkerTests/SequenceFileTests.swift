@@ -3,6 +3,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Testing
 import Worker
+import WorkerTesting
 
 /// Replay sequence files (`docs/sequence.schema.json`): every mistake said at once where it is, and a
 /// sequence that replays several feeds in time order.

@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// `tick` from cron remembers what a feed's schedule learnt in earlier ticks: a server's `Retry-After` or
 /// ban and the backoff after failures hold across processes, so a feed that must wait is not polled.

@@ -9,6 +9,7 @@ import Store
 import Synchronization
 import Testing
 import Worker
+import WorkerTesting
 
 /// `tick` over `file:` feeds through the composition root, the real CurlTransport and a real SQLite file.
 @Suite struct TickTests {

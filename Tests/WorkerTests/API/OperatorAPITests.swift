@@ -5,6 +5,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// The API as an operator and an app backend meet it: probes apart from the detailed health, the OpenAPI
 /// document, 405 with `Allow`, refusals that name the field, the provider's environment for a token

@@ -7,6 +7,7 @@ import Store
 import Testing
 import Throttling
 import Worker
+import WorkerTesting
 
 /// What the worker does when a channel cannot be had or is lost: it says so and goes on by tokens; and the
 /// collector finds the channels a crash left behind.

@@ -6,6 +6,7 @@ import Logging
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// The recorded match through the composition root into the fake APNs with broadcast channels (iOS 18): the
 /// channel created before the start, the start by push-to-start with `input-push-channel`, every update and

@@ -6,6 +6,7 @@ import Logging
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// The recorded match through the real pipeline, the real `CurlTransport` (HTTP/2 + TLS) and the fake APNs.
 @Suite("Recorded match into the fake APNs")

@@ -5,6 +5,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// `liverelay channels` as an operator runs it, against the fake APNs.
 @Suite("liverelay channels")

@@ -3,6 +3,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Testing
+import WorkerTesting
 
 /// `liverelay replay` against a fake APNs that does not know the team's key: every push is refused with
 /// `InvalidProviderToken`, the provider stops on it, and the replay must say so and fail, not exit 0 as if the

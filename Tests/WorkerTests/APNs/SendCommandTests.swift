@@ -6,6 +6,7 @@ import Rules
 import Store
 import Testing
 import Worker
+import WorkerTesting
 import _CryptoExtras
 
 /// `liverelay send` as a user runs it, against the fake APNs.

@@ -3,6 +3,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Testing
 import Worker
+import WorkerTesting
 
 /// Contracts at run time, through the whole pipeline: a state the app could not decode is never queued.
 @Suite struct ContractRunTests {

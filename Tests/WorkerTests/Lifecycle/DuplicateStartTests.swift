@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// One start per device and activity, against the fake APNs: a device that runs the activity already, a
 /// start that comes again after a crash, the app's update token arriving late, a push-to-start token rotated

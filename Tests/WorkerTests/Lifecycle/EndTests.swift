@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// An end that ends: it reaches every token the activity has, with its dismissal date; a token reported
 /// after the end gets nothing; an end that cannot get through is retried, and reported when it is given up.

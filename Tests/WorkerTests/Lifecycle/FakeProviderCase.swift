@@ -3,6 +3,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Store
+import WorkerTesting
 import _CryptoExtras
 
 /// Each provider with its fake running, as the life-cycle scenarios need it: the config's provider section,

@@ -5,6 +5,7 @@ import Logging
 import Store
 import Synchronization
 import Worker
+import WorkerTesting
 
 /// The worker on the recorded match (fed by a feed server) and the fake APNs, with the wall clock in hand:
 /// each step is one `tick`-like pass.

@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// A provider that fails for the length of a match and then recovers: when it comes back, the activity has
 /// ended, so the end goes out and the kick-off start waiting since the first minute does not (it would start a

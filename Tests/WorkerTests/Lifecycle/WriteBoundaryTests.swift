@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// What a poll decides is saved in one transaction, and a transaction that fails loses nothing: the push
 /// its change made still goes out once the state file can be written again.

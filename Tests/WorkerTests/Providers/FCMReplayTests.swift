@@ -5,6 +5,7 @@ import Logging
 import Store
 import Testing
 import Worker
+import WorkerTesting
 import _CryptoExtras
 
 /// The recorded match through the real pipeline, the real `CurlTransport` and the fake FCM.

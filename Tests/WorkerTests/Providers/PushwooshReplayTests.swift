@@ -6,6 +6,7 @@ import Prometheus
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// The recorded match through the real pipeline, the real `CurlTransport` and the fake Pushwoosh, and
 /// routing between providers.

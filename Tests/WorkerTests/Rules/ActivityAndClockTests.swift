@@ -4,6 +4,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Testing
 import Worker
+import WorkerTesting
 
 /// Rules that read the activity and rules on the clock, through the real pipeline in `replay`: a Binance
 /// price feed (one symbol, BTCUSDT) whose bodies and rules each test writes.

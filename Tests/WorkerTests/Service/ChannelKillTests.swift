@@ -3,6 +3,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Store
 import Testing
+import WorkerTesting
 
 /// The real `liverelay tick` in channel mode, killed with SIGKILL after it created the match's channel and
 /// before it saved it: the channel is left at APNs with no row naming it; the next tick makes another and

@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// `liverelay run` in process in `both` mode, as an app backend and an operator see it: devices registered
 /// through the API (one a channel subscriber), the channel id served once the match starts, one broadcast

@@ -2,6 +2,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Testing
+import WorkerTesting
 
 /// A channel APNs throttles (`429 TooManyRequests` to a channel updated too often): the worker does not ask
 /// again in bursts, holds what it releases for the channel meanwhile, tries one request every few seconds,

@@ -9,6 +9,7 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Store
 import Worker
+import WorkerTesting
 
 /// `liverelay run` in process: the worker the composition root builds from a config, its service group
 /// (poll loops, rule reloader, API on a free port) running on a test clock, and a graceful shutdown at the

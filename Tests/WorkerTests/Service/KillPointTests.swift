@@ -3,6 +3,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Store
 import Testing
+import WorkerTesting
 
 /// The real `liverelay tick` killed with SIGKILL at every write boundary of a poll and of a delivery round
 /// (`LIVERELAY_KILL_AT`, before and after each write of the process, raised until the tick gets through),

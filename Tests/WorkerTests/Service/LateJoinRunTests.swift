@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// Late joiners through `liverelay run` in process: devices that follow the match after kick-off, through the
 /// token API, against the fake APNs over HTTP/2 + TLS.

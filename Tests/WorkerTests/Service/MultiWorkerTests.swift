@@ -6,6 +6,7 @@ import PostgresStore
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// Three `liverelay run` processes on one PostgreSQL and the fake APNs (HTTP/2 + TLS): one polls the match,
 /// all three share its fan-outs through the outbox claims. The poller is killed with SIGKILL mid-fan-out

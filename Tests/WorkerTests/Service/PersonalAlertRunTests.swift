@@ -4,6 +4,7 @@ import LiveRelayTesting
 import Store
 import Testing
 import Worker
+import WorkerTesting
 
 /// Price alerts of one's own through `liverelay run` in process (Rules/personal-alerts.rules.json on the
 /// Binance tickers of Samples/sequences/binance-btc-alert, one moment per poll), subscriptions made through

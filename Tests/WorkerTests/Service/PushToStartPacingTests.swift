@@ -7,6 +7,7 @@ import Store
 import Testing
 import Throttling
 import Worker
+import WorkerTesting
 
 /// iOS accepts only a few push-to-starts per device in a short window: a start over the limit waits in the
 /// outbox until the device's window allows it.

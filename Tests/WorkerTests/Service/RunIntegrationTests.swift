@@ -4,6 +4,7 @@ import LiveRelayCore
 import LiveRelayTesting
 import Store
 import Testing
+import WorkerTesting
 
 /// `liverelay run` as operators run it, the binary killed with SIGKILL mid-fan-out into the fake APNs over
 /// HTTP/2 + TLS (the rest of `run` is tested in process through the composition root: `RunTests`).

@@ -8,6 +8,7 @@ import Store
 import Synchronization
 import Testing
 import Worker
+import WorkerTesting
 
 /// `liverelay run`'s behaviour in process, through the composition root: the same worker, service group and
 /// poll loops the binary runs, on a test clock. Polls, deliveries, the API, metrics, rule reloads, a locked

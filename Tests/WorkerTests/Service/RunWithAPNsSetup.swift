@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import LiveRelayCore
 import LiveRelayTesting
+import WorkerTesting
 
 /// `liverelay run` (the real binary) against the fake APNs, fed by the loopback feed server serving the
 /// recorded match one moment at a time (the test moves it on), and the API on a free port with a bearer

@@ -7,6 +7,7 @@ import Store
 import Synchronization
 import Testing
 import Worker
+import WorkerTesting
 
 /// One worker at a time polls when several share the store: the poll loop's gate, and `tick` on PostgreSQL.
 @Suite struct PollGateTests {

@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 public import LiveRelayCore
+public import LiveRelayTesting
 public import Logging
 public import Store
 import Synchronization

@@ -1,6 +1,7 @@
 public import Delivery
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
 import Store
 public import Worker
 

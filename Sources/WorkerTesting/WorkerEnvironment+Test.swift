@@ -1,4 +1,5 @@
 public import Delivery
+public import LiveRelayTesting
 public import Logging
 public import Worker
 
@@ -15,12 +16,5 @@ extension WorkerEnvironment {
         WorkerEnvironment(
             clock: clock, now: now, random: { 0 }, logger: logger, metrics: metrics, prometheus: nil, output: output,
             variables: variables, feedTransport: nil, providers: providers, onAPIRunning: { _ in })
-    }
-}
-
-extension TestClock {
-    /// Wall time (UNIX seconds) that moves with this clock: `start` plus the clock's offset.
-    public func wallTime(from start: Int) -> @Sendable () -> Int {
-        { start + Int(self.now.offset.components.seconds) }
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import LiveRelayTesting
 
 /// Holds the write lock of a SQLite state file from a connection of its own, as another process holding
 /// it would: the worker's writes wait for their busy timeout, then fail with "database is locked".
