@@ -83,7 +83,6 @@ public enum LateJoinDecision: Sendable, Hashable {
         }
         guard let start = record.start else { return .skip(join, activity: record.key, reason: .startUnknown) }
         guard start.subscription == nil else { return .skip(join, activity: record.key, reason: .personal) }
-        guard start.subscription == nil else { return .skip(join, activity: record.key, reason: .personal) }
         guard start.lateJoin else { return .skip(join, activity: record.key, reason: .turnedOff) }
         var push = LiveActivityPush(
             activity: record.key, attributesType: record.attributesType, event: .start,
