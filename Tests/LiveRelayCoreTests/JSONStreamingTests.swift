@@ -14,6 +14,30 @@ struct JSONStreamingTests {
         #expect(rest == .object(["a": .int(1), "b": .array([.bool(true)])]))
     }
 
+    /// Each element's offset, as the streaming parse tells it, reads that element and those after it again.
+    @Test func anElementsOffsetReadsItAndTheNextOnesAgain() throws {
+        let data = Data(#"{"items": [ {"x": [1, 2]} ,"two",  3, null ], "b": 1}"#.utf8)
+        var offsets: [Int] = []
+        var values: [JSONValue] = []
+        _ = try JSONParser.parse(data, streaming: "items") { position, offset, value in
+            #expect(position == offsets.count)
+            offsets.append(offset)
+            values.append(value)
+        }
+        for (start, offset) in offsets.enumerated() {
+            var again: [JSONValue] = []
+            try JSONParser.parseElements(data, from: offset, count: offsets.count - start) { again.append($0) }
+            #expect(again == Array(values[start...]))
+        }
+        var two: [JSONValue] = []
+        try JSONParser.parseElements(data, from: offsets[1], count: 2) { two.append($0) }
+        #expect(two == [.string("two"), .int(3)])
+        // Past the array's end there is no next element.
+        #expect(throws: JSONParseError.self) {
+            try JSONParser.parseElements(data, from: offsets[3], count: 2) { _ in }
+        }
+    }
+
     @Test func theSameJSONIsRefusedAsAWholeParseRefusesIt() {
         func refused(_ text: String) -> JSONParseError? {
             do {

@@ -34,9 +34,23 @@ struct TokenFileTests {
              "channel-subscribers": ["a"]}
             """)
         #expect(file.subscriptions.count == 1)
-        #expect(file.activities.map(\.token) == ["ab01", "ab02"])
-        #expect(file.activities.map(\.environment) == [nil, .sandbox])
+        #expect(file.activities().map(\.token) == ["ab01", "ab02"])
+        #expect(file.activities().map(\.environment) == [nil, .sandbox])
         #expect(file.channelSubscribers == ["a"])
+    }
+
+    /// A large file's update tokens are read again a slice at a time: every one, in order, once.
+    @Test func updateTokensAreReadASliceAtATime() throws {
+        let tokens = (0..<7).map { #"{"activity": "m", "device": "d\#($0)", "token": "ab0\#($0)"}"# }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
+            .path
+        FileManager.default.createFile(
+            atPath: path, contents: Data(#"{"activities": [\#(tokens.joined(separator: ",\n  "))], "x": []}"#.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try TokenFile.load(path: path, sliceSize: 3)
+        #expect(file.activityCount == 7)
+        #expect(file.activities().map(\.device) == (0..<7).map { "d\($0)" })
+        #expect(file.activities().map(\.token) == (0..<7).map { "ab0\($0)" })
     }
 
     @Test func aValueOfTheWrongTypeIsNamedWhereItIs() {

@@ -9,6 +9,15 @@ extension JSONParser {
     public static func parse(
         _ data: Data, numbers: NumberMode = .double, streaming key: String, _ element: (Int, JSONValue) -> Void
     ) throws(JSONParseError) -> JSONValue {
+        try parse(data, numbers: numbers, streaming: key) { position, _, value in element(position, value) }
+    }
+
+    /// ``parse(_:numbers:streaming:_:)``, telling each element's byte offset in `data` too: where
+    /// ``parseElements(_:numbers:from:count:_:)`` can read it (and those after it) again.
+    public static func parse(
+        _ data: Data, numbers: NumberMode = .double, streaming key: String,
+        _ element: (_ position: Int, _ offset: Int, _ value: JSONValue) -> Void
+    ) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
             return Result { () throws(JSONParseError) in try parser.parseStreaming(key, element) }
@@ -16,7 +25,32 @@ extension JSONParser {
         return try result.get()
     }
 
-    private mutating func parseStreaming(_ key: String, _ element: (Int, JSONValue) -> Void)
+    /// Reads again `count` elements of an array of `data` that a streaming parse read, the first at the
+    /// byte `offset` it told: a file's elements a slice at a time, none kept between slices.
+    public static func parseElements(
+        _ data: Data, numbers: NumberMode = .double, from offset: Int, count: Int, _ element: (JSONValue) -> Void
+    ) throws(JSONParseError) {
+        let result: Result<Void, JSONParseError> = data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), numbers: numbers, map: nil)
+            parser.index = offset
+            return Result { () throws(JSONParseError) in
+                for read in 0..<count {
+                    if read > 0 {
+                        parser.skipWhitespace()
+                        guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: ",") else {
+                            throw parser.error("expected ',' between the array's elements")
+                        }
+                        parser.index += 1
+                        parser.skipWhitespace()
+                    }
+                    element(try parser.parseValue())
+                }
+            }
+        }
+        try result.get()
+    }
+
+    private mutating func parseStreaming(_ key: String, _ element: (Int, Int, JSONValue) -> Void)
         throws(JSONParseError) -> JSONValue
     {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
@@ -37,7 +71,8 @@ extension JSONParser {
                     throw p.error("\"\(name)\" must be an array")
                 }
                 try p.walkArray { (q: inout JSONParser, position: Int) throws(JSONParseError) in
-                    element(position, try q.parseValue())
+                    let offset = q.index
+                    element(position, offset, try q.parseValue())
                 }
             } else if object.updateValue(try p.parseValue(), forKey: name) != nil {
                 throw p.error("duplicate key \"\(name)\"", at: keyOffset)

@@ -70,7 +70,7 @@ public struct Replayer: Sendable {
                         "  registered \(file.subscriptions.count) subscriptions"
                             + (own > 0 ? " (\(own) with parameters)" : "")
                             + ", \(file.pushToStart.count) push-to-start and "
-                            + "\(file.activities.count) activity tokens\(refused > 0 ? " (\(refused) refused)" : "")"
+                            + "\(file.activityCount) activity tokens\(refused > 0 ? " (\(refused) refused)" : "")"
                             + (deleted > 0 ? "; deleted \(deleted) subscriptions" : ""))
                 }
             }

@@ -61,8 +61,14 @@ public struct TokenFile: Sendable, Decodable {
     public var subscriptions: [Subscription]
     /// Push-to-start tokens.
     public var pushToStart: [PushToStart]
-    /// Activity update tokens.
-    public var activities: [ActivityToken]
+    /// How many activity update tokens the file holds (read a slice at a time: ``activities()``).
+    public private(set) var activityCount = 0
+    /// The file's bytes and where each slice of ``sliceSize`` update tokens starts in them: a million
+    /// tokens are read, checked and stored a slice at a time, never all in memory at once.
+    private var source = Data()
+    private var slices: [(offset: Int, count: Int)] = []
+    /// Update tokens per slice, and per store transaction.
+    public static let sliceSize = 50_000
     /// Devices whose app subscribes its activities by broadcast channel (iOS 18; `both` mode).
     public var channelSubscribers: [String]
     /// The ids of devices' own subscriptions to delete.
@@ -79,7 +85,6 @@ public struct TokenFile: Sendable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         subscriptions = try c.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
         pushToStart = try c.decodeIfPresent([PushToStart].self, forKey: .pushToStart) ?? []
-        activities = try c.decodeIfPresent([ActivityToken].self, forKey: .activities) ?? []
         channelSubscribers = try c.decodeIfPresent([String].self, forKey: .channelSubscribers) ?? []
         deletedSubscriptions = try c.decodeIfPresent([String].self, forKey: .deletedSubscriptions) ?? []
     }
@@ -87,9 +92,10 @@ public struct TokenFile: Sendable, Decodable {
     /// Reads a token file; problems name the file and the place in it.
     ///
     /// A file of a million tokens is read one update token at a time (the parsed file is never whole in
-    /// memory) and without a map of where each value is; only a file found wrong is read again with one,
-    /// to say where.
-    public static func load(path: String) throws(Diagnostics) -> TokenFile {
+    /// memory, nor its tokens: ``apply(to:environment:now:)`` reads them again a slice at a time) and
+    /// without a map of where each value is; only a file found wrong is read again with one, to say where.
+    /// `sliceSize`: update tokens per slice read again and stored together (tests make it small).
+    public static func load(path: String, sliceSize: Int = sliceSize) throws(Diagnostics) -> TokenFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Diagnostics([Diagnostic(file: path, location: nil, message: "cannot read the token file")])
         }
@@ -101,18 +107,22 @@ public struct TokenFile: Sendable, Decodable {
                     file: path, location: map?.location(pointer), message: at.isEmpty ? message : "\(at): \(message)")
             ])
         }
-        var activities: [ActivityToken] = []
+        var count = 0
+        var slices: [(offset: Int, count: Int)] = []
         var wrong: (pointer: String, message: String)?
         let decoder = JSONValueDecoder()
         let rest: JSONValue
         do throws(JSONParseError) {
-            rest = try JSONParser.parse(data, streaming: CodingKeys.activities.rawValue) { position, value in
+            rest = try JSONParser.parse(data, streaming: CodingKeys.activities.rawValue) { position, offset, value in
                 guard wrong == nil else { return }
                 do throws(JSONValueDecoder.Failure) {
-                    activities.append(try decoder.decode(ActivityToken.self, from: value))
+                    _ = try decoder.decode(ActivityToken.self, from: value)
                 } catch {
                     wrong = ("/activities/\(position)" + error.pointer.description, error.message)
                 }
+                count += 1
+                if position % max(1, sliceSize) == 0 { slices.append((offset, 0)) }
+                slices[slices.count - 1].count += 1
             }
         } catch {
             throw Diagnostics([
@@ -126,7 +136,9 @@ public struct TokenFile: Sendable, Decodable {
         } catch {
             throw located(error.pointer.description, error.message)
         }
-        file.activities = activities
+        file.activityCount = count
+        file.source = count > 0 ? data : Data()
+        file.slices = slices
         for (i, s) in file.subscriptions.enumerated() {
             guard entityKey(s.entity) != nil else {
                 throw located("/subscriptions/\(i)/entity", "\"\(s.entity)\" is not feed/id")
@@ -136,6 +148,24 @@ public struct TokenFile: Sendable, Decodable {
             }
         }
         return file
+    }
+
+    /// The activity update tokens, every one at once (a small file's; ``apply(to:environment:now:)`` reads a
+    /// large one a slice at a time).
+    public func activities() -> [ActivityToken] {
+        slices.flatMap(activities(in:))
+    }
+
+    /// The update tokens of one slice, read again from the file's bytes (checked when it was loaded).
+    private func activities(in slice: (offset: Int, count: Int)) -> [ActivityToken] {
+        var tokens: [ActivityToken] = []
+        tokens.reserveCapacity(slice.count)
+        let decoder = JSONValueDecoder()
+        // Both were read without an error at load, from the same bytes.
+        try? JSONParser.parseElements(source, from: slice.offset, count: slice.count) { value in
+            if let token = try? decoder.decode(ActivityToken.self, from: value) { tokens.append(token) }
+        }
+        return tokens
     }
 
     /// Why a subscription of the file would be refused by the token API, with its place in the file
@@ -180,10 +210,11 @@ public struct TokenFile: Sendable, Decodable {
                 environment: t.environment ?? environment, now: now)
             if !stored { refused += 1 }
         }
-        // One transaction per 50,000, not one write per token (a goal's 20,000 devices: 5 s less), and not one
-        // for a million at once (each transaction's rows are held until it commits).
-        for start in stride(from: 0, to: activities.count, by: 50_000) {
-            let chunk = activities[start..<min(start + 50_000, activities.count)]
+        // One transaction per slice of 50,000, not one write per token (a goal's 20,000 devices: 5 s less), and
+        // not one for a million at once (each transaction's rows are held until it commits); each slice is read
+        // from the file's bytes as it is stored.
+        for slice in slices {
+            let chunk = activities(in: slice)
             let stored = try await store.importActivityTokens(
                 chunk.map { (ActivityKey($0.activity), $0.device, $0.token, $0.environment ?? environment) }, now: now)
             refused += chunk.count - stored
