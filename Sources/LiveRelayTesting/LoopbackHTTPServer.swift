@@ -43,10 +43,13 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Starts listening; `handler` is called once per complete request. With HTTP/2, the server announces
-    /// `maxConcurrentStreams` in its SETTINGS (NIO's default, 100, when `nil`).
-    public static func start(mode: Mode = .http1, maxConcurrentStreams: Int? = nil, handler: @escaping Handler)
-        async throws -> LoopbackHTTPServer
-    {
+    /// `maxConcurrentStreams` in its SETTINGS (NIO's default, 100, when `nil`), and `initialWindowSize`: how
+    /// many bytes of a request body a stream may send before the server's next WINDOW_UPDATE (HTTP/2's
+    /// 65,535 when `nil`).
+    public static func start(
+        mode: Mode = .http1, maxConcurrentStreams: Int? = nil, initialWindowSize: Int? = nil,
+        handler: @escaping Handler
+    ) async throws -> LoopbackHTTPServer {
         let recorder = LoopbackRecorder()
         let tlsContext: NIOSSLContext?
         switch mode {
@@ -69,7 +72,7 @@ public final class LoopbackHTTPServer: Sendable {
                 }
                 return Self.configure(
                     channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
-                    makeHandler: makeHandler)
+                    initialWindowSize: initialWindowSize, makeHandler: makeHandler)
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {
@@ -108,14 +111,19 @@ public final class LoopbackHTTPServer: Sendable {
 
     private static func configure(
         _ channel: any Channel, mode: Mode, tlsContext: NIOSSLContext?, maxConcurrentStreams: Int?,
-        makeHandler: @escaping @Sendable () -> LoopbackRequestHandler
+        initialWindowSize: Int?, makeHandler: @escaping @Sendable () -> LoopbackRequestHandler
     ) -> EventLoopFuture<Void> {
         let connectionConfiguration = {
             var configuration = NIOHTTP2Handler.ConnectionConfiguration()
             if let maxConcurrentStreams {
                 configuration.initialSettings =
-                    nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+                    configuration.initialSettings.filter { $0.parameter != .maxConcurrentStreams }
                     + [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams)]
+            }
+            if let initialWindowSize {
+                configuration.initialSettings =
+                    configuration.initialSettings.filter { $0.parameter != .initialWindowSize }
+                    + [HTTP2Setting(parameter: .initialWindowSize, value: initialWindowSize)]
             }
             return configuration
         }()

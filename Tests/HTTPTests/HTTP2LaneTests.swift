@@ -8,11 +8,13 @@ import Testing
 @discardableResult
 private func withLane<T>(
     connections: Int = 1, connectionsPerOrigin: Int = 1, maxConcurrentStreams: Int? = nil,
-    caFile: String? = sharedAuthority.caFile, handler: @escaping LoopbackHTTPServer.Handler,
+    initialWindowSize: Int? = nil, caFile: String? = sharedAuthority.caFile,
+    handler: @escaping LoopbackHTTPServer.Handler,
     _ body: (LoopbackHTTPServer, HTTP2Lane) async throws -> T
 ) async throws -> T {
     let server = try await LoopbackHTTPServer.start(
-        mode: .http2TLS(sharedAuthority), maxConcurrentStreams: maxConcurrentStreams, handler: handler)
+        mode: .http2TLS(sharedAuthority), maxConcurrentStreams: maxConcurrentStreams,
+        initialWindowSize: initialWindowSize, handler: handler)
     let lane = try HTTP2Lane(
         configuration: HTTP2Lane.Configuration(
             caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin))
@@ -372,6 +374,42 @@ struct HTTP2LaneTests {
             }
             #expect(Set(answers) == Set((0..<24).map { "/big/\($0) 300000 \($0 + 100)" }))
             #expect(server.connectionCount == 1)
+        }
+    }
+
+    /// A slow server that lets 100 bytes of a body through per stream before its next WINDOW_UPDATE: 60
+    /// bodies of 3,000 bytes each go out in pieces as it grants room, while it takes 10 ms per answer.
+    /// Every body arrives whole, in order, once.
+    @Test func aServerThatHoldsItsWindowsGetsEveryBodyWholeAndOnce() async throws {
+        try await withLane(
+            initialWindowSize: 100,
+            handler: { request in
+                try? await Task.sleep(for: .milliseconds(10))
+                let sum = request.body.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF_FFFF }
+                return .text("\(request.path) \(request.body.count) \(sum)")
+            }
+        ) { server, lane in
+            func body(_ index: Int) -> Data { Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }) }
+            let answers = await withTaskGroup(of: String.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let request = HTTPRequest(method: "POST", url: server.url("/w/\(index)"), body: body(index))
+                        do throws(HTTPError) {
+                            return String(decoding: try await lane.send(request).body, as: UTF8.self)
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                var all: [String] = []
+                for await answer in group { all.append(answer) }
+                return all
+            }
+            let expected = (0..<60).map { index in
+                "/w/\(index) 3000 \(body(index).reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF_FFFF })"
+            }
+            #expect(Set(answers) == Set(expected))
+            #expect(server.requests.count == 60)
         }
     }
 
