@@ -41,6 +41,9 @@ public final class FakeFCM: Sendable {
         var unregistered: Set<String> = []
         var accepted: [FakeProviderRequest] = []
         var rejections: [String] = []
+        var latency: Duration = .zero
+        var inFlight = 0
+        var mostInFlight = 0
     }
 
     /// The service account's e-mail.
@@ -65,7 +68,8 @@ public final class FakeFCM: Sendable {
     ) async throws -> FakeFCM {
         let box = FakeBox<FakeFCM>()
         let server = try await LoopbackHTTPServer.start(mode: .http2TLS(authority)) { request in
-            box.fake?.handle(request) ?? .text("starting", status: 503)
+            guard let fake = box.fake else { return .text("starting", status: 503) }
+            return await fake.answer(request)
         }
         let fake = FakeFCM(clientEmail: clientEmail, projectID: projectID, publicKey: publicKey, server: server)
         box.fake = fake
@@ -97,6 +101,25 @@ public final class FakeFCM: Sendable {
 
     /// Answers every `messages:send` with `fault` (when no scripted one is left) until called with `nil`.
     public func setOutage(_ fault: Fault?) { state.withLock { $0.outage = fault } }
+    /// Answers each request `latency` after it came, as a server that far away would.
+    public func setLatency(_ latency: Duration) { state.withLock { $0.latency = latency } }
+    /// The most requests that were being answered at once.
+    public var mostInFlight: Int { state.withLock { $0.mostInFlight } }
+    /// The TCP connections accepted so far.
+    public var connectionCount: Int { server.connectionCount }
+
+    private func answer(_ request: RecordedRequest) async -> ServerResponse {
+        let latency = state.withLock { state in
+            state.inFlight += 1
+            state.mostInFlight = max(state.mostInFlight, state.inFlight)
+            return state.latency
+        }
+        if latency > .zero { try? await Task.sleep(for: latency) }
+        let response = handle(request)
+        state.withLock { $0.inFlight -= 1 }
+        return response
+    }
+
     /// Revokes every access token issued so far: the next message gets 401.
     public func revokeAccessTokens() { state.withLock { $0.issued.removeAll() } }
 

@@ -80,6 +80,25 @@ struct FCMProviderTests {
         }
     }
 
+    /// A server 50 ms away: the requests in flight are what bounds a fan-out (no batch endpoint), so many more
+    /// than 64 go at once, over more connections than one once its 100 streams are taken.
+    @Test func aFanOutToAFarServerKeepsManyMessagesInFlight() async throws {
+        try await Self.with(lane: true) { bed in
+            bed.fake.setLatency(.milliseconds(50))
+            let targets = (0..<1200).map {
+                PushTarget(
+                    kind: .activity, token: String(format: "%04x", $0), device: "iphone-\($0)",
+                    address: ProviderAddress(device: "fcm-registration-\($0)"))
+            }
+            let receipts = await bed.sender.send([(Self.push, targets)])[0]
+            #expect(receipts.allSatisfy { $0.delivered }, "\(bed.fake.rejections.prefix(3))")
+            #expect(bed.fake.accepted.count == 1200)
+            #expect(bed.fake.mostInFlight > 100, "\(bed.fake.mostInFlight) at most in flight")
+            #expect(bed.fake.mostInFlight <= 500)
+            #expect(bed.fake.connectionCount > 1)
+        }
+    }
+
     @Test func aPushIsAcceptedWithOneAccessTokenForManyRequests() async throws {
         try await Self.with { bed in
             for _ in 0..<3 { #expect(await bed.sender.send(Self.push, to: Self.target).delivered) }
