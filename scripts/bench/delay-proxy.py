@@ -12,6 +12,7 @@ caller may also send SIGUSR1 to have the counts written without stopping.
 import asyncio
 import json
 import signal
+import socket
 import sys
 
 listen_port = int(sys.argv[1])
@@ -65,7 +66,6 @@ async def handle(client_reader, client_writer):
     for writer in (client_writer, server_writer):
         sock = writer.get_extra_info("socket")
         if sock is not None:
-            import socket
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         await asyncio.gather(
