@@ -30,6 +30,15 @@ struct FCMProviderTests {
     }
 
     /// `lane`: the messages go over the push lane (as the worker sends them), the token requests over libcurl.
+    /// `count` installs, each with an activity token and its registration token.
+    static func targets(_ count: Int) -> [PushTarget] {
+        (0..<count).map {
+            PushTarget(
+                kind: .activity, token: String(format: "%04x", $0), device: "iphone-\($0)",
+                address: ProviderAddress(device: "fcm-registration-\($0)"))
+        }
+    }
+
     static func with(lane: Bool = false, _ body: (Bed) async throws -> Void) async throws {
         let fake = try await FakeFCM.start(
             authority: authority, clientEmail: email, projectID: "demo-project",
@@ -68,12 +77,7 @@ struct FCMProviderTests {
     /// As the worker sends: the messages of a fan-out over the push lane, the access token over libcurl.
     @Test func aFanOutGoesOverThePushLane() async throws {
         try await Self.with(lane: true) { bed in
-            let targets = (0..<200).map {
-                PushTarget(
-                    kind: .activity, token: String(format: "%04x", $0), device: "iphone-\($0)",
-                    address: ProviderAddress(device: "fcm-registration-\($0)"))
-            }
-            let receipts = await bed.sender.send([(Self.push, targets)])[0]
+            let receipts = await bed.sender.send([(Self.push, Self.targets(200))])[0]
             #expect(receipts.allSatisfy { $0.delivered }, "\(bed.fake.rejections.prefix(3))")
             #expect(bed.fake.accepted.count == 200)
             #expect(bed.fake.issuedTokens == 1)
@@ -85,12 +89,7 @@ struct FCMProviderTests {
     @Test func aFanOutToAFarServerKeepsManyMessagesInFlight() async throws {
         try await Self.with(lane: true) { bed in
             bed.fake.setLatency(.milliseconds(50))
-            let targets = (0..<1200).map {
-                PushTarget(
-                    kind: .activity, token: String(format: "%04x", $0), device: "iphone-\($0)",
-                    address: ProviderAddress(device: "fcm-registration-\($0)"))
-            }
-            let receipts = await bed.sender.send([(Self.push, targets)])[0]
+            let receipts = await bed.sender.send([(Self.push, Self.targets(1200))])[0]
             #expect(receipts.allSatisfy { $0.delivered }, "\(bed.fake.rejections.prefix(3))")
             #expect(bed.fake.accepted.count == 1200)
             #expect(bed.fake.mostInFlight > 100, "\(bed.fake.mostInFlight) at most in flight")

@@ -1,0 +1,187 @@
+import Foundation
+import HTTP
+import LiveRelayTesting
+import Synchronization
+import Testing
+
+/// The lane within the server's limits: streams per connection, connections per origin, flow-control windows.
+extension HTTP2LaneTests {
+    @Test func multiplexesAFanOutOverOneConnectionWithinTheServersStreamLimit() async throws {
+        let count = InFlightCount()
+        try await withLane(maxConcurrentStreams: 8, handler: count.handler(delay: .milliseconds(2))) { server, lane in
+            let results = await fanOut(lane, server, count: 300)
+            #expect(answered(results).count == 300, "\(failures(results))")
+            #expect(Set(answered(results)) == Set((0..<300).map { "/n/\($0)" }))
+            #expect(server.connectionCount == 1)
+            #expect(count.most <= 8)
+            #expect(count.most > 1)
+        }
+    }
+
+    /// A server of 4 streams per connection that takes 20 ms per answer: a fan-out of 200 would wait on one
+    /// connection's four streams, so the thread opens more, each once the ones before it are full and have
+    /// answered, up to its limit of 4; every request is answered once.
+    @Test func opensMoreConnectionsWhenEveryStreamIsTaken() async throws {
+        let count = InFlightCount()
+        try await withLane(
+            connectionsPerOrigin: 4, maxConcurrentStreams: 4, handler: count.handler(delay: .milliseconds(20))
+        ) { server, lane in
+            let results = await fanOut(lane, server, count: 200)
+            #expect(answered(results).count == 200, "\(failures(results))")
+            #expect(Set(answered(results)) == Set((0..<200).map { "/n/\($0)" }))
+            #expect(server.connectionCount == 4)
+            #expect(server.requests.count == 200)
+            #expect(count.most > 4)
+            #expect(count.most <= 16)
+        }
+        // A few requests at a time fit one connection's streams: no second connection.
+        try await withLane(connectionsPerOrigin: 4, maxConcurrentStreams: 4, handler: { .text($0.path) }) {
+            server, lane in
+            for index in 0..<20 {
+                _ = try await lane.send(HTTPRequest(url: server.url("/one/\(index)")))
+            }
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test func followsAServerThatLowersItsStreamLimitMidConnection() async throws {
+        let inFlight = Atomic<Int>(0)
+        let mostAfter = Atomic<Int>(0)
+        let lowered = Atomic<Bool>(false)
+        try await withLane(handler: { request in
+            if request.path == "/lower" {
+                return ServerResponse(status: 200, body: Data("lowered".utf8), fault: .lowerStreamLimit(3))
+            }
+            let now = inFlight.add(1, ordering: .relaxed).newValue
+            if lowered.load(ordering: .relaxed) { mostAfter.max(now, ordering: .relaxed) }
+            try? await Task.sleep(for: .milliseconds(2))
+            inFlight.subtract(1, ordering: .relaxed)
+            return .text(request.path)
+        }) { server, lane in
+            _ = try await lane.send(HTTPRequest(url: server.url("/lower")))
+            // The SETTINGS frame came before the response that carried it; requests sent from now on are held
+            // to three at a time.
+            lowered.store(true, ordering: .relaxed)
+            let results = await fanOut(lane, server, count: 200)
+            #expect(answered(results).count == 200, "\(failures(results))")
+            #expect(Set(answered(results)) == Set((0..<200).map { "/n/\($0)" }))
+            #expect(mostAfter.load(ordering: .relaxed) <= 3)
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test func bodiesLargerThanTheFlowControlWindowsGoOutWhole() async throws {
+        // 24 bodies of 300 KB: each is several times HTTP/2's initial stream window (64 KB) and together they
+        // exceed the connection's, so they go out as the server's WINDOW_UPDATEs allow, and the socket
+        // fills up on the way (the lane keeps what it did not take and writes it when it can).
+        try await withLane(handler: { request in
+            try? await Task.sleep(for: .milliseconds(10))
+            return .text("\(request.path) \(request.body.count) \(request.body.last ?? 0)")
+        }) { server, lane in
+            let answers = await withTaskGroup(of: String.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        var body = Data(repeating: UInt8(index), count: 300_000)
+                        body[body.count - 1] = UInt8(index + 100)
+                        let request = HTTPRequest(method: "POST", url: server.url("/big/\(index)"), body: body)
+                        do throws(HTTPError) {
+                            return String(decoding: try await lane.send(request).body, as: UTF8.self)
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                var all: [String] = []
+                for await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(Set(answers) == Set((0..<24).map { "/big/\($0) 300000 \($0 + 100)" }))
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    /// A slow server that lets 100 bytes of a body through per stream before its next WINDOW_UPDATE: 60
+    /// bodies of 3,000 bytes each go out in pieces as it grants room, while it takes 10 ms per answer.
+    /// Every body arrives whole, in order, once.
+    @Test func aServerThatHoldsItsWindowsGetsEveryBodyWholeAndOnce() async throws {
+        try await withLane(
+            initialWindowSize: 100,
+            handler: { request in
+                try? await Task.sleep(for: .milliseconds(10))
+                let sum = request.body.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF_FFFF }
+                return .text("\(request.path) \(request.body.count) \(sum)")
+            }
+        ) { server, lane in
+            func body(_ index: Int) -> Data { Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }) }
+            let answers = await withTaskGroup(of: String.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let request = HTTPRequest(method: "POST", url: server.url("/w/\(index)"), body: body(index))
+                        do throws(HTTPError) {
+                            return String(decoding: try await lane.send(request).body, as: UTF8.self)
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                var all: [String] = []
+                for await answer in group { all.append(answer) }
+                return all
+            }
+            let expected = (0..<60).map { index in
+                "/w/\(index) 3000 \(body(index).reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF_FFFF })"
+            }
+            #expect(Set(answers) == Set(expected))
+            #expect(server.requests.count == 60)
+        }
+    }
+
+    /// A request that finds every stream taken and no connection it may open is held by the lane, not sent:
+    /// past its timeout it fails with `timeout`, a cancelled one with `cancelled`, at shutdown with `shutdown`,
+    /// and the server never sees any of them.
+    @Test func aHeldRequestTimesOutIsCancelledAndShutDownWithoutBeingSent() async throws {
+        try await withLane(
+            connectionsPerOrigin: 1, maxConcurrentStreams: 1,
+            handler: { request in request.path == "/hang" ? .fault(.hang) : .text("ok") }
+        ) { server, lane in
+            // The one stream, taken for good once the connection has answered.
+            #expect(try await lane.send(HTTPRequest(url: server.url("/first"))).status == 200)
+            let hanging = Task { () async throws(HTTPError) -> HTTPResponse in
+                try await lane.send(HTTPRequest(url: server.url("/hang"), timeout: .seconds(30)))
+            }
+            for _ in 0..<400 where !server.requests.contains(where: { $0.path == "/hang" }) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(server.requests.contains { $0.path == "/hang" })
+            await expectFailure(.timeout) { () async throws(HTTPError) in
+                try await lane.send(HTTPRequest(url: server.url("/held-timeout"), timeout: .milliseconds(300)))
+            }
+            let cancelled = Task { () async throws(HTTPError) -> HTTPResponse in
+                try await lane.send(HTTPRequest(url: server.url("/held-cancelled"), timeout: .seconds(30)))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            cancelled.cancel()
+            do {
+                _ = try await cancelled.value
+                Issue.record("a cancelled request got a response")
+            } catch {
+                #expect((error as? HTTPError)?.code == .cancelled, "\(error)")
+            }
+            let atShutdown = Task { () async throws(HTTPError) -> HTTPResponse in
+                try await lane.send(HTTPRequest(url: server.url("/held-shutdown"), timeout: .seconds(30)))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            lane.shutdown()
+            for task in [atShutdown, hanging] {
+                do {
+                    _ = try await task.value
+                    Issue.record("a request got a response after shutdown")
+                } catch {
+                    #expect((error as? HTTPError)?.code == .shutdown, "\(error)")
+                }
+            }
+            #expect(!server.requests.contains { $0.path.hasPrefix("/held") })
+            #expect(server.connectionCount == 1)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HTTP
+import LiveRelayTesting
+import Synchronization
+import Testing
+
+/// Starts an HTTP/2 + TLS loopback server and a lane trusting its CA, runs `body`, and stops both.
+@discardableResult
+func withLane<T>(
+    connections: Int = 1, connectionsPerOrigin: Int = 1, maxConcurrentStreams: Int? = nil,
+    initialWindowSize: Int? = nil, caFile: String? = sharedAuthority.caFile,
+    handler: @escaping LoopbackHTTPServer.Handler,
+    _ body: (LoopbackHTTPServer, HTTP2Lane) async throws -> T
+) async throws -> T {
+    let server = try await LoopbackHTTPServer.start(
+        mode: .http2TLS(sharedAuthority), maxConcurrentStreams: maxConcurrentStreams,
+        initialWindowSize: initialWindowSize, handler: handler)
+    let lane = try HTTP2Lane(
+        configuration: HTTP2Lane.Configuration(
+            caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin))
+    do {
+        let result = try await body(server, lane)
+        lane.shutdown()
+        try await server.stop()
+        return result
+    } catch {
+        lane.shutdown()
+        try? await server.stop()
+        throw error
+    }
+}
+
+/// Sends `count` requests to `/n/<i>` at once; the results by index.
+func fanOut(
+    _ lane: HTTP2Lane, _ server: LoopbackHTTPServer, count: Int, timeout: Duration = .seconds(10)
+) async -> [Result<HTTPResponse, HTTPError>] {
+    await withTaskGroup(of: (Int, Result<HTTPResponse, HTTPError>).self) { group in
+        for index in 0..<count {
+            group.addTask {
+                let request = HTTPRequest(
+                    method: "POST", url: server.url("/n/\(index)"), body: Data("push \(index)".utf8), timeout: timeout)
+                do throws(HTTPError) {
+                    return (index, .success(try await lane.send(request)))
+                } catch {
+                    return (index, .failure(error))
+                }
+            }
+        }
+        var results = [Result<HTTPResponse, HTTPError>?](repeating: nil, count: count)
+        for await (index, result) in group { results[index] = result }
+        return results.map { $0! }
+    }
+}
+
+/// The request bodies the server answered with 200, by path (the handler echoes its path).
+func answered(_ results: [Result<HTTPResponse, HTTPError>]) -> [String] {
+    results.compactMap { result in
+        guard case .success(let response) = result, response.status == 200 else { return nil }
+        return String(decoding: response.body, as: UTF8.self)
+    }
+}
+
+/// The first few failures, for a message.
+func failures(_ results: [Result<HTTPResponse, HTTPError>]) -> String {
+    results.compactMap { result in
+        guard case .failure(let error) = result else { return nil }
+        return "\(error)"
+    }.prefix(3).joined(separator: "; ")
+}
+
+/// Counts the requests a handler is answering at once, and the most there were.
+final class InFlightCount: Sendable {
+    private let now = Atomic<Int>(0)
+    private let top = Atomic<Int>(0)
+
+    /// The most requests answered at once so far.
+    var most: Int { top.load(ordering: .relaxed) }
+
+    /// A handler that answers each request with its path after `delay`, counting it while it waits.
+    func handler(delay: Duration) -> LoopbackHTTPServer.Handler {
+        { request in
+            self.top.max(self.now.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+            try? await Task.sleep(for: delay)
+            self.now.subtract(1, ordering: .relaxed)
+            return .text(request.path)
+        }
+    }
+}
