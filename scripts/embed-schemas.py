@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Copies the JSON Schemas users see (Rules/rules.schema.json, docs/liverelay.schema.json) and the API's
+"""Copies the JSON Schemas users see (Rules/rules.schema.json, docs/sequence.schema.json) and the API's
 OpenAPI document (docs/openapi.json) into Swift sources, so the binary validates with exactly the schema editors use, without reading files at run time.
-A test fails when the copies drift; run this after editing a schema."""
+A test fails when the copies drift; run this after editing a schema.
+(docs/liverelay.schema.json goes the other way: it is composed from Sources/Worker/Config/ConfigSchema+Base.swift
+and each provider's keys, and written by the config loader's tests with LIVERELAY_UPDATE_GOLDEN=1.)"""
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TARGETS = [
     ("Rules/rules.schema.json", "Sources/Rules/Loader/RuleFileSchema.swift", "RuleFileSchema", "import LiveRelayCore\n",
      "The rule-file schema (`Rules/rules.schema.json`), compiled once."),
-    ("docs/liverelay.schema.json", "Sources/Worker/Config/ConfigSchema.swift", "ConfigSchema",
-     "import LiveRelayCore\npublic import Rules\n", "The config schema (`docs/liverelay.schema.json`), compiled once."),
     ("docs/sequence.schema.json", "Sources/Worker/Replay/SequenceSchema.swift", "SequenceSchema",
      "import LiveRelayCore\npublic import Rules\n", "The replay sequence schema (`docs/sequence.schema.json`), compiled once."),
     ("docs/openapi.json", "Sources/Worker/API/OpenAPIDocument.swift", "OpenAPIDocument", "",

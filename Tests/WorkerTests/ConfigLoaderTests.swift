@@ -201,8 +201,94 @@ import Worker
             ])
     }
 
-    @Test func theEmbeddedSchemaIsTheShippedFile() throws {
-        let shipped = try String(contentsOfFile: Repository.path("docs/liverelay.schema.json"), encoding: .utf8)
-        #expect(ConfigSchema.text + "\n" == shipped, "run scripts/embed-schemas.py")
+    /// `docs/liverelay.schema.json` is the schema composed from the base and the built-in providers' keys;
+    /// LIVERELAY_UPDATE_GOLDEN=1 writes it.
+    @Test func theShippedSchemaIsTheComposedOne() throws {
+        let path = Repository.path("docs/liverelay.schema.json")
+        let composed = ConfigSchema.document(kinds: ProviderCatalog.builtIn)
+        if ProcessInfo.processInfo.environment["LIVERELAY_UPDATE_GOLDEN"] == "1" {
+            try (SchemaText.pretty(composed) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let shipped = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(shipped == composed, "run the config loader's tests with LIVERELAY_UPDATE_GOLDEN=1")
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8) == SchemaText.pretty(composed) + "\n",
+            "the shipped file is written as the tests write it")
+    }
+
+    /// Every built-in kind's keys are in the composed schema, saying which kinds read them; a kind's
+    /// required keys are required for its type.
+    @Test func eachProviderBringsItsOwnKeys() throws {
+        let provider = try #require(ConfigSchema.document(kinds: ProviderCatalog.builtIn)["$defs"]?["provider"])
+        #expect(provider["properties"]?["key-id"]?["description"]?.stringValue?.hasPrefix("apns: ") == true)
+        let endpoint = provider["properties"]?["endpoint"]?["description"]?.stringValue ?? ""
+        #expect(endpoint.hasPrefix("apns, fcm, pushwoosh: a custom server URL"), "\(endpoint)")
+        #expect(endpoint.contains(" getui: the domain"), "\(endpoint)")
+        #expect(
+            provider["properties"]?["type"]?["enum"]
+                == .array(["console", "apns", "fcm", "pushwoosh", "getui"]))
+        let onlyConsole = ConfigSchema.document(kinds: [ConsoleProviderConfig.self])["$defs"]?["provider"]
+        #expect(onlyConsole?["properties"]?["key-id"] == nil, "a kind not in the catalog brings no keys")
+        #expect(onlyConsole?["allOf"] == nil)
+    }
+}
+
+/// The config schema as `docs/liverelay.schema.json` holds it: two-space indents, an object of plain values
+/// (a key's own schema) on one line, `$schema`, `$id`, `title`, `description` and `type` before the other
+/// keys, the rest in order.
+enum SchemaText {
+    static func pretty(_ value: JSONValue, indent: String = "") -> String {
+        switch value {
+        case .object(let members) where !members.isEmpty:
+            let keys = members.keys.sorted { order($0) < order($1) }
+            if members.values.allSatisfy(isPlain) {
+                return "{ " + keys.map { quoted($0) + ": " + inline(members[$0]!) }.joined(separator: ", ") + " }"
+            }
+            let inner = indent + "  "
+            return "{\n"
+                + keys.map { inner + quoted($0) + ": " + pretty(members[$0]!, indent: inner) }.joined(separator: ",\n")
+                + "\n" + indent + "}"
+        case .array(let items) where !items.allSatisfy(isScalar):
+            let inner = indent + "  "
+            return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
+                + "]"
+        default:
+            return inline(value)
+        }
+    }
+
+    private static func order(_ key: String) -> (Int, String) {
+        let first = [
+            "$schema", "$id", "title", "description", "type", "additionalProperties", "required", "properties",
+        ]
+        return (first.firstIndex(of: key) ?? first.count, key)
+    }
+
+    private static func isScalar(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array, .object: return false
+        default: return true
+        }
+    }
+
+    private static func isPlain(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let items): return items.allSatisfy(isScalar)
+        case .object(let members): return members.isEmpty
+        default: return true
+        }
+    }
+
+    private static func quoted(_ key: String) -> String { JSONValue.string(key).jsonString() }
+
+    private static func inline(_ value: JSONValue) -> String {
+        switch value {
+        case .array(let items): return "[" + items.map(inline).joined(separator: ", ") + "]"
+        case .object(let members) where !members.isEmpty:
+            return "{ "
+                + members.keys.sorted { order($0) < order($1) }.map { quoted($0) + ": " + inline(members[$0]!) }
+                .joined(separator: ", ") + " }"
+        default: return value.jsonString()
+        }
     }
 }

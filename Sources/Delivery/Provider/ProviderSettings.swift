@@ -7,6 +7,8 @@ public import LiveRelayCore
 public protocol ProviderSettings: Decodable, Sendable {
     /// The `type` its config entries have.
     static var kind: ProviderKind { get }
+    /// Its config keys beside the shared ones, composed into the config schema.
+    static var configSchema: ProviderConfigSchema { get }
     /// The provider these settings describe: secrets read and transports opened through `context`.
     func makeProvider(_ context: ProviderContext) throws(ProviderSetupError) -> any PushProvider
     /// How the token API registers the provider's own addresses; `nil` when APNs tokens are all it needs.

@@ -3,13 +3,14 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Store
+import Worker
 import WorkerTesting
 import _CryptoExtras
 
 /// Each provider with its fake running, as the life-cycle scenarios need it: the config's provider section,
 /// the registration of one device, an outage switch, and the events the fake accepted, in order.
 enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
-    case apns, fcm, pushwoosh, getui
+    case apns, fcm, pushwoosh, getui, example
 
     var description: String { rawValue }
 
@@ -138,6 +139,15 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
                 events: {
                     fake.accepted.map { Self.event(of: $0.body, at: ["push_channel", "ios", "aps"]) }
                 },
+                stop: { try await fake.stop() })
+        case .example:
+            // The tests' own provider: one folder (Providers/Example) and this catalog line.
+            ProviderCatalog.register(ExampleProviderConfig.self)
+            let fake = try await FakeExample.start(authority: authority, apiKey: "example-key")
+            return Running(
+                provider: ["type": "example", "endpoint": .string(fake.url), "api-key": ["file": "example.key"]],
+                files: ["example.key": "example-key"], register: Self.registerTwoDevices,
+                setOutage: { fake.setOutage($0) }, events: { fake.accepted.map { Self.event(of: $0.body, at: []) } },
                 stop: { try await fake.stop() })
         }
     }
