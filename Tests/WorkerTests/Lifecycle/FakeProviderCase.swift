@@ -8,11 +8,18 @@ import WorkerTesting
 import _CryptoExtras
 
 /// Each provider with its fake running, as the life-cycle scenarios need it: the config's provider section,
-/// the registration of one device, an outage switch, and the events the fake accepted, in order.
-enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
-    case apns, fcm, pushwoosh, getui, example
+/// the registration of one device, an outage switch, and the events the fake accepted, in order. A provider
+/// brings its own entry (`static let apns = FakeProviderCase(…)`); `allCases` lists them.
+struct FakeProviderCase: Sendable, CustomStringConvertible {
+    /// Every provider the life-cycle scenarios run through.
+    static let allCases: [FakeProviderCase] = [.apns, .fcm, .pushwoosh, .getui, .example]
 
-    var description: String { rawValue }
+    /// The provider's type.
+    let name: String
+    /// Starts its fake.
+    let start: @Sendable () async throws -> Running
+
+    var description: String { name }
 
     struct Running: Sendable {
         var provider: JSONValue
@@ -41,115 +48,112 @@ enum FakeProviderCase: String, CaseIterable, Sendable, CustomStringConvertible {
         try await running.stop()
     }
 
-    private func start() async throws -> Running {
+    static let apns = FakeProviderCase(name: "apns") {
         let authority = MatchReplay.authority
-        switch self {
-        case .apns:
-            // The same key for the fake and the config: written by `files`.
-            let key = P256.Signing.PrivateKey()
-            let fake = try await FakeAPNs.start(
-                authority: authority,
-                configuration: FakeAPNs.Configuration(
-                    keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey,
-                    bundleID: MatchReplay.bundleID))
-            return Running(
-                provider: [
-                    "type": "apns", "bundle-id": .string(MatchReplay.bundleID), "key-id": "ABC123DEFG",
-                    "team-id": "DEF123GHIJ", "key": ["file": "key.p8"], "environment": "sandbox",
-                    "endpoint": .string(fake.url),
-                ],
-                files: ["key.p8": key.pemRepresentation], register: Self.registerTwoDevices,
-                setOutage: { fake.setOutage($0 ? .status(429, reason: "TooManyRequests", retryAfter: 60) : nil) },
-                events: { fake.accepted.map { Self.event(of: $0.body, at: ["aps"]) } }, stop: { try await fake.stop() },
-                accepted: {
-                    fake.accepted.map { push in
-                        let aps = (try? JSONParser.parse(push.body))?["aps"]
-                        return (aps?["event"]?.stringValue ?? "?", aps?["content-state"])
-                    }
-                })
-        case .fcm:
-            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-            let fake = try await FakeFCM.start(
-                authority: authority, clientEmail: "liverelay@demo-project.iam.gserviceaccount.com",
-                projectID: "demo-project", publicKey: key.publicKey)
-            return Running(
-                provider: [
-                    "type": "fcm", "bundle-id": "com.example.scores", "service-account": ["file": "sa.json"],
-                    "endpoint": .string(fake.url),
-                ],
-                files: ["sa.json": try MatchReplay.serviceAccountJSON(key: key, tokenURI: fake.tokenURL)],
-                register: { store in
-                    try await Self.registerTwoDevices(store)
-                    for device in ["iphone-a", "iphone-b"] {
-                        _ = try await store.registerAddress(
-                            RegisteredAddress(device: device, provider: "fcm", address: "fcm-registration-\(device)"),
-                            now: 0)
-                    }
-                },
-                setOutage: {
-                    fake.setOutage(
-                        $0
-                            ? FakeFCM.Fault(
-                                status: 429, canonical: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED",
-                                retryAfter: 60) : nil)
-                },
-                events: { fake.accepted.map { Self.event(of: $0.body, at: ["message", "apns", "payload", "aps"]) } },
-                stop: { try await fake.stop() })
-        case .pushwoosh:
-            let fake = try await FakePushwoosh.start(
-                authority: authority, application: "ABCDE-12345", apiToken: "pw-token")
-            return Running(
-                provider: [
-                    "type": "pushwoosh", "application": "ABCDE-12345", "api-token": ["file": "pw.token"],
-                    "endpoint": .string(fake.url),
-                ],
-                files: ["pw.token": "pw-token"],
-                register: { store in
-                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
+        // The same key for the fake and the config: written by `files`.
+        let key = P256.Signing.PrivateKey()
+        let fake = try await FakeAPNs.start(
+            authority: authority,
+            configuration: FakeAPNs.Configuration(
+                keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey,
+                bundleID: MatchReplay.bundleID))
+        return Running(
+            provider: [
+                "type": "apns", "bundle-id": .string(MatchReplay.bundleID), "key-id": "ABC123DEFG",
+                "team-id": "DEF123GHIJ", "key": ["file": "key.p8"], "environment": "sandbox",
+                "endpoint": .string(fake.url),
+            ],
+            files: ["key.p8": key.pemRepresentation], register: Self.registerTwoDevices,
+            setOutage: { fake.setOutage($0 ? .status(429, reason: "TooManyRequests", retryAfter: 60) : nil) },
+            events: { fake.accepted.map { Self.event(of: $0.body, at: ["aps"]) } }, stop: { try await fake.stop() },
+            accepted: {
+                fake.accepted.map { push in
+                    let aps = (try? JSONParser.parse(push.body))?["aps"]
+                    return (aps?["event"]?.stringValue ?? "?", aps?["content-state"])
+                }
+            })
+    }
+
+    static let fcm = FakeProviderCase(name: "fcm") {
+        let authority = MatchReplay.authority
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let fake = try await FakeFCM.start(
+            authority: authority, clientEmail: "liverelay@demo-project.iam.gserviceaccount.com",
+            projectID: "demo-project", publicKey: key.publicKey)
+        return Running(
+            provider: [
+                "type": "fcm", "bundle-id": "com.example.scores", "service-account": ["file": "sa.json"],
+                "endpoint": .string(fake.url),
+            ],
+            files: ["sa.json": try MatchReplay.serviceAccountJSON(key: key, tokenURI: fake.tokenURL)],
+            register: { store in
+                try await Self.registerTwoDevices(store)
+                for device in ["iphone-a", "iphone-b"] {
                     _ = try await store.registerAddress(
-                        RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: "HWID-iphone-a"), now: 0)
-                },
-                setOutage: {
-                    fake.setOutage($0 ? FakePushwoosh.Fault(status: 429, statusCode: 429, retryAfter: 60) : nil)
-                },
-                events: {
-                    fake.accepted.map { request in
-                        request.path.hasSuffix("startLiveActivity")
-                            ? "start"
-                            : Self.event(of: request.body, at: ["request", "notifications", "0", "live_activity"])
-                    }
-                },
-                stop: { try await fake.stop() })
-        case .getui:
-            let fake = try await FakeGetui.start(
-                authority: authority, appID: "demoAppId0123", appKey: "demoAppKey456", masterSecret: "ms")
-            return Running(
-                provider: [
-                    "type": "getui", "app-id": "demoAppId0123", "app-key": "demoAppKey456",
-                    "master-secret": ["file": "getui.secret"], "endpoint": .string(fake.url),
-                ],
-                files: ["getui.secret": "ms"],
-                register: { store in
-                    try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
-                    _ = try await store.registerAddress(
-                        RegisteredAddress(device: "iphone-a", provider: "getui", address: Self.cid), now: 0)
-                },
-                // 10005: a per-minute limit; the provider pauses for a minute.
-                setOutage: { fake.setOutage($0 ? FakeGetui.Fault(code: 10005, msg: "limit exceeded") : nil) },
-                events: {
-                    fake.accepted.map { Self.event(of: $0.body, at: ["push_channel", "ios", "aps"]) }
-                },
-                stop: { try await fake.stop() })
-        case .example:
-            // The tests' own provider: one folder (Providers/Example) and this catalog line.
-            ProviderCatalog.register(ExampleProviderConfig.self)
-            let fake = try await FakeExample.start(authority: authority, apiKey: "example-key")
-            return Running(
-                provider: ["type": "example", "endpoint": .string(fake.url), "api-key": ["file": "example.key"]],
-                files: ["example.key": "example-key"], register: Self.registerTwoDevices,
-                setOutage: { fake.setOutage($0) }, events: { fake.accepted.map { Self.event(of: $0.body, at: []) } },
-                stop: { try await fake.stop() })
-        }
+                        RegisteredAddress(device: device, provider: "fcm", address: "fcm-registration-\(device)"),
+                        now: 0)
+                }
+            },
+            setOutage: {
+                fake.setOutage(
+                    $0
+                        ? FakeFCM.Fault(
+                            status: 429, canonical: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED",
+                            retryAfter: 60) : nil)
+            },
+            events: { fake.accepted.map { Self.event(of: $0.body, at: ["message", "apns", "payload", "aps"]) } },
+            stop: { try await fake.stop() })
+    }
+
+    static let pushwoosh = FakeProviderCase(name: "pushwoosh") {
+        let authority = MatchReplay.authority
+        let fake = try await FakePushwoosh.start(
+            authority: authority, application: "ABCDE-12345", apiToken: "pw-token")
+        return Running(
+            provider: [
+                "type": "pushwoosh", "application": "ABCDE-12345", "api-token": ["file": "pw.token"],
+                "endpoint": .string(fake.url),
+            ],
+            files: ["pw.token": "pw-token"],
+            register: { store in
+                try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
+                _ = try await store.registerAddress(
+                    RegisteredAddress(device: "iphone-a", provider: "pushwoosh", address: "HWID-iphone-a"), now: 0)
+            },
+            setOutage: {
+                fake.setOutage($0 ? FakePushwoosh.Fault(status: 429, statusCode: 429, retryAfter: 60) : nil)
+            },
+            events: {
+                fake.accepted.map { request in
+                    request.path.hasSuffix("startLiveActivity")
+                        ? "start"
+                        : Self.event(of: request.body, at: ["request", "notifications", "0", "live_activity"])
+                }
+            },
+            stop: { try await fake.stop() })
+    }
+
+    static let getui = FakeProviderCase(name: "getui") {
+        let authority = MatchReplay.authority
+        let fake = try await FakeGetui.start(
+            authority: authority, appID: "demoAppId0123", appKey: "demoAppKey456", masterSecret: "ms")
+        return Running(
+            provider: [
+                "type": "getui", "app-id": "demoAppId0123", "app-key": "demoAppKey456",
+                "master-secret": ["file": "getui.secret"], "endpoint": .string(fake.url),
+            ],
+            files: ["getui.secret": "ms"],
+            register: { store in
+                try await store.subscribe(device: "iphone-a", to: MatchReplay.match, now: 0)
+                _ = try await store.registerAddress(
+                    RegisteredAddress(device: "iphone-a", provider: "getui", address: Self.cid), now: 0)
+            },
+            // 10005: a per-minute limit; the provider pauses for a minute.
+            setOutage: { fake.setOutage($0 ? FakeGetui.Fault(code: 10005, msg: "limit exceeded") : nil) },
+            events: {
+                fake.accepted.map { Self.event(of: $0.body, at: ["push_channel", "ios", "aps"]) }
+            },
+            stop: { try await fake.stop() })
     }
 
     /// Two devices follow the match: iphone-a runs its activity already (its update token is known: updates

@@ -2,8 +2,8 @@ import Delivery
 import LiveRelayCore
 
 // A fifth provider that exists only in the tests, added the way any provider is: this folder (its kind, its
-// config keys, its settings, its error table, its fake) and one catalog line, in `FakeProviderCase`
-// (`ProviderCatalog.register(ExampleProviderConfig.self)`). Nothing else in Sources or Tests names it.
+// config keys, its settings, its error table, its fake, its life-cycle entry, which registers it with
+// `ProviderCatalog`) and one line in `FakeProviderCase.allCases`. Nothing else in Sources or Tests names it.
 
 extension ProviderKind {
     /// The tests' example service: one JSON request per target, addressed by its APNs token.
