@@ -7,6 +7,8 @@ public final class BackgroundProcess: Sendable {
     private let process: SpawnedProcess
     private let errorText = Collected()
     private let outputText = Collected()
+    /// Output arrived, or the process ended.
+    private let changes = ChangeSignal()
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         let stderr = SpawnedProcess.pipe()
@@ -21,8 +23,23 @@ public final class BackgroundProcess: Sendable {
         }
         close(stdout.write)
         close(stderr.write)
-        SpawnedProcess.drain(stderr.read, chunk: { [errorText] in errorText.append($0) }, done: {})
-        SpawnedProcess.drain(stdout.read, chunk: { [outputText] in outputText.append($0) }, done: {})
+        SpawnedProcess.drain(
+            stderr.read,
+            chunk: { [errorText, changes] in
+                errorText.append($0)
+                changes.changed()
+            }, done: {})
+        SpawnedProcess.drain(
+            stdout.read,
+            chunk: { [outputText, changes] in
+                outputText.append($0)
+                changes.changed()
+            }, done: {})
+        // The exit is an event too: a thread of its own waits for it.
+        Thread.detachNewThread { [process, changes] in
+            _ = process.wait()
+            changes.changed()
+        }
     }
 
     /// Standard error so far.
@@ -31,15 +48,20 @@ public final class BackgroundProcess: Sendable {
     public var standardOutput: String { outputText.text }
     public var processIdentifier: Int32 { process.pid }
 
-    /// Waits until standard error contains `text`; returns false after `timeout`.
-    public func waitForError(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if standardError.contains(text) { return true }
-            if !process.isRunning { return standardError.contains(text) }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+    /// Waits until standard error contains `text` (`count` times or more); returns false after `timeout`, or
+    /// once the process has ended without writing it.
+    public func waitForError(containing text: String, count: Int = 1, timeout: Duration = .seconds(30)) async
+        -> Bool
+    {
+        let written = { @Sendable in self.standardError.components(separatedBy: text).count - 1 >= count }
+        return await changes.wait(until: { written() || !self.process.isRunning }, timeout: timeout) && written()
+    }
+
+    /// Waits until standard output contains `text`; returns false after `timeout`, or once the process has
+    /// ended without writing it.
+    public func waitForOutput(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: { self.standardOutput.contains(text) || !self.process.isRunning }, timeout: timeout)
+            && standardOutput.contains(text)
     }
 
     /// Sends a signal (SIGTERM, SIGKILL, SIGHUP…).
@@ -48,8 +70,7 @@ public final class BackgroundProcess: Sendable {
     /// Waits for the exit; returns the status, or nil after `timeout` (the process is then killed, after its
     /// threads' stacks were taken into ``hungStacks`` where gdb is installed).
     public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        _ = await changes.wait(until: { !self.process.isRunning }, timeout: timeout)
         if process.isRunning {
             stacks.withLock { $0 = Self.stacks(of: process.pid) }
             process.signal(SIGKILL)

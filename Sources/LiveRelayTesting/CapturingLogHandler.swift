@@ -7,9 +7,18 @@ public struct CapturingLogHandler: LogHandler {
     /// Everything logged through handlers sharing this store.
     public final class Store: Sendable {
         private let lines = Mutex<[String]>([])
+        private let changes = ChangeSignal()
         public init() {}
         public var all: [String] { lines.withLock { $0 } }
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        func append(_ line: String) {
+            lines.withLock { $0.append(line) }
+            changes.changed()
+        }
+
+        /// Waits until a line containing `text` is logged; false after `timeout`.
+        public func wait(forLineContaining text: String, timeout: Duration = .seconds(30)) async -> Bool {
+            await changes.wait(until: { self.all.contains { $0.contains(text) } }, timeout: timeout)
+        }
     }
 
     public var metadata: Logger.Metadata = [:]

@@ -103,6 +103,13 @@ public final class FakeAPNs: Sendable {
     public var rejections: [FakeAPNsRejection] { state.withLock { $0.rejections } }
     /// Every request received, accepted or not.
     public var requestCount: Int { server.requests.count }
+
+    /// Waits until `condition` holds, looking again at each request the fake receives and answers; false
+    /// after `timeout`.
+    public func wait(until condition: @Sendable () -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: condition, timeout: timeout)
+    }
+    private let changes = ChangeSignal()
     /// The distinct provider tokens accepted, with their `iat`, in order.
     public var providerTokens: [(token: String, issuedAt: Int)] { state.withLock { $0.tokens.accepted } }
     /// The most requests the fake was answering at once.
@@ -151,6 +158,9 @@ public final class FakeAPNs: Sendable {
     public func setResponseDelay(_ delay: Duration?) { state.withLock { $0.responseDelay = delay } }
 
     private func handle(_ request: RecordedRequest) async -> ServerResponse {
+        // Received (``requestCount``), then accepted or refused: each is a change to wait on.
+        changes.changed()
+        defer { changes.changed() }
         let (fault, delay) = state.withLock { state -> (Fault?, Duration?) in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)

@@ -43,7 +43,7 @@ public final class TestClock: Clock, Sendable {
         /// Sleeps cancelled before they were registered.
         var cancelled: Set<Int> = []
         /// Tasks waiting until this many sleepers are asleep.
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(count: Int, id: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// The waiters of ``TestClock/sleeping(_:)`` whose count is reached, removed.
         mutating func takeSleeperWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -121,15 +121,28 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Waits until `count` tasks are asleep on this clock at once (returns at once if they are): after
-    /// ``advance(by:)``, the woken tasks have done their work and gone back to sleep.
+    /// ``advance(by:)``, the woken tasks have done their work and gone back to sleep. A cancelled wait returns
+    /// at once.
     public func sleeping(_ count: Int) async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let ready = state.withLockedValue { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, waiter))
-                return false
+        let id = state.withLockedValue { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let ready = state.withLockedValue { state -> Bool in
+                    if state.sleepers.count >= count || Task.isCancelled { return true }
+                    state.sleeperWaiters.append((count, id, waiter))
+                    return false
+                }
+                if ready { waiter.resume() }
             }
-            if ready { waiter.resume() }
+        } onCancel: {
+            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+                guard let at = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleeperWaiters.remove(at: at).continuation
+            }
+            waiter?.resume()
         }
     }
 

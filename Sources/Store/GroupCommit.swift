@@ -24,11 +24,13 @@ final class GroupCommit<Item: Sendable, Answer: Sendable>: Sendable {
 
     private let line = Mutex(Line())
     let limit: Int
+    /// Hears how many wait in line each time one more does (a test waits on it instead of polling).
+    private let queued: (@Sendable (Int) -> Void)?
 
-    init(limit: Int = 1_000) { self.limit = max(1, limit) }
-
-    /// How many callers wait in line (for tests).
-    var waiting: Int { line.withLock { $0.waiting.count } }
+    init(limit: Int = 1_000, queued: (@Sendable (Int) -> Void)? = nil) {
+        self.limit = max(1, limit)
+        self.queued = queued
+    }
 
     /// Writes `item` with others waiting: `write` gets the items in the order they came and answers each, in
     /// that order (every caller passes the same write).
@@ -36,15 +38,19 @@ final class GroupCommit<Item: Sendable, Answer: Sendable>: Sendable {
         _ item: Item, write: @Sendable ([Item]) async throws(StoreFailure) -> [Answer]
     ) async throws(StoreFailure) -> Answer {
         let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
-            let leads = line.withLock { line in
+            let waiting = line.withLock { line -> Int? in
                 if line.writing {
                     line.waiting.append(Waiter(item: item, continuation: continuation))
-                    return false
+                    return line.waiting.count
                 }
                 line.writing = true
-                return true
+                return nil
             }
-            if leads { continuation.resume(returning: .lead) }
+            if let waiting {
+                queued?(waiting)
+            } else {
+                continuation.resume(returning: .lead)
+            }
         }
         switch turn {
         case .done(let answer): return try answer.get()

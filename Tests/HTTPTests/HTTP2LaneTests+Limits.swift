@@ -140,18 +140,21 @@ extension HTTP2LaneTests {
     /// past its timeout it fails with `timeout`, a cancelled one with `cancelled`, at shutdown with `shutdown`,
     /// and the server never sees any of them.
     @Test func aHeldRequestTimesOutIsCancelledAndShutDownWithoutBeingSent() async throws {
+        let (hangs, hanging) = AsyncStream<Void>.makeStream()
         try await withLane(
             connectionsPerOrigin: 1, maxConcurrentStreams: 1,
-            handler: { request in request.path == "/hang" ? .fault(.hang) : .text("ok") }
+            handler: { request in
+                guard request.path == "/hang" else { return .text("ok") }
+                hanging.yield()
+                return .fault(.hang)
+            }
         ) { server, lane in
             // The one stream, taken for good once the connection has answered.
             #expect(try await lane.send(HTTPRequest(url: server.url("/first"))).status == 200)
             let hanging = Task { () async throws(HTTPError) -> HTTPResponse in
                 try await lane.send(HTTPRequest(url: server.url("/hang"), timeout: .seconds(30)))
             }
-            for _ in 0..<400 where !server.requests.contains(where: { $0.path == "/hang" }) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            for await _ in hangs { break }
             #expect(server.requests.contains { $0.path == "/hang" })
             await expectFailure(.timeout) { () async throws(HTTPError) in
                 try await lane.send(HTTPRequest(url: server.url("/held-timeout"), timeout: .milliseconds(300)))
@@ -159,6 +162,8 @@ extension HTTP2LaneTests {
             let cancelled = Task { () async throws(HTTPError) -> HTTPResponse in
                 try await lane.send(HTTPRequest(url: server.url("/held-cancelled"), timeout: .seconds(30)))
             }
+            // Held inside the lane, which announces nothing: a moment for it to get there (cancelled before,
+            // it would fail with the same code).
             try await Task.sleep(for: .milliseconds(100))
             cancelled.cancel()
             do {
@@ -170,7 +175,7 @@ extension HTTP2LaneTests {
             let atShutdown = Task { () async throws(HTTPError) -> HTTPResponse in
                 try await lane.send(HTTPRequest(url: server.url("/held-shutdown"), timeout: .seconds(30)))
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))  // held, as above
             lane.shutdown()
             for task in [atShutdown, hanging] {
                 do {

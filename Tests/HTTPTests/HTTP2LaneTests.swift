@@ -165,18 +165,29 @@ struct HTTP2LaneTests {
     }
 
     @Test func timesOutCancelsAndShutsDownWithTheirOwnCodes() async throws {
+        // The server says when a hanging request has reached it: the cancel and the shutdown come then.
+        // Each hanging request has a path of its own: one that timed out may reach the server late, or never.
+        let cancelHang = Arrivals()
+        let shutdownHang = Arrivals()
         try await withLane(handler: { request in
-            request.path == "/hang" ? .fault(.hang) : .text("ok")
+            switch request.path {
+            case "/hang": return .fault(.hang)
+            case "/hang-cancel": cancelHang.arrived()
+            case "/hang-shutdown": shutdownHang.arrived()
+            default: return .text("ok")
+            }
+            return .fault(.hang)
         }) { server, lane in
             await expectFailure(.timeout) { () async throws(HTTPError) in
                 try await lane.send(HTTPRequest(url: server.url("/hang"), timeout: .milliseconds(300)))
             }
             // The connection still works.
-            #expect(try await lane.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+            let ok = try await lane.send(HTTPRequest(url: server.url("/ok")))
+            #expect(ok.status == 200)
             let task = Task { () async throws(HTTPError) -> HTTPResponse in
-                try await lane.send(HTTPRequest(url: server.url("/hang")))
+                try await lane.send(HTTPRequest(url: server.url("/hang-cancel")))
             }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await cancelHang.wait(for: 1))
             task.cancel()
             do {
                 _ = try await task.value
@@ -185,9 +196,9 @@ struct HTTP2LaneTests {
                 #expect((error as? HTTPError)?.code == .cancelled, "\(error)")
             }
             let running = Task { () async throws(HTTPError) -> HTTPResponse in
-                try await lane.send(HTTPRequest(url: server.url("/hang")))
+                try await lane.send(HTTPRequest(url: server.url("/hang-shutdown")))
             }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await shutdownHang.wait(for: 1))
             lane.shutdown()
             do {
                 _ = try await running.value

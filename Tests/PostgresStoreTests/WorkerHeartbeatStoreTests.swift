@@ -25,6 +25,8 @@ struct WorkerHeartbeatStoreTests {
             #expect(try await b.dueOutbox(now: 20, limit: 10).isEmpty, "a beats: its claims are its own")
             // a stops beating (killed); b goes on.
             var status = try await b.workersStatus()
+            // a's heartbeat lapses on the database's clock: time passing is what this waits for, and nothing
+            // announces it.
             let deadline = ContinuousClock.now + .seconds(20)
             while status.rowsHeldByGoneWorkers == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(250))
@@ -53,6 +55,7 @@ struct WorkerHeartbeatStoreTests {
             try await a.enqueue([PostgresStoreTests.row("match-1", "aa", timestamp: 10)])
             let owner = a.claimOwner
             #expect(try await a.dueOutbox(now: 20, limit: 10).count == 1)
+            // Its claims lapse with time (no heartbeat for workerTimeout): the wall clock is what is tested.
             while a.holdsClaims { try await Task.sleep(for: .milliseconds(100)) }
             guard case .rejoined(_, let released) = try await a.heartbeat() else {
                 Issue.record("a stalled past its timeout: its heartbeat must rejoin")

@@ -29,7 +29,8 @@ import Testing
     }
 
     @Test func writesMadeMeanwhileGoTogetherAndEachGetsItsAnswer() async throws {
-        let group = GroupCommit<Int, String>(limit: 10)
+        let (inLine, lining) = AsyncStream<Void>.makeStream()
+        let group = GroupCommit<Int, String>(limit: 10) { waiting in if waiting == 25 { lining.yield() } }
         let gate = Gate()
         let started = Gate()
         let batches = Mutex<[[Int]]>([])
@@ -56,7 +57,7 @@ import Testing
                     }
                 }
             }
-            while group.waiting < 25 { try await Task.sleep(for: .milliseconds(1)) }
+            for await _ in inLine { break }
             gate.open()
             var answers: [Int: Result<String, StoreFailure>] = [:]
             for try await (i, answer) in tasks { answers[i] = answer }

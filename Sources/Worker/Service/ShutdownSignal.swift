@@ -8,11 +8,13 @@ import Synchronization
 ///
 /// ServiceLifecycle's `gracefulShutdown()` and `cancelWhenGracefulShutdown` hop through an actor and
 /// unstructured tasks to do the same; the worker's loops and the stop's watchdog wait on this instead.
-func untilGracefulShutdownOrCancellation() async {
+/// `waiting` hears when the wait has begun (for the tests of a shutdown that comes during it).
+func untilGracefulShutdownOrCancellation(waiting: (@Sendable () -> Void)? = nil) async {
     let signal = ShutdownSignal()
     await withTaskCancellationOrGracefulShutdownHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             signal.wait(continuation)
+            waiting?()
         }
     } onCancelOrGracefulShutdown: {
         signal.fire()

@@ -86,3 +86,19 @@ final class InFlightCount: Sendable {
         }
     }
 }
+
+/// Counts the requests to one path as the server receives them, so a test waits for one to arrive (an event)
+/// instead of sleeping.
+final class Arrivals: Sendable {
+    private let count = Mutex(0)
+    private let changes = ChangeSignal()
+
+    /// Notes one arrival.
+    func arrived() {
+        count.withLock { $0 += 1 }
+        changes.changed()
+    }
+
+    /// Waits until `n` have arrived in all; false after 30 s.
+    func wait(for n: Int) async -> Bool { await changes.wait(until: { self.count.withLock { $0 } >= n }) }
+}

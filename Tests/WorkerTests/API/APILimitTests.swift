@@ -34,9 +34,10 @@ struct APILimitTests {
             _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
         }
 
-        /// What the server sends until it closes the connection, or until `seconds` pass with nothing more
-        /// (read on a thread of its own); `closed` says which.
-        func received(within seconds: Int) async -> (text: String, closed: Bool) {
+        /// What the server sends until it closes the connection, or until `seconds` pass with nothing more, or
+        /// (with `until`) until what it sent contains that text (read on a thread of its own); `closed` says
+        /// whether it closed.
+        func received(within seconds: Int, until end: String? = nil) async -> (text: String, closed: Bool) {
             await withCheckedContinuation { continuation in
                 Thread {
                     var timeout = timeval(tv_sec: seconds, tv_usec: 0)
@@ -47,6 +48,10 @@ struct APILimitTests {
                         let n = recv(self.fd, &buffer, buffer.count, 0)
                         if n > 0 {
                             text += buffer[0..<n]
+                            if let end, String(decoding: text, as: UTF8.self).contains(end) {
+                                continuation.resume(returning: (String(decoding: text, as: UTF8.self), false))
+                                return
+                            }
                             continue
                         }
                         continuation.resume(
@@ -96,6 +101,7 @@ struct APILimitTests {
 
             let body = try Connection(port: run.port)
             body.send("PUT /v1/devices/a/push-to-start/T HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            // A byte every half second is the test's input (a slow client), not a wait.
             for _ in 0..<3 {
                 try await Task.sleep(for: .milliseconds(500))
                 body.send(" ")
@@ -141,8 +147,13 @@ struct APILimitTests {
     /// the idle ones are cut.
     @Test func connectionsPastTheCapAreClosed() async throws {
         try await Self.withRun { run in
+            // Each is answered once (so the server surely holds it), then stays open and idle.
             let idle = try (0..<3).map { _ in try Connection(port: run.port) }
-            try await Task.sleep(for: .milliseconds(200))
+            for connection in idle {
+                connection.send("GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+                let (answer, closed) = await connection.received(within: 5, until: "\r\n\r\n")
+                #expect(answer.hasPrefix("HTTP/1.1 200") && !closed, "\(answer.prefix(200))")
+            }
             let fourth = try Connection(port: run.port)
             fourth.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await fourth.closedByServer(within: 8))

@@ -185,6 +185,10 @@ struct MultiWorkerTests {
             let victim = try await bed.poller()
             bed.feed.advance(to: 7)
             #expect(await bed.first.waitForAccepted(2 * devices + 1_500, timeout: .seconds(300)))
+            // What the survivors have said of the lease so far: one of them says it again when it takes over.
+            let took = "this worker polls the feeds now"
+            let survivors = bed.workers.filter { $0.name != victim.name }.map(\.run.process)
+            let saidBefore = survivors.map { $0.standardError.components(separatedBy: took).count - 1 }
             victim.run.process.signal(SIGKILL)
             let killed = ContinuousClock.now
             _ = await victim.run.process.waitForExit()
@@ -195,23 +199,16 @@ struct MultiWorkerTests {
             // The dead worker's rows are taken over (claimed by the others), then sent again: each of their
             // tokens gets the end after the kill (none of them was settled, so each goes again).
             let tokens = Set(held.map(\.target))
-            var (takenOver, delay): (Duration?, Duration?) = (nil, nil)
-            while ContinuousClock.now < killed + .seconds(60) {
-                if takenOver == nil, try await bed.store.claims(of: victim.name).isEmpty {
-                    takenOver = ContinuousClock.now - killed
-                }
-                let ended = Set(
-                    bed.fake.accepted[atKill...].filter { $0.body.contains(#""event":"end""#) }.map(\.token))
-                if tokens.isSubset(of: ended) {
-                    delay = ContinuousClock.now - killed
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            let measured = try #require(delay, "the dead worker's \(held.count) rows were delivered")
-            print(
-                "the dead worker held \(held.count) rows; taken over \(takenOver.map { "\($0)" } ?? "?") and all "
-                    + "delivered \(measured) after the kill")
+            let fake = bed.fake
+            let allEnded = await fake.wait(
+                until: {
+                    tokens.isSubset(
+                        of: Set(fake.accepted[atKill...].filter { $0.body.contains(#""event":"end""#) }.map(\.token)))
+                }, timeout: .seconds(60))
+            let measured = ContinuousClock.now - killed
+            #expect(allEnded, "the dead worker's \(held.count) rows were delivered")
+            #expect(try await bed.store.claims(of: victim.name).isEmpty, "its claims were taken over")
+            print("the dead worker held \(held.count) rows; all delivered \(measured) after the kill")
             #expect(measured < .seconds(10), "its \(held.count) rows went \(measured) after the kill")
             for w in bed.workers where w.name != victim.name {
                 for line in w.run.process.standardError.split(separator: "\n")
@@ -221,15 +218,19 @@ struct MultiWorkerTests {
             }
             #expect(await bed.first.waitForAccepted(3 * devices, timeout: .seconds(300)), "full time: every end")
 
-            // One of the survivors polls the feed now (within two poll intervals of the lease's end).
-            var holder: String?
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                holder = try await bed.store.leaseHolder(PollerLease.name)?.worker
-                if let holder, holder != victim.name { break }
-                try await Task.sleep(for: .milliseconds(200))
+            // One of the survivors polls the feed now (within two poll intervals of the lease's end): it says so.
+            let tookOver = await withTaskGroup(of: Bool.self) { group in
+                for (process, before) in zip(survivors, saidBefore) {
+                    group.addTask { await process.waitForError(containing: took, count: before + 1) }
+                }
+                for await said in group where said {
+                    group.cancelAll()
+                    return true
+                }
+                return false
             }
-            #expect(holder != nil && holder != victim.name, "a surviving worker took the feed over")
+            let holder = try await bed.store.leaseHolder(PollerLease.name)?.worker
+            #expect(tookOver && holder != nil && holder != victim.name, "a surviving worker took the feed over")
             await bed.stop(except: [victim.name])
 
             #expect(bed.fake.rejections.isEmpty)
@@ -257,13 +258,19 @@ struct MultiWorkerTests {
             // leave ends of theirs to be counted as the frozen worker's below).
             let ends = Set((0..<devices).map { Self.token("bb", $0) })
             var (finished, takenOver): (Bool, Duration?) = (false, nil)
-            while !finished, ContinuousClock.now < stopped + .seconds(120) {
+            let fake = bed.fake
+            let deadline = stopped + .seconds(120)
+            while !finished, ContinuousClock.now < deadline {
+                let seen = fake.accepted.count
+                // Taken-over rows are sent at once: the fake's next request is when to look at the claims again.
                 if takenOver == nil, try await bed.store.claims(of: frozen.name).isEmpty {
                     takenOver = ContinuousClock.now - stopped
                 }
-                let ended = Set(bed.fake.accepted.filter { $0.body.contains(#""event":"end""#) }.map(\.token))
+                let ended = Set(fake.accepted.filter { $0.body.contains(#""event":"end""#) }.map(\.token))
                 finished = ends.isSubset(of: ended)
-                if !finished { try await Task.sleep(for: .milliseconds(100)) }
+                if !finished {
+                    _ = await fake.wait(until: { fake.accepted.count > seen }, timeout: deadline - ContinuousClock.now)
+                }
             }
             #expect(finished, "the others finish")
             print(
@@ -281,7 +288,8 @@ struct MultiWorkerTests {
                 "\(frozen.run.process.standardError.suffix(3_000))")
             // Long enough for a resumed round to have sent anything it still meant to. What it had handed to its
             // HTTP/2 connection before the stop may still leave (the push lane was frozen too): at most its
-            // window of requests in flight (64), never a new request.
+            // window of requests in flight (64), never a new request. This looks for an absence, which no
+            // event announces: the one wait on the wall clock left in these tests.
             try await Task.sleep(for: .seconds(3))
             let resumed = bed.fake.accepted.count - afterStop
             print("after SIGCONT the frozen worker's connections delivered \(resumed) requests it had in flight")

@@ -89,11 +89,7 @@ struct RunIntegrationTests {
             defer { run.transport.shutdown() }
             feed.advance(to: 1)
             // The kick-off start is on its way to the fake, which takes its time to answer.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while fake.requestCount == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(fake.requestCount > 0)
+            #expect(await fake.wait(until: { fake.requestCount > 0 }))
             run.process.signal(SIGTERM)
             let status = await run.process.waitForExit()
             #expect(status == 0, "\(run.process.standardError)")
@@ -113,7 +109,9 @@ struct RunIntegrationTests {
             var environment = ProcessInfo.processInfo.environment
             environment["LIVERELAY_TEST_BEARER"] = RunWithAPNs.bearer
             let process = try BackgroundProcess(
-                Repository.executable("liverelay"), ["run", "--config", setup.configPath], environment: environment)
+                Repository.executable("liverelay"), ["run", "--config", setup.configPath, "--log-level", "info"],
+                environment: environment)
+            // The signals are spread over the start-up on purpose: the spacing is the test's input, not a wait.
             for _ in 0..<25 {
                 try await Task.sleep(for: .milliseconds(20))
                 process.signal(SIGHUP)
@@ -125,8 +123,12 @@ struct RunIntegrationTests {
             let files = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?
                 .split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2).map(String.init)
             #expect(files?.count == 2 && (files?[0] == files?[1] || files?[0] == "65536"), "\(files ?? [])")
+            // Once it listens, a SIGHUP reloads the rules: the stop comes after that reload.
+            let reloads = process.standardError.components(separatedBy: "rules reloaded").count
             process.signal(SIGHUP)
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(
+                await process.waitForError(
+                    containing: "rules reloaded", count: reloads), "\(process.standardError)")
             process.signal(SIGTERM)
             #expect(await process.waitForExit() == 0, "\(process.standardError)")
             try await feed.stop()

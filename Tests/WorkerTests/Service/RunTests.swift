@@ -164,9 +164,24 @@ struct RunTests {
         await #expect(throws: StoreDown.self) {
             try await InProcessRun.run(configPath: path) { run in
                 locked.hold(try StateFileLock(path: directory.appendingPathComponent("liverelay.sqlite").path))
+                // A second at a time, each once every loop has failed on the lock and sleeps again, until the
+                // store watchdog gives up (the run then ends).
                 for _ in 0..<60 {
                     run.clock.advance(by: .seconds(1))
-                    try await Task.sleep(for: .milliseconds(30))
+                    let gaveUp = await withTaskGroup(of: Bool.self) { group in
+                        group.addTask {
+                            await run.clock.sleeping(run.sleepers)
+                            return false
+                        }
+                        group.addTask {
+                            await run.logs.wait(
+                                forLineContaining: "the state store has failed for", timeout: .seconds(60))
+                        }
+                        let first = await group.next() ?? false
+                        group.cancelAll()
+                        return first
+                    }
+                    if gaveUp { break }
                 }
                 #expect(run.logs.all.contains { $0.contains("the state store has failed for") })
             }

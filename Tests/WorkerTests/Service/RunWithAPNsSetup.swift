@@ -62,10 +62,6 @@ struct RunWithAPNs {
 
     /// Waits until the fake has accepted `count` pushes (bounded).
     func waitForAccepted(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while fake.accepted.count < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return fake.accepted.count >= count
+        await fake.wait(until: { [fake] in fake.accepted.count >= count }, timeout: timeout)
     }
 }

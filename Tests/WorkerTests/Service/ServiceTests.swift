@@ -61,10 +61,7 @@ import Worker
         let port = try #require(
             run.standardError.firstMatch(of: /API listening on http:\/\/127\.0\.0\.1:(\d+)/).map { String($0.1) })
         // The first poll starts the live match; wait for its push on the console.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !run.standardOutput.contains(#""event":"start""#), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        #expect(await run.waitForOutput(containing: #""event":"start""#))
         let transport = try CurlTransport()
         defer { transport.shutdown() }
         let health = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(port)/healthz"))

@@ -19,8 +19,9 @@ struct ShutdownSignalTests {
 
     @Test func aShutdownDuringTheWaitEndsIt() async {
         await testGracefulShutdown { trigger in
-            async let waited: Void = untilGracefulShutdownOrCancellation()
-            try? await Task.sleep(for: .milliseconds(20))
+            let (began, beginning) = AsyncStream<Void>.makeStream()
+            async let waited: Void = untilGracefulShutdownOrCancellation { beginning.yield() }
+            for await _ in began { break }
             trigger.triggerGracefulShutdown()
             await waited
         }
@@ -30,8 +31,9 @@ struct ShutdownSignalTests {
         let waiting = Task { await untilGracefulShutdownOrCancellation() }
         waiting.cancel()
         await waiting.value
-        let later = Task { await untilGracefulShutdownOrCancellation() }
-        try? await Task.sleep(for: .milliseconds(20))
+        let (began, beginning) = AsyncStream<Void>.makeStream()
+        let later = Task { await untilGracefulShutdownOrCancellation { beginning.yield() } }
+        for await _ in began { break }
         later.cancel()
         await later.value
     }
@@ -55,11 +57,13 @@ struct ShutdownSignalTests {
 
     @Test func aShutdownCancelsTheOperationAndThrows() async {
         let operationCancelled = CancelledFlag()
+        let (began, beginning) = AsyncStream<Void>.makeStream()
         await testGracefulShutdown { trigger in
             async let outcome: Result<Int, any Error> = {
                 do {
                     return .success(
                         try await cancellingOnGracefulShutdown {
+                            beginning.yield()
                             do {
                                 try await Task.sleep(for: .seconds(600))
                             } catch {
@@ -72,7 +76,7 @@ struct ShutdownSignalTests {
                     return .failure(error)
                 }
             }()
-            try? await Task.sleep(for: .milliseconds(20))
+            for await _ in began { break }
             trigger.triggerGracefulShutdown()
             guard case .failure(let error) = await outcome else {
                 Issue.record("the operation was not cut short")

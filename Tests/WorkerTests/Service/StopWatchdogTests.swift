@@ -13,10 +13,12 @@ struct StopWatchdogTests {
     @Test func saysWhichLoopItWaitsForAndWhatItDoes() async throws {
         let logs = CapturingLogHandler.Store()
         let (release, releasing) = AsyncStream<Void>.makeStream()
+        let (polling, pollingStarted) = AsyncStream<Void>.makeStream()
         let loop = PollLoop(
             name: "outbox", policy: PollSchedule.Policy(interval: .seconds(1)),
             clock: endingOnGracefulShutdown(ContinuousClock()), now: { 1_000 }
         ) {
+            pollingStarted.yield()
             for await _ in release { break }
             return PollOutcome(.fresh)
         }
@@ -27,10 +29,10 @@ struct StopWatchdogTests {
         var said: String?
         try await testGracefulShutdown { trigger in
             async let ran: Void = service.run()
-            for _ in 0..<3000 where loop.phase != .polling { try await Task.sleep(for: .milliseconds(10)) }
+            for await _ in polling { break }
             #expect(loop.phase == .polling)
             trigger.triggerGracefulShutdown()
-            for _ in 0..<300 where waiting() == nil { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(await logs.wait(forLineContaining: "the stop still waits for loops"))
             said = waiting()
             releasing.yield()
             await ran
