@@ -47,8 +47,8 @@ let package = Package(
         .target(
             name: "HTTP",
             dependencies: ["CCurl", "CNGHTTP2", "LiveRelayCore", .product(name: "Logging", package: "swift-log")]),
-        // Feed bodies → facts per entity → changes.
-        .target(name: "Feeds", dependencies: ["LiveRelayCore"]),
+        // Feeds fetched (through HTTP's libcurl transport) and polled; bodies → facts per entity → changes.
+        .target(name: "Feeds", dependencies: ["LiveRelayCore", "HTTP"]),
         // JsonLogic, rule files, the rule engine. Pure: no I/O besides reading rule files, no clock.
         .target(name: "Rules", dependencies: ["LiveRelayCore"]),
         // Content-state ledger and push budget. Pure: no I/O, no clock.
@@ -147,7 +147,7 @@ let package = Package(
 
         .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "LiveRelayTesting"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "LiveRelayCore", "LiveRelayTesting"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "HTTP", "LiveRelayCore", "LiveRelayTesting"]),
         .testTarget(
             name: "RulesTests", dependencies: ["Rules", "LiveRelayCore", "LiveRelayTesting"],
             exclude: ["Fixtures"], resources: [.copy("Resources")]),

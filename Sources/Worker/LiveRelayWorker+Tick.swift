@@ -1,4 +1,4 @@
-import Feeds
+public import Feeds
 import Logging
 public import Store
 

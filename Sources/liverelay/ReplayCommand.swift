@@ -1,5 +1,6 @@
 import ArgumentParser
 import Delivery
+import Feeds
 import Foundation
 import LiveRelayCore
 import Logging

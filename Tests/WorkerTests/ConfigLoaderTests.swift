@@ -1,4 +1,5 @@
 import Delivery
+import Feeds
 import Foundation
 import LiveRelayCore
 import LiveRelayTesting

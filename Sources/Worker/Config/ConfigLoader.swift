@@ -27,23 +27,6 @@ public struct LoadedConfig: Sendable {
     }
 }
 
-/// One feed, ready to poll.
-public struct FeedRuntime: Sendable {
-    public var id: String
-    public var url: String
-    public var interval: Int
-    public var timeout: Int
-    public var maxBodyBytes: Int
-    /// The longest wait (seconds) a server's `Retry-After` or ban may impose; `nil`: tied to the interval.
-    public var longestWait: Int? = nil
-    /// The longest wait (seconds) a server's `max-age` may impose; `nil`: tied to the interval.
-    public var longestMaxAge: Int? = nil
-    /// Header values with secrets already read. Never log these.
-    public var headers: [(name: String, value: String)]
-    /// The feed's generic mapping or preset, ready to turn bodies into facts.
-    public var normalizer: any FeedNormalizer
-}
-
 /// Reads the config: JSON with positions, checked against `docs/liverelay.schema.json`, then decoded and
 /// resolved. Every problem is a `file:line:column: key.path: message` diagnostic.
 public enum ConfigLoader {

@@ -1,5 +1,6 @@
 import LiveRelayCore
 import Rules
+import Store
 import Throttling
 
 /// What rules read as `activity`: the record LiveRelay keeps of the activity and its priority-10 budget.
@@ -33,5 +34,20 @@ enum ActivityView {
             "refill-at": window.nextRefill(size: size, period: policy.period).map { .int($0) } ?? .null,
             "held": .bool(state?.pending != nil),
         ])
+    }
+}
+
+extension Pipeline {
+    /// The `activity` each of these activities (key → attributes type) shows rules now, and the records
+    /// found (an activity with none shows phase `none`).
+    func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure) -> (
+        views: [ActivityKey: JSONValue], records: [ActivityKey: ActivityRecord]
+    ) {
+        guard !keys.isEmpty else { return ([:], [:]) }
+        let records = try await store.activities(keys.keys)
+        let budgets = try await queue.budgetViews(keys, now: now)
+        var views: [ActivityKey: JSONValue] = [:]
+        for key in keys.keys { views[key] = ActivityView.value(records[key], budget: budgets[key] ?? .null) }
+        return (views, records)
     }
 }

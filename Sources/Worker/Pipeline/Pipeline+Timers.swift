@@ -4,19 +4,6 @@ public import Store
 public import Throttling
 
 extension Pipeline {
-    /// The `activity` each of these activities (key → attributes type) shows rules now, and the records
-    /// found (an activity with none shows phase `none`).
-    func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure) -> (
-        views: [ActivityKey: JSONValue], records: [ActivityKey: ActivityRecord]
-    ) {
-        guard !keys.isEmpty else { return ([:], [:]) }
-        let records = try await store.activities(keys.keys)
-        let budgets = try await queue.budgetViews(keys, now: now)
-        var views: [ActivityKey: JSONValue] = [:]
-        for key in keys.keys { views[key] = ActivityView.value(records[key], budget: budgets[key] ?? .null) }
-        return (views, records)
-    }
-
     /// One pass of the timer rules at `now`: each live activity whose timer rules came due is looked at by
     /// them (its entity's last facts as `prev` and `curr`), what they decide goes to the throttle, and each
     /// rule's look is remembered with the activity. The activities are taken `batch` at a time, the

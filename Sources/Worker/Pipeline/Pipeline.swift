@@ -307,15 +307,5 @@ public struct FeedPollResult: Sendable {
     public var outcome: PollOutcome
 }
 
-extension FeedRuntime {
-    /// The feed's polling schedule: its interval, 10 % jitter, backoff capped at ten minutes, a server's
-    /// waits capped at `longest-wait` and `longest-max-age` (by default tied to the interval).
-    public var pollPolicy: PollSchedule.Policy {
-        PollSchedule.Policy(
-            interval: .seconds(interval), longestWait: longestWait.map { .seconds($0) },
-            longestMaxAge: longestMaxAge.map { .seconds($0) })
-    }
-}
-
 /// A URL safe to log: no credentials, no query values (`?key=…`), the same text the transport's errors use.
 func redact(_ url: String) -> String { HTTPError.redact(url) }

@@ -1,5 +1,5 @@
 import Delivery
-import Feeds
+public import Feeds
 import Foundation
 public import LiveRelayCore
 public import Report

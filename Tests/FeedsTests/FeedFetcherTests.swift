@@ -3,7 +3,6 @@ import Foundation
 import HTTP
 import LiveRelayTesting
 import Testing
-import Worker
 
 /// What the fetcher tells the schedule and the log about a response.
 @Suite struct FeedFetcherTests {
@@ -17,8 +16,8 @@ import Worker
         let transport = try CurlTransport()
         defer { transport.shutdown() }
         let feed = FeedRuntime(
-            id: "pl", url: server.url("/v4/competitions/PL/matches?season=2025"), normalizer: FootballDataNormalizer(),
-            headers: [("X-Auth-Token", "s3cr3t-t0ken")], timeout: 60)
+            id: "pl", url: server.url("/v4/competitions/PL/matches?season=2025"), timeout: 60,
+            headers: [("X-Auth-Token", "s3cr3t-t0ken")], normalizer: FootballDataNormalizer())
         let response = await FeedFetcher(transport: transport).response(feed, validators: nil)
         #expect(response.status == 429, "\(response.result)")
         #expect(response.retryAfter == "60")
@@ -44,7 +43,7 @@ import Worker
         let transport = try CurlTransport()
         defer { transport.shutdown() }
         let feed = FeedRuntime(
-            id: "pl", url: server.url("/v4/matches"), normalizer: FootballDataNormalizer(), timeout: 60)
+            id: "pl", url: server.url("/v4/matches"), timeout: 60, normalizer: FootballDataNormalizer())
         let response = await FeedFetcher(transport: transport).response(feed, validators: nil)
         guard case .failure(let error) = response.result else {
             Issue.record("expected a feed error")

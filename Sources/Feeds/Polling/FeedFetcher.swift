@@ -1,4 +1,3 @@
-public import Feeds
 public import Foundation
 public import HTTP
 
@@ -49,11 +48,11 @@ public struct FeedFetcher: Sendable {
             // Redirects are not followed (a feed moved, or an error page elsewhere): say where it points.
             let redirect =
                 (300..<400).contains(response.status)
-                ? ", a redirect\(response.header("Location").map { " to \(redact($0))" } ?? ""), which is not followed: give the feed its new URL"
+                ? ", a redirect\(response.header("Location").map { " to \(HTTPError.redact($0))" } ?? ""), which is not followed: give the feed its new URL"
                 : ""
             out.result = .failure(
                 FeedError(
-                    kind: .httpStatus, feed: feed.id, url: redact(feed.url),
+                    kind: .httpStatus, feed: feed.id, url: HTTPError.redact(feed.url),
                     message: "HTTP \(response.status)\(redirect)\(out.retryAfter.map { ", Retry-After \($0)" } ?? "")"
                         + Self.excerpt(response.body, hiding: feed.headers.map(\.value))))
         }

@@ -1,0 +1,123 @@
+import Feeds
+import Logging
+import Store
+import Throttling
+
+/// The rounds the loops run: one poll of a feed, one pass of the timer rules, one delivery round (release,
+/// then deliver), each a call into the ``Pipeline`` with its logging and counting; shared by the loops of
+/// `run` and by ``LiveRelayWorker/runOnce()``.
+extension LiveRelayWorker {
+    /// What one poll and one delivery round do, shared by the loops and ``runOnce()``.
+    struct Rounds: Sendable {
+        let pipeline: Pipeline
+        let fetcher: FeedFetcher
+        let deliveries: DeliveryHealth
+        let defaultProvider: String
+        let environment: WorkerEnvironment
+        /// On a shared store: whether this worker polls now (then it alone releases pushes).
+        let polls: (@Sendable () -> Bool)?
+        private let failure = LastFailure()
+
+        init(
+            pipeline: Pipeline, fetcher: FeedFetcher, deliveries: DeliveryHealth, defaultProvider: String,
+            environment: WorkerEnvironment, polls: (@Sendable () -> Bool)? = nil
+        ) {
+            self.polls = polls
+            self.pipeline = pipeline
+            self.fetcher = fetcher
+            self.deliveries = deliveries
+            self.defaultProvider = defaultProvider
+            self.environment = environment
+        }
+
+        var logger: Logger { environment.logger }
+
+        /// Polls a feed; a state-store failure is this poll's failure (kind `store`), logged.
+        func poll(_ feed: FeedRuntime) async -> FeedPollResult {
+            let now = environment.now()
+            do {
+                let polled = try await pipeline.poll(feed, fetcher: fetcher, now: now)
+                if let error = polled.plan.feedError {
+                    logger.warning(
+                        "feed error",
+                        metadata: ["feed.id": "\(feed.id)", "kind": "\(error.kind)", "error": "\(error.description)"])
+                }
+                return polled
+            } catch {
+                logger.error("state store failed", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+                var plan = PollPlan(feed: feed.id, now: now)
+                plan.feedError = FeedError(kind: .store, feed: feed.id, url: redact(feed.url), message: "\(error)")
+                return FeedPollResult(plan: plan, outcome: PollOutcome(.failed(.store), message: "\(error)"))
+            }
+        }
+
+        /// One pass of the timer rules; a state-store failure is the pass's outcome, logged. What the pass
+        /// queued goes out at once unless `deliver` is false (the caller delivers).
+        func timers(deliver: Bool = true) async -> (outcome: PollOutcome, report: TimerReport) {
+            let now = environment.now()
+            do {
+                let pass = try await pipeline.timers(now: now)
+                let report = TimerReport(pass)
+                if !pass.steps.isEmpty {
+                    logger.info(
+                        "timer rules came due",
+                        metadata: ["activities": "\(pass.due)", "pushes": "\(report.queued)"])
+                }
+                if deliver, report.queued > 0 { _ = await deliverLogged() }
+                var outcome = PollOutcome(.fresh)
+                outcome.changes = pass.due
+                outcome.pushes = report.queued
+                return (outcome, report)
+            } catch {
+                logger.error("state store failed", metadata: ["during": "timer pass", "error": "\(error)"])
+                environment.metrics.storeFailed()
+                var report = TimerReport()
+                report.error = error.description
+                return (PollOutcome(.failed(.store), message: error.description), report)
+            }
+        }
+
+        /// Releases what the throttle allows into the outbox, delivers what is due, and counts the round.
+        func deliver() async throws(StoreFailure) -> DeliveryReport {
+            let now = environment.now()
+            // On a shared store only the worker that polls releases: it alone holds the throttle's pending
+            // pushes (another worker's copy of a state, read for the API, must never release them too).
+            let releases = polls?() ?? true
+            let decisions = releases ? try await pipeline.release(now: now) : []
+            let sent = try await pipeline.deliverDue(now: now)
+            var report = DeliveryReport(
+                defaultProvider: defaultProvider, decisions: decisions, deliveries: sent, routes: pipeline.rules.routes)
+            // The whole outbox (shared on PostgreSQL), read every round, also when this worker sent nothing:
+            // the gauge is true on every worker.
+            let depth = try await pipeline.store.outboxStatus().depth
+            environment.metrics.outboxDepth(depth)
+            report.pending = await pipeline.queue.pendingCount + depth
+            deliveries.record(report)
+            logRound(decisions: decisions, deliveries: sent, report: report)
+            return report
+        }
+
+        /// ``deliver()``, a state-store failure logged and counted instead of thrown (`nil`).
+        func deliverLogged() async -> DeliveryReport? {
+            do {
+                let report = try await deliver()
+                failure.note(nil)
+                return report
+            } catch {
+                // A round cut short by the stop (past the grace period) is not a store failure: what it did
+                // not record stays in the outbox for the next run.
+                if Task.isCancelled {
+                    logger.info("delivery round cut short by the stop; its unanswered pushes stay in the outbox")
+                    return nil
+                }
+                failure.note(error.description)
+                logger.error("state store failed", metadata: ["during": "delivery", "error": "\(error)"])
+                environment.metrics.storeFailed()
+                return nil
+            }
+        }
+
+        /// The last delivery round's state-store failure, if it failed.
+        var lastStoreFailure: String? { failure.last }
+    }
+}
