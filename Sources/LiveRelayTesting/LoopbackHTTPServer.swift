@@ -45,10 +45,11 @@ public final class LoopbackHTTPServer: Sendable {
     /// Starts listening; `handler` is called once per complete request. With HTTP/2, the server announces
     /// `maxConcurrentStreams` in its SETTINGS (NIO's default, 100, when `nil`), and `initialWindowSize`: how
     /// many bytes of a request body a stream may send before the server's next WINDOW_UPDATE (HTTP/2's
-    /// 65,535 when `nil`).
+    /// 65,535 when `nil`). `slowSetUpAfterFirst` holds every connection after the first that long before
+    /// its TLS handshake begins (a far server's set-up, for a client that opens more connections).
     public static func start(
         mode: Mode = .http1, maxConcurrentStreams: Int? = nil, initialWindowSize: Int? = nil,
-        handler: @escaping Handler
+        slowSetUpAfterFirst: Duration? = nil, handler: @escaping Handler
     ) async throws -> LoopbackHTTPServer {
         let recorder = LoopbackRecorder()
         let tlsContext: NIOSSLContext?
@@ -70,9 +71,14 @@ public final class LoopbackHTTPServer: Sendable {
                 let makeHandler: @Sendable () -> LoopbackRequestHandler = {
                     LoopbackRequestHandler(connectionID: connectionID, recorder: recorder, handler: handler)
                 }
-                return Self.configure(
-                    channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
-                    initialWindowSize: initialWindowSize, makeHandler: makeHandler)
+                let configure = {
+                    Self.configure(
+                        channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
+                        initialWindowSize: initialWindowSize, makeHandler: makeHandler)
+                }
+                guard let slow = slowSetUpAfterFirst, connectionID > 1 else { return configure() }
+                return channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(slow / .nanoseconds(1)))) {}.futureResult
+                    .flatMap { configure() }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {

@@ -18,6 +18,29 @@ extension HTTP2LaneTests {
         }
     }
 
+    /// One more connection is made beside the lane's thread: while the server takes a second over setting up
+    /// the second connection, the first goes on carrying requests (made on the thread, its set-up would
+    /// stop the first's answers from being read, and no request could go on it until the second was up).
+    @Test func theFirstConnectionCarriesOnWhileAnotherIsMade() async throws {
+        let seen = SetUpWatch()
+        try await withLane(
+            connectionsPerOrigin: 2, maxConcurrentStreams: 4, slowSetUpAfterFirst: .seconds(1),
+            handler: { request in
+                seen.arrived(on: request.connectionID)
+                try? await Task.sleep(for: .milliseconds(10))
+                return .text(request.path)
+            }
+        ) { server, lane in
+            seen.server = server
+            let results = await fanOut(lane, server, count: 300)
+            #expect(answered(results).count == 300, "\(failures(results))")
+            #expect(server.connectionCount == 2)
+            #expect(
+                seen.duringSecondSetUp > 0,
+                "requests reached the first connection while the second was being set up: \(seen.duringSecondSetUp)")
+        }
+    }
+
     /// A server of 4 streams per connection that takes 20 ms per answer: a fan-out of 200 would wait on one
     /// connection's four streams, so the thread opens more, each once the ones before it are full and have
     /// answered, up to its limit of 4; every request is answered once.

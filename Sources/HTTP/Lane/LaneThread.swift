@@ -11,10 +11,15 @@ import Glibc
 /// runs with), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request is held, in
 /// order, until a stream frees up or a connection opens. So the connections follow the server's stream
 /// limit and the latency: requests that stay in flight longer keep more streams taken, and more connections
-/// open. Connections stay open once made, as APNs asks of its clients.
+/// open. Connections stay open once made, as APNs asks of its clients. An origin's first connection is made
+/// on the thread (its requests have nothing else to go on); each one more is made on a helper thread of its
+/// own (TCP, TLS and SETTINGS take two or three round trips), while the thread goes on serving the others,
+/// and handed over ready, one at a time per origin.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [LaneJob] = []
+    /// Connections made by helper threads, waiting to be taken in (under `lock`).
+    private var opened: [Opened] = []
     private var cancels: [UInt64] = []
     private var stopping = false
     private var sleeping = false
@@ -33,6 +38,8 @@ final class LaneThread: @unchecked Sendable {
     private var held: [LaneOrigin: [LaneJob]] = [:]
     /// After a failed attempt at one more connection to an origin, when the next may be made.
     private var nextGrowth: [LaneOrigin: UInt64] = [:]
+    /// The origins with one more connection being made by a helper thread.
+    private var opening: Set<LaneOrigin> = []
     private var nextTimeoutScan: UInt64 = 0
 
     init(name: String, tls: LaneTLSContext, connectTimeout: Duration, connectionsPerOrigin: Int) {
@@ -99,8 +106,11 @@ final class LaneThread: @unchecked Sendable {
             inbox.removeAll(keepingCapacity: true)
             let cancelled = cancels
             cancels.removeAll()
+            let made = opened
+            opened.removeAll()
             let stop = stopping
             lock.unlock()
+            for connection in made { takeIn(connection) }
             if stop { return shutDown() }
             for job in incoming { waiting.append((job.origin, job)) }
             for id in cancelled { cancel(id: id) }
@@ -126,7 +136,11 @@ final class LaneThread: @unchecked Sendable {
             var timeout: Int32 = waiting.isEmpty ? (!held.isEmpty || polled.contains { $0.load > 0 } ? 50 : -1) : 0
             if timeout != 0 {
                 lock.lock()
-                if inbox.isEmpty && cancels.isEmpty && !stopping { sleeping = true } else { timeout = 0 }
+                if inbox.isEmpty && cancels.isEmpty && opened.isEmpty && !stopping {
+                    sleeping = true
+                } else {
+                    timeout = 0
+                }
                 lock.unlock()
             }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -188,9 +202,14 @@ final class LaneThread: @unchecked Sendable {
                     continue
                 }
                 let pool = active[origin] ?? []
-                guard pool.count < connectionsPerOrigin, pool.allSatisfy(\.proven),
+                guard pool.count < connectionsPerOrigin, pool.allSatisfy(\.proven), !opening.contains(origin),
                     pool.isEmpty || nextGrowth[origin].map({ laneNow() >= $0 }) ?? true
                 else { break }
+                guard pool.isEmpty else {
+                    // One more, made beside the thread; the requests wait for it or for a stream to free up.
+                    open(origin)
+                    break
+                }
                 do {
                     let deadline = min(job.deadline, laneNow() &+ UInt64(connectTimeoutNanos))
                     let made = try LaneConnection(
@@ -208,6 +227,51 @@ final class LaneThread: @unchecked Sendable {
             }
         }
         if !jobs.isEmpty { held[origin, default: []].append(contentsOf: jobs) }
+    }
+
+    /// A connection a helper thread made (or could not make) for `origin`.
+    private struct Opened: @unchecked Sendable {
+        var origin: LaneOrigin
+        var result: Result<LaneConnection, LaneConnection.SetupFailure>
+    }
+
+    /// Makes one more connection to `origin` on a helper thread, which hands it over through `opened` and
+    /// wakes the thread; after `stop`, the helper closes what it made.
+    private func open(_ origin: LaneOrigin) {
+        opening.insert(origin)
+        let deadline = laneNow() &+ UInt64(connectTimeoutNanos)
+        let context = Opened(origin: origin, result: .failure(.init(code: .shutdown, message: "")))
+        let tls = self.tls
+        Thread.detachNewThread { [self] in
+            var made = context
+            do throws(LaneConnection.SetupFailure) {
+                made.result = .success(
+                    try LaneConnection(origin: origin, tls: origin.tls ? tls.pointer : nil, deadline: deadline))
+            } catch {
+                made.result = .failure(error)
+            }
+            lock.lock()
+            guard !stopping else {
+                lock.unlock()
+                if case .success(let connection) = made.result { connection.close() }
+                return
+            }
+            opened.append(made)
+            let wake = sleeping && !wakePending
+            if wake { wakePending = true }
+            lock.unlock()
+            if wake { signal() }
+        }
+    }
+
+    /// Takes in a connection a helper made: the held requests go on it at the next placing. One that failed
+    /// leaves the requests on the connections there are, and the next try for a second later.
+    private func takeIn(_ made: Opened) {
+        opening.remove(made.origin)
+        switch made.result {
+        case .success(let connection): active[made.origin, default: []].append(connection)
+        case .failure: nextGrowth[made.origin] = laneNow() &+ 1_000_000_000
+        }
     }
 
     private var connectTimeoutNanos: Int64 {
@@ -324,8 +388,11 @@ final class LaneThread: @unchecked Sendable {
         lock.lock()
         let late = inbox
         inbox.removeAll()
+        let made = opened
+        opened.removeAll()
         lock.unlock()
         for job in late { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+        for case .success(let connection) in made.map(\.result) { connection.close() }
         for connection in connections {
             for job in connection.takeStreams() { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
             connection.close()

@@ -8,13 +8,13 @@ import Testing
 @discardableResult
 func withLane<T>(
     connections: Int = 1, connectionsPerOrigin: Int = 1, maxConcurrentStreams: Int? = nil,
-    initialWindowSize: Int? = nil, caFile: String? = sharedAuthority.caFile,
+    initialWindowSize: Int? = nil, slowSetUpAfterFirst: Duration? = nil, caFile: String? = sharedAuthority.caFile,
     handler: @escaping LoopbackHTTPServer.Handler,
     _ body: (LoopbackHTTPServer, HTTP2Lane) async throws -> T
 ) async throws -> T {
     let server = try await LoopbackHTTPServer.start(
         mode: .http2TLS(sharedAuthority), maxConcurrentStreams: maxConcurrentStreams,
-        initialWindowSize: initialWindowSize, handler: handler)
+        initialWindowSize: initialWindowSize, slowSetUpAfterFirst: slowSetUpAfterFirst, handler: handler)
     let lane = try HTTP2Lane(
         configuration: HTTP2Lane.Configuration(
             caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin))
@@ -101,4 +101,29 @@ final class Arrivals: Sendable {
 
     /// Waits until `n` have arrived in all; false after 30 s.
     func wait(for n: Int) async -> Bool { await changes.wait(until: { self.count.withLock { $0 } >= n }) }
+}
+
+/// Counts the requests the first connection receives once a second connection is open but before any request
+/// has come on it: what the first carried while the second was being set up.
+final class SetUpWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _server: LoopbackHTTPServer?
+    private var secondUp = false
+    private var during = 0
+
+    /// The server, set before the first request goes.
+    var server: LoopbackHTTPServer? {
+        get { lock.withLock { _server } }
+        set { lock.withLock { _server = newValue } }
+    }
+
+    func arrived(on connection: Int) {
+        let open = server?.connectionCount ?? 0
+        lock.withLock {
+            if connection > 1 { secondUp = true }
+            if connection == 1, open >= 2, !secondUp { during += 1 }
+        }
+    }
+
+    var duringSecondSetUp: Int { lock.withLock { during } }
 }
