@@ -41,6 +41,27 @@ extension HTTP2LaneTests {
         }
     }
 
+    /// One more connection that cannot be made in time (the server takes 5 s to set it up, the lane waits
+    /// 1 s) leaves the requests on the connection there is, tried again a second later: every request is
+    /// answered, all of them on the first connection.
+    @Test func aConnectionThatCannotBeMadeLeavesTheRequestsOnTheFirst() async throws {
+        try await withLane(
+            connectionsPerOrigin: 2, maxConcurrentStreams: 4, slowSetUpAfterFirst: .seconds(5),
+            connectTimeout: .seconds(1),
+            handler: { request in
+                try? await Task.sleep(for: .milliseconds(10))
+                return .text(request.path)
+            }
+        ) { server, lane in
+            // 1,600 at 4 × 10 ms take four seconds: time for the first try to fail (at 1 s) and the next to
+            // begin (a second later).
+            let results = await fanOut(lane, server, count: 1600)
+            #expect(answered(results).count == 1600, "\(failures(results))")
+            #expect(server.connectionCount >= 3, "another connection was tried, and tried again")
+            #expect(server.requests.allSatisfy { $0.connectionID == 1 })
+        }
+    }
+
     /// A server of 4 streams per connection that takes 20 ms per answer: a fan-out of 200 would wait on one
     /// connection's four streams, so the thread opens more, each once the ones before it are full and have
     /// answered, up to its limit of 4; every request is answered once.

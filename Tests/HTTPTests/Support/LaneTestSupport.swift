@@ -8,7 +8,8 @@ import Testing
 @discardableResult
 func withLane<T>(
     connections: Int = 1, connectionsPerOrigin: Int = 1, maxConcurrentStreams: Int? = nil,
-    initialWindowSize: Int? = nil, slowSetUpAfterFirst: Duration? = nil, caFile: String? = sharedAuthority.caFile,
+    initialWindowSize: Int? = nil, slowSetUpAfterFirst: Duration? = nil, connectTimeout: Duration = .seconds(10),
+    caFile: String? = sharedAuthority.caFile,
     handler: @escaping LoopbackHTTPServer.Handler,
     _ body: (LoopbackHTTPServer, HTTP2Lane) async throws -> T
 ) async throws -> T {
@@ -17,7 +18,8 @@ func withLane<T>(
         initialWindowSize: initialWindowSize, slowSetUpAfterFirst: slowSetUpAfterFirst, handler: handler)
     let lane = try HTTP2Lane(
         configuration: HTTP2Lane.Configuration(
-            caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin))
+            caFile: caFile, connections: connections, connectionsPerOrigin: connectionsPerOrigin,
+            connectTimeout: connectTimeout))
     do {
         let result = try await body(server, lane)
         lane.shutdown()
