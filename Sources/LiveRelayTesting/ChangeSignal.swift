@@ -49,7 +49,10 @@ public final class ChangeSignal: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state in
-                    if state.generation != generation || Task.isCancelled { return true }
+                    // A change, a cancel, or a deadline the timer may have met before this waiter was here.
+                    if state.generation != generation || Task.isCancelled || ContinuousClock.now >= deadline {
+                        return true
+                    }
                     state.waiters[id] = continuation
                     return false
                 }
