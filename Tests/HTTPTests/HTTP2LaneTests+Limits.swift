@@ -47,11 +47,7 @@ extension HTTP2LaneTests {
     @Test func aConnectionThatCannotBeMadeLeavesTheRequestsOnTheFirst() async throws {
         try await withLane(
             connectionsPerOrigin: 2, maxConcurrentStreams: 4, slowSetUpAfterFirst: .seconds(5),
-            connectTimeout: .seconds(1),
-            handler: { request in
-                try? await Task.sleep(for: .milliseconds(10))
-                return .text(request.path)
-            }
+            connectTimeout: .seconds(1), handler: InFlightCount().handler(delay: .milliseconds(10))
         ) { server, lane in
             // 1,600 at 4 × 10 ms take four seconds: time for the first try to fail (at 1 s) and the next to
             // begin (a second later).
@@ -122,22 +118,10 @@ extension HTTP2LaneTests {
             try? await Task.sleep(for: .milliseconds(10))
             return .text("\(request.path) \(request.body.count) \(request.body.last ?? 0)")
         }) { server, lane in
-            let answers = await withTaskGroup(of: String.self) { group in
-                for index in 0..<24 {
-                    group.addTask {
-                        var body = Data(repeating: UInt8(index), count: 300_000)
-                        body[body.count - 1] = UInt8(index + 100)
-                        let request = HTTPRequest(method: "POST", url: server.url("/big/\(index)"), body: body)
-                        do throws(HTTPError) {
-                            return String(decoding: try await lane.send(request).body, as: UTF8.self)
-                        } catch {
-                            return "\(error)"
-                        }
-                    }
-                }
-                var all: [String] = []
-                for await answer in group { all.append(answer) }
-                return all
+            let answers = await bodies(lane, count: 24) { index in
+                var body = Data(repeating: UInt8(index), count: 300_000)
+                body[body.count - 1] = UInt8(index + 100)
+                return HTTPRequest(method: "POST", url: server.url("/big/\(index)"), body: body)
             }
             #expect(Set(answers) == Set((0..<24).map { "/big/\($0) 300000 \($0 + 100)" }))
             #expect(server.connectionCount == 1)
@@ -156,21 +140,11 @@ extension HTTP2LaneTests {
                 return .text("\(request.path) \(request.body.count) \(sum)")
             }
         ) { server, lane in
-            func body(_ index: Int) -> Data { Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }) }
-            let answers = await withTaskGroup(of: String.self) { group in
-                for index in 0..<60 {
-                    group.addTask {
-                        let request = HTTPRequest(method: "POST", url: server.url("/w/\(index)"), body: body(index))
-                        do throws(HTTPError) {
-                            return String(decoding: try await lane.send(request).body, as: UTF8.self)
-                        } catch {
-                            return "\(error)"
-                        }
-                    }
-                }
-                var all: [String] = []
-                for await answer in group { all.append(answer) }
-                return all
+            @Sendable func body(_ index: Int) -> Data {
+                Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
+            }
+            let answers = await bodies(lane, count: 60) { index in
+                HTTPRequest(method: "POST", url: server.url("/w/\(index)"), body: body(index))
             }
             let expected = (0..<60).map { index in
                 "/w/\(index) 3000 \(body(index).reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF_FFFF })"

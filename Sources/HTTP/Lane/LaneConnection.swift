@@ -307,3 +307,15 @@ let laneOnFrame: nghttp2_on_frame_recv_callback = { _, frame, user in
 private let laneReadBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, user in
     connection(user).bodyBytes(stream, into: buffer!, length: length, flags: flags!)
 }
+
+extension LaneConnection {
+    /// The requests on the connection whose deadline is at or before `now`.
+    func jobs(expiringBy now: UInt64) -> [LaneJob] {
+        streams.values.filter { $0.deadline <= now }
+    }
+
+    /// The request `id`, if it is on the connection.
+    func job(id: UInt64) -> LaneJob? {
+        streams.values.first { $0.id == id }
+    }
+}

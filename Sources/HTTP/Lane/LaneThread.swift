@@ -12,9 +12,7 @@ import Glibc
 /// order, until a stream frees up or a connection opens. So the connections follow the server's stream
 /// limit and the latency: requests that stay in flight longer keep more streams taken, and more connections
 /// open. Connections stay open once made, as APNs asks of its clients. An origin's first connection is made
-/// on the thread (its requests have nothing else to go on); each one more is made on a helper thread of its
-/// own (TCP, TLS and SETTINGS take two or three round trips), while the thread goes on serving the others,
-/// and handed over ready, one at a time per origin.
+/// on the thread; each one more on a helper thread (its set-up takes round trips), handed over ready.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [LaneJob] = []
@@ -136,11 +134,8 @@ final class LaneThread: @unchecked Sendable {
             var timeout: Int32 = waiting.isEmpty ? (!held.isEmpty || polled.contains { $0.load > 0 } ? 50 : -1) : 0
             if timeout != 0 {
                 lock.lock()
-                if inbox.isEmpty && cancels.isEmpty && opened.isEmpty && !stopping {
-                    sleeping = true
-                } else {
-                    timeout = 0
-                }
+                let idle = inbox.isEmpty && cancels.isEmpty && opened.isEmpty && !stopping
+                if idle { sleeping = true } else { timeout = 0 }
                 lock.unlock()
             }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -399,17 +394,5 @@ final class LaneThread: @unchecked Sendable {
         }
         active.removeAll()
         draining.removeAll()
-    }
-}
-
-extension LaneConnection {
-    /// The requests on the connection whose deadline is at or before `now`.
-    func jobs(expiringBy now: UInt64) -> [LaneJob] {
-        streams.values.filter { $0.deadline <= now }
-    }
-
-    /// The request `id`, if it is on the connection.
-    func job(id: UInt64) -> LaneJob? {
-        streams.values.first { $0.id == id }
     }
 }

@@ -129,3 +129,22 @@ final class SetUpWatch: @unchecked Sendable {
 
     var duringSecondSetUp: Int { lock.withLock { during } }
 }
+
+/// Sends `count` requests at once (`request(index)`), each answer's body as text or the error's description,
+/// in the order they finish.
+func bodies(_ lane: HTTP2Lane, count: Int, _ request: @escaping @Sendable (Int) -> HTTPRequest) async -> [String] {
+    await withTaskGroup(of: String.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                do throws(HTTPError) {
+                    return String(decoding: try await lane.send(request(index)).body, as: UTF8.self)
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        var all: [String] = []
+        for await answer in group { all.append(answer) }
+        return all
+    }
+}
