@@ -37,6 +37,54 @@ import Testing
         #expect(run.standardOutput.contains("rule my-calm: personal, on the clock"))
     }
 
+    /// In channel mode an entity's personal activities share one channel, so `check` refuses a content-state
+    /// that reads the subscription (a broadcast carries one state to all of them), at the field's
+    /// line:column, and a shared rule of the same attributes type; the shipped channel-mode preset passes.
+    @Test func checkRefusesAPersonalContentStateOnASharedChannel() async throws {
+        let shipped = try await CommandRun.run(
+            liverelay, ["check", "--config", "Samples/presets/personal-alerts-channel.json"], directory: Repository.root
+        )
+        #expect(shipped.status == 0, "\(shipped.standardOutput)\(shipped.standardError)")
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var rules = try String(contentsOf: Repository.url("Rules/personal-alerts.rules.json"), encoding: .utf8)
+        // my-moves: the level beside the price, personal.
+        rules = rules.replacingOccurrences(
+            of: #""content-state": { "price": { "var": "curr.price" } },\#n      "relevance-score": 50"#,
+            with:
+                #""content-state": { "price": { "var": "curr.price" },\#n        "level": { "var": "subscription.parameters.above" } },\#n      "relevance-score": 50"#
+        )
+        let rulePath = directory.appendingPathComponent("alerts.rules.json").path
+        try rules.write(toFile: rulePath, atomically: true, encoding: .utf8)
+        let shared =
+            #"{"rules": [{"id": "everyone", "feed": "markets", "when": true, "activity": {"key": "all", "attributes-type": "PersonalAlertAttributes"}, "event": "update", "content-state": {"price": {"var": "curr.price"}}}]}"#
+        let sharedPath = directory.appendingPathComponent("shared.rules.json").path
+        try shared.write(toFile: sharedPath, atomically: true, encoding: .utf8)
+        var config =
+            try JSONParser.parse(
+                Data(contentsOf: Repository.url("Samples/presets/personal-alerts-channel.json"))
+            ).objectValue ?? [:]
+        config["rules"] = [.string(rulePath), .string(sharedPath)]
+        config["contracts"] = nil
+        config["state"] = .string(directory.appendingPathComponent("state.sqlite").path)
+        config["activity-modes"] = [["rule-file": .string(rulePath), "mode": "channel"]]
+        let path = directory.appendingPathComponent("liverelay.json").path
+        try JSONValue.object(config).jsonString().write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try await CommandRun.run(liverelay, ["check", "--config", path], directory: Repository.root)
+        #expect(run.status == 1, "\(run.standardOutput)\(run.standardError)")
+        let said = run.standardOutput + run.standardError
+        let line = try #require(
+            rules.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                $0.contains(#""level": { "var": "subscription.parameters.above" } }"#)
+            })
+        #expect(
+            said.contains(
+                "\(rulePath):\(line + 1):9: rule my-moves: content-state.level reads subscription, but in channel mode"),
+            "\(said)")
+        #expect(
+            said.contains("rule everyone: PersonalAlertAttributes is the attributes type of personal rules"), "\(said)")
+    }
+
     @Test func checkOfTheDemoConfigPasses() async throws {
         let run = try await CommandRun.run(
             liverelay, ["check", "--config", "Samples/demo/liverelay.json"], directory: Repository.root)

@@ -14,6 +14,10 @@ public struct ProviderRoutes: Sendable, Hashable {
     public var modeByAttributesType: [String: ActivityMode] = [:]
     /// Activity modes by rule id.
     public var modeByRule: [String: ActivityMode] = [:]
+    /// The modes of personal activities that share their entity's channel, by attributes type: those of
+    /// personal rules in `channel` or `both` mode (``EntityChannel``). Their pushes, a deleted
+    /// subscription's end included, take this mode.
+    public var entityChannels: [String: ActivityMode] = [:]
 
     /// Routes; by default everything goes to `defaultProvider`.
     public init(defaultProvider: String, byAttributesType: [String: String] = [:], byRule: [String: String] = [:]) {
@@ -31,7 +35,20 @@ public struct ProviderRoutes: Sendable, Hashable {
     /// How `push`'s activity reaches devices: by its attributes type first, then by the rules that made it,
     /// else by tokens.
     public func mode(for push: LiveActivityPush) -> ActivityMode {
+        if push.entity != nil, let mode = entityChannels[push.attributesType] { return mode }
         if let mode = modeByAttributesType[push.attributesType] { return mode }
         return push.ruleIDs.lazy.compactMap { modeByRule[$0] }.first ?? .token
+    }
+
+    /// Whether `push` belongs to a personal activity that shares its entity's channel.
+    public func sharesEntityChannel(_ push: LiveActivityPush) -> Bool {
+        push.entity != nil && entityChannels[push.attributesType] != nil
+    }
+
+    /// The key of the channel record `push` goes by: its entity's (``EntityChannel``) for a personal
+    /// activity sharing one, else its activity's.
+    public func channelOwner(for push: LiveActivityPush) -> ActivityKey {
+        guard let entity = push.entity, entityChannels[push.attributesType] != nil else { return push.activity }
+        return EntityChannel.key(attributesType: push.attributesType, entity: entity)
     }
 }

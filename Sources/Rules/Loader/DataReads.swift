@@ -91,3 +91,12 @@ enum DataReads {
         }
     }
 }
+
+extension Rule {
+    /// The first content-state field that may read `subscription`: in a file whose personal activities share
+    /// their entity's channel, a broadcast carries one content-state to every alert, so it may not be
+    /// personal. `nil` when none may.
+    public var personalContentField: FieldExpression? {
+        contentState.first { DataReads.mayRead("subscription", in: $0.written) }
+    }
+}

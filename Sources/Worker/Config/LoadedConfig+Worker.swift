@@ -126,6 +126,56 @@ extension LoadedConfig {
                 }
             }
         }
+        try addEntityChannels(to: &routes, rules: rules)
+    }
+
+    /// Personal rules in `channel` or `both` mode: an entity's alerts of their attributes type share one
+    /// channel (``EntityChannel``), so every broadcast reaches all of them. Refused: a content-state that
+    /// reads `subscription` (the broadcast's state is everyone's), a shared rule of the same attributes type,
+    /// and personal rules of one type in different modes.
+    private func addEntityChannels(to routes: inout ProviderRoutes, rules: RuleSet) throws(Diagnostics) {
+        var problems: [Diagnostic] = []
+        var modeOf: [String: (mode: ActivityMode, rule: Rule)] = [:]
+        for rule in rules.rules where rule.subscription != nil {
+            let mode = routes.modeByAttributesType[rule.attributesType] ?? routes.modeByRule[rule.id] ?? .token
+            if let first = modeOf[rule.attributesType], first.mode != mode {
+                problems.append(
+                    Diagnostic(
+                        file: rule.source.file, location: rule.source.location,
+                        message: "rule \(rule.id): \(rule.attributesType) is in activity mode \(mode.rawValue) here "
+                            + "but \(first.mode.rawValue) for rule \(first.rule.id): an entity's personal activities "
+                            + "of one attributes type share its channel or none do"))
+                continue
+            }
+            modeOf[rule.attributesType] = (mode, rule)
+            guard mode != .token else { continue }
+            if let field = rule.personalContentField {
+                problems.append(
+                    Diagnostic(
+                        file: rule.source.file, location: field.location ?? rule.source.location,
+                        message: "rule \(rule.id): content-state.\(field.path.joined(separator: ".")) reads "
+                            + "subscription, but in \(mode.rawValue) mode an entity's personal activities share one "
+                            + "channel and every broadcast carries one content-state to all of them; keep what is "
+                            + "personal in the attributes"))
+            }
+        }
+        for (type, first) in modeOf where first.mode != .token {
+            routes.entityChannels[type] = first.mode
+            if let shared = rules.rules.first(where: { $0.subscription == nil && $0.attributesType == type }) {
+                problems.append(
+                    Diagnostic(
+                        file: shared.source.file, location: shared.source.location,
+                        message: "rule \(shared.id): \(type) is the attributes type of personal rules that share "
+                            + "their entity's channel (rule \(first.rule.id)); a shared rule needs a type of its own"))
+            }
+        }
+        guard problems.isEmpty else {
+            throw Diagnostics(
+                problems.sorted {
+                    ($0.file, $0.location?.line ?? 0, $0.location?.column ?? 0)
+                        < ($1.file, $1.location?.line ?? 0, $1.location?.column ?? 0)
+                })
+        }
     }
 
     /// The throttle's settings: the budgets, and each provider's request rate as the lane of its id.

@@ -10,14 +10,18 @@ extension Pipeline {
     /// between leaves a channel no row names, which the collector finds). `nil` means tokens: the mode is
     /// `token`, the provider has no channels, or the channel could not be created (logged and counted as a
     /// fallback: the start and the rest of the activity go by tokens).
-    func channel(for push: LiveActivityPush, provider: String, mode: ActivityMode, now: Int)
+    ///
+    /// A personal activity that shares its entity's channel (`routes`) goes by that one: its start, addressed
+    /// to its subscription's device, creates it when the entity has none open.
+    func channel(for push: LiveActivityPush, provider: String, mode: ActivityMode, routes: ProviderRoutes, now: Int)
         async throws(StoreFailure) -> ActivityChannel?
     {
         guard mode != .token, let channels = senders[provider]?.provider.channels else { return nil }
-        let existing = try await store.channel(for: push.activity)
+        let owner = routes.channelOwner(for: push)
+        let existing = try await store.channel(for: owner)
         if let existing, existing.deleteAt == nil { return existing }
         // A late joiner's start joins the activity as it runs: on its channel, or by tokens when it has none.
-        guard push.event == .start, push.device == nil else { return nil }
+        guard push.event == .start, !push.isLateJoin, push.device == nil || owner != push.activity else { return nil }
         if var existing {
             // The activity starts again after an end whose channel waits for deletion: that one goes now; if
             // APNs cannot delete it now, it serves the new start (it still exists, and is not forgotten).
@@ -31,18 +35,18 @@ extension Pipeline {
         do throws(ChannelFailure) {
             id = try await channels.create()
         } catch {
-            reportFallback(push.activity, provider: provider, failure: error)
+            reportFallback(owner, provider: provider, failure: error)
             return nil
         }
         let record = ActivityChannel(
-            activity: push.activity, provider: provider, id: id, storagePolicy: channels.storagePolicy.rawValue,
+            activity: owner, provider: provider, id: id, storagePolicy: channels.storagePolicy.rawValue,
             createdAt: now)
         try await store.saveChannel(record)
         metrics.channelCreated(provider: provider)
         metrics.channelsOpen(try await store.channelCount())
         logger.info(
             "channel created",
-            metadata: ["activity.key": "\(push.activity)", "channel": "\(id)", "provider": "\(provider)"])
+            metadata: ["activity.key": "\(owner)", "channel": "\(id)", "provider": "\(provider)"])
         return record
     }
 
@@ -70,34 +74,38 @@ extension Pipeline {
     /// or given up), once the activity has left the lock screen (its dismissal date, else the provider's
     /// `delete-after` past the end).
     func recordChannelDeliveries(_ deliveries: inout [PushDelivery], now: Int) async throws(StoreFailure) {
+        // Channels are kept by their owner: the activity, or the entity whose personal activities share one.
+        let routes = rules.routes
         var started: [ActivityKey: Int] = [:]
         var broadcast = Set<ActivityKey>()
         for delivery in deliveries {
+            let owner = routes.channelOwner(for: delivery.push)
             if delivery.push.event == .start {
                 let count = delivery.receipts.filter { $0.delivered && $0.target.channel != nil }.count
-                if count > 0 { started[delivery.push.activity, default: 0] += count }
+                if count > 0 { started[owner, default: 0] += count }
             }
             // A broadcast that will be tried again is not done with its channel yet; one given up is.
             if delivery.receipts.contains(where: {
                 $0.target.kind == .channel && (!$0.outcome.isRetry || delivery.lost > 0)
             }) {
-                broadcast.insert(delivery.push.activity)
+                broadcast.insert(owner)
             }
         }
         try await store.addChannelSubscribers(started)
         guard !broadcast.isEmpty else { return }
         var subscribers: [ActivityKey: Int] = [:]
-        for activity in broadcast { subscribers[activity] = try await store.channel(for: activity)?.subscribers }
+        for owner in broadcast { subscribers[owner] = try await store.channel(for: owner)?.subscribers }
         for i in deliveries.indices {
             let delivery = deliveries[i]
+            let owner = routes.channelOwner(for: delivery.push)
             let requests = delivery.deliveredRequests
             metrics.broadcasts(requests.broadcasts, provider: delivery.provider)
-            if requests.broadcasts > 0 { deliveries[i].reach = subscribers[delivery.push.activity] ?? 0 }
-            guard delivery.push.event == .end, broadcast.contains(delivery.push.activity),
+            if requests.broadcasts > 0 { deliveries[i].reach = subscribers[owner] ?? 0 }
+            guard delivery.push.event == .end, broadcast.contains(owner),
                 let channels = senders[delivery.provider]?.provider.channels
             else { continue }
             let at = max(now, delivery.push.dismissalDate ?? (delivery.push.timestamp + channels.deleteAfter))
-            try await store.scheduleChannelDeletion(activity: delivery.push.activity, at: at)
+            try await store.scheduleChannelDeletion(activity: owner, at: at)
         }
     }
 
@@ -172,13 +180,32 @@ extension Pipeline {
             let mine = try await store.channels().filter { $0.provider == provider }
             sweep.known = mine.count
             sweep.listed = listed.count
-            let keys = Set(mine.map(\.activity))
-            let phases = try await store.activities(keys).mapValues(\.phase)
+            var keys = Set(mine.map(\.activity))
+            var phases = try await store.activities(keys).mapValues(\.phase)
+            // An entity's shared channel stands for its personal activities of the type: active while one runs.
+            var ownerOf: [ActivityKey: ActivityKey] = [:]
+            let shared = mine.compactMap { channel in
+                EntityChannel.parse(channel.activity).map { (channel.activity, $0) }
+            }
+            if !shared.isEmpty {
+                let activities = try await store.activities(of: Array(Set(shared.map(\.1.entity))).sorted())
+                for (owner, (type, entity)) in shared {
+                    let alerts = (activities[entity] ?? []).filter {
+                        $0.attributesType == type && $0.start?.subscription != nil
+                    }
+                    if !alerts.isEmpty { phases[owner] = alerts.contains { $0.phase != .ended } ? .active : .ended }
+                    for alert in alerts {
+                        ownerOf[alert.key] = owner
+                        keys.insert(alert.key)
+                    }
+                }
+            }
             // Something still to go for the activity: a row in the outbox, or a push the throttle holds (an end
             // waiting for its budget).
             try await queue.load(keys)
             let held = await queue.states.filter { keys.contains($0.key) && $0.value.pending != nil }.keys
-            let waiting = Set(try await store.waitingOutbox(activities: keys).map(\.key.activity)).union(held)
+            let waiting = Set(
+                (try await store.waitingOutbox(activities: keys).map(\.key.activity) + held).map { ownerOf[$0] ?? $0 })
             sweep.stale = ChannelCollector.stale(
                 listed: listed, known: mine, phases: phases, waiting: waiting, now: now)
             if !dryRun {

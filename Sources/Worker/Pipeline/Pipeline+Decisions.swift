@@ -22,12 +22,16 @@ extension Pipeline {
     func decide(
         _ looks: [(FeedChange, RuleEvaluation)], feed: String, read: [ActivityKey: ActivityRecord] = [:], now: Int
     ) async throws(StoreFailure) -> DecidedLooks {
-        let touched = Set(looks.flatMap { $0.1.intents.map(\.activity) })
-        var records = read.merging(try await store.activities(touched.subtracting(read.keys))) { a, _ in a }
+        // What the alerts on an entity's channel are told with the ones whose rules decided it.
+        let sharing = try await channelShareCopies(looks.map(\.1.intents))
+        let touched = Set(looks.flatMap { $0.1.intents.map(\.activity) } + sharing.copies.joined().map(\.activity))
+        var records = read.merging(sharing.records) { a, _ in a }
+        records.merge(try await store.activities(touched.subtracting(records.keys))) { a, _ in a }
         let before = records
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)
-        let steps = try await decide(looks.map { ($0, $1, feed) }, records: &records, now: now)
+        let steps = try await decide(
+            looks.map { ($0, $1, feed) }, shared: sharing.copies, records: &records, now: now)
         let changed = records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }
         return DecidedLooks(steps: steps, changed: changed, before: before, touched: touched)
     }
@@ -47,17 +51,20 @@ extension Pipeline {
     /// The ledger's decisions for each change's (or timer look's) intents, in order, with metrics and logs
     /// for the rules that fired or failed; then every push they made handed to the throttle in that order,
     /// in one call.
+    /// `shared`, when given, holds for each look the intents its alerts' entity channels add
+    /// (``ChannelShare``): decided with the look's own, not counted as rules that fired.
     func decide(
-        _ looks: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)],
+        _ looks: [(change: FeedChange, evaluation: RuleEvaluation, feed: String)], shared: [[ActivityIntent]] = [],
         records: inout [ActivityKey: ActivityRecord], now: Int
     ) async throws(StoreFailure) -> [ChangeStep] {
         var steps: [ChangeStep] = []
         var pushes: [(step: Int, pending: PendingPush)] = []
-        for (change, evaluation, feed) in looks {
+        for (i, (change, evaluation, feed)) in looks.enumerated() {
+            let intents = i < shared.count ? evaluation.intents + shared[i] : evaluation.intents
             let decisions =
                 contracts.isEmpty
-                ? ledger.apply(evaluation.intents, to: &records, now: now)
-                : decideUnderContracts(evaluation.intents, records: &records, now: now, feed: feed)
+                ? ledger.apply(intents, to: &records, now: now)
+                : decideUnderContracts(intents, records: &records, now: now, feed: feed)
             for case .push(let pending) in decisions { pushes.append((steps.count, pending)) }
             steps.append(
                 ChangeStep(

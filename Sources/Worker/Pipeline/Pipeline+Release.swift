@@ -8,6 +8,13 @@ import StoreCore
 /// The release round's staging: the targets of what the throttle released, read for the round at once,
 /// paced, as outbox rows and fan-outs.
 extension Pipeline {
+    /// One broadcast the alerts on an entity's channel share in a round.
+    struct SharedBroadcast: Hashable {
+        var channel: String
+        var event: PushEvent
+        var state: JSONValue
+    }
+
     /// What a release round writes to the outbox.
     struct StagedRelease {
         var entries: [OutboxEntry] = []
@@ -31,13 +38,14 @@ extension Pipeline {
             var rows = RegistryRows()
         }
         var all: [Staging] = []
+        let unsent = try await unsentChannelEnds(pushes, routes: routes)
         for push in pushes {
             let provider = routes.provider(for: push)
             guard let traits = senders[provider]?.provider.traits, let json = try? push.compactJSON() else {
                 continue
             }
             let mode = routes.mode(for: push)
-            let channel = try await channel(for: push, provider: provider, mode: mode, now: now)
+            let channel = try await channel(for: push, provider: provider, mode: mode, routes: routes, now: now)
             // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
             // broadcast in `both` mode) are those of no registry rows.
             let fanOut = OutboxFanOut.of(
@@ -74,8 +82,26 @@ extension Pipeline {
                     ($0.outboxTarget, s.push.attributesType)
                 }
             })
-        for (s, targets) in zip(all, targetsOf) {
+        // The alerts on an entity's channel told the same this round are one broadcast: the newest timestamp's.
+        var carriers: [SharedBroadcast: Int] = [:]
+        for (i, s) in all.enumerated() where s.push.event != .start && routes.sharesEntityChannel(s.push) {
+            guard let id = s.channel?.id else { continue }
+            let key = SharedBroadcast(channel: id, event: s.push.event, state: s.push.contentState)
+            if let carrier = carriers[key], all[carrier].push.timestamp >= s.push.timestamp { continue }
+            carriers[key] = i
+        }
+        for (i, (s, targets)) in zip(all, targetsOf).enumerated() {
             for target in targets {
+                // A deleted subscription's end is not broadcast to alerts still running (its tokens, in `both`
+                // mode, still get it).
+                if target.kind == .channel, unsent.contains(s.push.id) { continue }
+                if target.kind == .channel, let id = target.channel, !carriers.isEmpty,
+                    let carrier = carriers[
+                        SharedBroadcast(channel: id, event: s.push.event, state: s.push.contentState)],
+                    carrier != i
+                {
+                    continue
+                }
                 // Push-to-start is paced per device and attributes type; a start over the limit waits in the
                 // outbox until the device's window allows it.
                 var due = now

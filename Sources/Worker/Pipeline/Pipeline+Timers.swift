@@ -99,7 +99,12 @@ extension Pipeline {
             timersOf.append(
                 look.evaluate.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" })
         }
-        pass.steps = try await decide(evaluated, records: &records, now: now)
+        // An end (or update) on an entity's channel is every running alert's there.
+        let sharing = try await channelShareCopies(evaluated.map(\.evaluation.intents))
+        let sharedKeys = Set(sharing.copies.joined().map(\.activity)).subtracting(records.keys)
+        for key in sharedKeys { records[key] = sharing.records[key] }
+        try await queue.load(sharedKeys)
+        pass.steps = try await decide(evaluated, shared: sharing.copies, records: &records, now: now)
         for i in pass.steps.indices { pass.steps[i].timers = timersOf[i] }
         // When each comes due next, from what its record says now (a push moves `pushed-at` and maybe
         // `changed-at`, an end ends it).
@@ -118,10 +123,11 @@ extension Pipeline {
         // A record whose only change is its looks gets only those written (most looks fire nothing).
         var changed: [ActivityRecord] = []
         var looks = idle
-        for record in records.values where found[record.key] != record {
+        let read = found.merging(sharing.records.filter { sharedKeys.contains($0.key) }) { a, _ in a }
+        for record in records.values where read[record.key] != record {
             var before = record
-            before.timers = found[record.key]?.timers ?? [:]
-            if before == found[record.key], let next = nextOf.removeValue(forKey: record.key) {
+            before.timers = read[record.key]?.timers ?? [:]
+            if before == read[record.key], let next = nextOf.removeValue(forKey: record.key) {
                 looks.append((record.key, record.timers, next))
             } else {
                 changed.append(record)
@@ -132,10 +138,10 @@ extension Pipeline {
                 activities: changed.sorted { $0.key < $1.key }, looks: looks, due: nextOf.map { ($0.key, $0.value) },
                 throttleStates: await queue.takeChanges(), history: history?.write(steps: pass.steps, now: now))
         } catch {
-            await queue.revert(keys.keys)
+            await queue.revert(Set(keys.keys).union(sharedKeys))
             throw error
         }
-        book.note(changed, before: found)
+        book.note(changed, before: read)
         pass.nextDue = try await store.nextTimerDue()
         return pass
     }

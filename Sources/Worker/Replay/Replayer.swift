@@ -215,6 +215,24 @@ public struct Replayer: Sendable {
         }
     }
 
+    /// Why a released push has no delivery of its own: it went in another alert's broadcast on their entity's
+    /// channel, it was a deleted subscription's end that channel does not carry, or no token was registered.
+    private func why(undelivered push: LiveActivityPush, deliveries: [PushDelivery]) -> String {
+        let routes = pipeline.rules.routes
+        guard routes.sharesEntityChannel(push) else { return "no registered token" }
+        let owner = routes.channelOwner(for: push)
+        if let carrier = deliveries.first(where: {
+            $0.push.event == push.event && $0.push.contentState == push.contentState
+                && $0.push.activity != push.activity && routes.channelOwner(for: $0.push) == owner
+        }) {
+            return "in \(carrier.push.activity)'s broadcast to their entity's channel"
+        }
+        if push.event == .end, push.ruleIDs == [ReservedRuleID.subscriptionDeleted] {
+            return "not broadcast: other alerts share the entity's channel (the app ends it on the device)"
+        }
+        return "no registered token"
+    }
+
     private func release(at now: Int, summary: inout ReplaySummary) async throws {
         var released: [LiveActivityPush] = []
         for decision in try await pipeline.release(now: now) {
@@ -239,7 +257,7 @@ public struct Replayer: Sendable {
         for push in released
         where !deliveries.contains(where: { $0.push.activity == push.activity && $0.push.timestamp == push.timestamp })
         {
-            write("  delivery of \(push.event) \(push.activity): no registered token")
+            write("  delivery of \(push.event) \(push.activity): \(why(undelivered: push, deliveries: deliveries))")
         }
         for result in deliveries {
             if result.push.isLateJoin {
