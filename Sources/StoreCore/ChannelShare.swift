@@ -15,10 +15,18 @@ public enum ChannelShare {
         of looks: [[ActivityIntent]], shared: Set<String>, activities: [EntityKey: [ActivityRecord]]
     ) -> [[ActivityIntent]] {
         var told = Set<Told>()
+        // Once a group is done every alert of it running is told: it is never looked at again.
+        var done = Set<Group>()
         return looks.map { intents in
             for intent in intents { told.insert(Told(activity: intent.activity, event: intent.event)) }
             var copies: [ActivityIntent] = []
             for intent in intents where spreads(intent, shared: shared) {
+                guard
+                    done.insert(
+                        Group(entity: intent.entity, attributesType: intent.attributesType, event: intent.event)
+                    )
+                    .inserted
+                else { continue }
                 for record in running(activities[intent.entity] ?? [], attributesType: intent.attributesType)
                 where told.insert(Told(activity: record.key, event: intent.event)).inserted {
                     var copy = intent
@@ -51,6 +59,12 @@ public enum ChannelShare {
     static func running(_ records: [ActivityRecord], attributesType: String) -> [ActivityRecord] {
         records.filter { $0.attributesType == attributesType && $0.phase != .ended && $0.start?.subscription != nil }
             .sorted { $0.key < $1.key }
+    }
+
+    struct Group: Hashable {
+        var entity: EntityKey
+        var attributesType: String
+        var event: PushEvent
     }
 
     struct Told: Hashable {

@@ -23,6 +23,7 @@ struct PersonalBench: AsyncParsableCommand {
     @Option(help: "Of them, levels the measured move crosses (each with a push-to-start token).") var crossed = 1_000
     @Option(help: "Polls that cross no level, measured.") var quiet = 20
     @Option(help: "The config (feed preset, rules, contract).") var config = "Samples/presets/personal-alerts.json"
+    @Option(help: "token, or channel: the alerts of the symbol share one broadcast channel.") var mode = "token"
 
     func run() async throws {
         let dir = try benchDirectory("personal")
@@ -61,10 +62,17 @@ struct PersonalBench: AsyncParsableCommand {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
-        let console = ConsoleProvider(encoder: APNsRequestEncoder(bundleID: "com.example.prices"), write: { _ in })
+        let channel = mode == "channel"
+        let console = ConsoleProvider(
+            encoder: APNsRequestEncoder(bundleID: "com.example.prices"), write: { _ in },
+            channels: channel
+                ? APNsProvider.Broadcast(url: "https://console.invalid", management: .production, maxBroadcasts: 0)
+                : nil)
+        var routes = ProviderRoutes(defaultProvider: "console")
+        if channel { routes.entityChannels["PersonalAlertAttributes"] = .channel }
         let pipeline = Pipeline(
             store: store,
-            rules: RuleBook(RuleEngine(rules: rules.rules), routes: ProviderRoutes(defaultProvider: "console")),
+            rules: RuleBook(RuleEngine(rules: rules.rules), routes: routes),
             queue: queue, senders: ["console": Sender(provider: console, logger: logger)], logger: logger)
         let feed = loaded.feeds[0]
         func body(_ name: String) throws -> Data {
@@ -119,8 +127,22 @@ struct PersonalBench: AsyncParsableCommand {
         let outbox = try await store.outboxStatus().depth
         // Now with the crossed alerts running: their update rule looks at each of them.
         let after = try await calmPolls(calm)
+        // A move of 0.6 % from the crossing: every running alert's update rule fires (token mode: one push to
+        // each alert's tokens; channel mode: each alert's record, and one broadcast).
+        now += 60
+        let moved = Data(
+            text.replacingOccurrences(
+                of: "\"lastPrice\":\"100120.50000000\"", with: "\"lastPrice\":\"100721.00000000\""
+            )
+            .utf8)
+        let depth = try await store.outboxStatus().depth
+        start = ContinuousClock.now
+        let movePlan = try await pipeline.plan(feed: feed, body: moved, now: now)
+        let moveReleased = try await pipeline.release(now: now)
+        let move = (ContinuousClock.now - start).seconds
+        let moveRows = try await store.outboxStatus().depth - depth
         print(
-            "\(subscriptions) subscriptions on BTCUSDT with their own levels (\(crossed) crossed by the move), Rules/personal-alerts.rules.json; setup \(String(format: "%.0f", setupSeconds)) s"
+            "\(subscriptions) subscriptions on BTCUSDT with their own levels (\(crossed) crossed by the move), Rules/personal-alerts.rules.json, \(mode) mode; setup \(String(format: "%.0f", setupSeconds)) s"
         )
         printTable(
             ["case", "pushes", "ms", "peak RSS MB"],
@@ -144,6 +166,10 @@ struct PersonalBench: AsyncParsableCommand {
                 [
                     "polls crossing none, \(crossed) alerts running (median of \(quiet))", "\(after.pushes)",
                     ms(percentile(after.times, 0.5)), String(format: "%.0f", peakRSSMegabytes()),
+                ],
+                [
+                    "a move of 0.6 %: every running alert updated, then released",
+                    "\(movePlan.pushes.count) pushes, \(moveReleased.count) released, \(moveRows) rows", ms(move), "-",
                 ],
             ])
     }

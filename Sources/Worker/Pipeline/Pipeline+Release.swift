@@ -39,13 +39,22 @@ extension Pipeline {
         }
         var all: [Staging] = []
         let unsent = try await unsentChannelEnds(pushes, routes: routes)
+        var channels: [ActivityKey: ActivityChannel?] = [:]
         for push in pushes {
             let provider = routes.provider(for: push)
             guard let traits = senders[provider]?.provider.traits, let json = try? push.compactJSON() else {
                 continue
             }
             let mode = routes.mode(for: push)
-            let channel = try await channel(for: push, provider: provider, mode: mode, routes: routes, now: now)
+            // The alerts on an entity's channel look it up once a round.
+            let owner = routes.channelOwner(for: push)
+            let channel: ActivityChannel?
+            if owner != push.activity, !push.isLateJoin, let known = channels[owner] {
+                channel = known
+            } else {
+                channel = try await self.channel(for: push, provider: provider, mode: mode, routes: routes, now: now)
+                if owner != push.activity, !push.isLateJoin { channels[owner] = channel }
+            }
             // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
             // broadcast in `both` mode) are those of no registry rows.
             let fanOut = OutboxFanOut.of(
