@@ -104,6 +104,15 @@ extension Pipeline {
             guard delivery.push.event == .end, broadcast.contains(owner),
                 let channels = senders[delivery.provider]?.provider.channels
             else { continue }
+            // An entity's channel serves an alert that started on it while the end waited in the outbox (its
+            // device drops the end: its start is newer): it is kept for that one.
+            if let shared = EntityChannel.parse(owner),
+                try await store.activities(of: [shared.entity])[shared.entity, default: []].contains(where: {
+                    $0.attributesType == shared.attributesType && $0.phase != .ended && $0.start?.subscription != nil
+                })
+            {
+                continue
+            }
             let at = max(now, delivery.push.dismissalDate ?? (delivery.push.timestamp + channels.deleteAfter))
             try await store.scheduleChannelDeletion(activity: owner, at: at)
         }

@@ -292,6 +292,70 @@ struct PersonalAlertRunTests {
         try await feed.stop()
     }
 
+    /// An alert that starts on the symbol's channel while the channel's end still waits in the outbox (APNs
+    /// answers 429): the end goes once the window reopens, and the channel is kept for the new alert (its
+    /// device drops the older end) past the end's dismissal.
+    @Test func anAlertStartedWhileTheChannelsEndWaitsKeepsTheChannel() async throws {
+        let feed = try await FeedServer.start(
+            bodies: try Self.steps.map {
+                try Data(contentsOf: Repository.url("Samples/sequences/" + $0))
+            }, manual: true)
+        try await MatchReplay.withFakeAPNs(
+            channels: ["storage-policy": 0],
+            extra: Self.config(feed: feed).merging([
+                "activity-modes": [["attributes-type": "PersonalAlertAttributes", "mode": "channel"]]
+            ]) { _, new in new }
+        ) { setup, fake in
+            try await InProcessRun.run(configPath: setup.configPath) { run in
+                for (id, device, parameters) in [
+                    ("sub-b", "iphone-b", #"{"above": 100500}"#),
+                    ("sub-c", "iphone-c", #"{"below": 100000, "re-arm": true}"#),
+                ] {
+                    #expect(
+                        try await run.api.request(
+                            "PUT", "/v1/subscriptions/\(id)",
+                            body:
+                                #"{"device": "\#(device)", "feed": "markets", "entity": "BTCUSDT", "parameters": \#(parameters)}"#
+                        ).status == 201)
+                    #expect(
+                        try await run.api.request(
+                            "PUT", "/v1/devices/\(device)/push-to-start/PersonalAlertAttributes",
+                            body: #"{"token": "\#(Self.token(device.suffix(1) + "1"))", "environment": "sandbox"}"#
+                        ).status == 204)
+                }
+                // 100,650: sub-b starts; 100,700; 99,800: sub-c starts, sub-b's move is broadcast.
+                for step in 1...6 {
+                    feed.advance(to: step)
+                    await run.advance(by: .seconds(1))
+                }
+                let channel = try #require(fake.createdChannels.first)
+                #expect(fake.createdChannels.count == 1)
+                // The calm end meets a closed window; 99,700 re-arms sub-c meanwhile, on the same channel.
+                fake.limitBroadcastsPerChannel(0)
+                for _ in 0..<32 { await run.advance(by: .seconds(60)) }
+                #expect(!fake.broadcasts.contains { $0.body.contains(#""event":"end""#) })
+                for step in 7...8 {
+                    feed.advance(to: step)
+                    await run.advance(by: .seconds(1))
+                }
+                let startsC = try fake.accepted.filter { $0.token == Self.token("c1") }.map {
+                    try JSONParser.parse($0.body)["aps"]
+                }
+                #expect(startsC.count == 2)
+                #expect(startsC.last??["input-push-channel"] == .string(channel))
+                fake.limitBroadcastsPerChannel(nil)
+                fake.openBroadcastWindow()
+                for _ in 0..<10 { await run.advance(by: .seconds(1)) }
+                #expect(fake.broadcasts.contains { $0.body.contains(#""event":"end""#) })
+                // Past the end's dismissal: the channel stays, as the new alert runs on it.
+                for _ in 0..<20 { await run.advance(by: .seconds(60)) }
+                #expect(fake.deletedChannels.isEmpty, "the running alert's channel was deleted")
+                #expect(fake.rejections.allSatisfy { $0.reason == "TooManyRequests" }, "\(fake.rejections)")
+            }
+        }
+        try await feed.stop()
+    }
+
     /// A deleted subscription's alert ends at the feed's next poll even when the feed has nothing new: a
     /// `304 Not Modified`, or a failing feed.
     @Test func aDeletionEndsItsAlertWhenTheFeedHasNothingNew() async throws {
