@@ -56,6 +56,29 @@ import Worker
         #expect(diagnostics.description.contains("coalesce-writes"))
     }
 
+    /// A provider entry with another kind's key is refused at the key, naming whose key it is; the schema
+    /// alone takes every kind's keys in every entry.
+    @Test func aProviderEntryWithAnotherKindsKeyIsRefusedAtTheKey() throws {
+        let text = """
+            {
+              "feeds": [],
+              "provider": { "type": "console", "bundle-id": "com.example.scores" },
+              "providers": [
+                { "id": "fcm", "type": "fcm", "project-id": "p", "service-account": { "file": "sa.json" },
+                  "key-id": "ABC123DEFG" }
+              ]
+            }
+            """
+        guard case .failure(let refused) = try load(text) else {
+            Issue.record("an fcm entry with key-id was accepted")
+            return
+        }
+        #expect(
+            refused.items.map(\.description) == [
+                "liverelay.json:6:7: providers[0].key-id: key-id is a key of apns, not of fcm"
+            ])
+    }
+
     @Test func errorsNameFileLineColumnAndKeyPath() throws {
         let text = """
             {

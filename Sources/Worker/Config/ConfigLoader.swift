@@ -81,6 +81,10 @@ public enum ConfigLoader {
         guard violations.isEmpty else {
             throw Diagnostics(violations.map { diagnostic($0.pointer, atKey: $0.atKey, $0.message) })
         }
+        let foreign = ConfigSchema.foreignProviderKeys(in: document, kinds: ProviderCatalog.kinds)
+        guard foreign.isEmpty else {
+            throw Diagnostics(foreign.map { diagnostic($0.pointer, atKey: true, $0.message) })
+        }
         let config: LiveRelayConfig
         do {
             config = try JSONValueDecoder().decode(LiveRelayConfig.self, from: document)
