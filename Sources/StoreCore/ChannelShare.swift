@@ -1,7 +1,7 @@
 public import LiveRelayCore
 
 /// What one alert's update or end means for the other personal activities on its entity's channel (the
-/// attributes types in `channel` or `both` mode, ``shared``): a broadcast reaches every activity on the
+/// attributes types in `channel` mode, ``shared``): a broadcast reaches every activity on the
 /// channel, so the update or end a personal rule decided for one alert is decided for each alert of the same
 /// entity and type still running. Their records then say what their devices show, and the outbox sends the
 /// copies as one broadcast. A deleted subscription's end stays its own (the device ends it; see

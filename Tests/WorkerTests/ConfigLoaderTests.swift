@@ -79,6 +79,26 @@ import Worker
             ])
     }
 
+    /// Personal rules in `channel` mode share their entity's channel; in `both` they run by tokens (an alert by
+    /// tokens would be ended by an end broadcast it never gets).
+    @Test func personalRulesShareTheEntitysChannelInChannelModeOnly() throws {
+        let loaded = try ConfigLoader.load(path: Repository.path("Samples/presets/personal-alerts-channel.json"))
+        #expect(try loaded.routes(for: loaded.loadRules()).entityChannels == ["PersonalAlertAttributes": .channel])
+        var text = try String(
+            contentsOf: Repository.url("Samples/presets/personal-alerts-channel.json"), encoding: .utf8)
+        text = text.replacingOccurrences(of: #""mode": "channel""#, with: #""mode": "both""#)
+            .replacingOccurrences(of: #""../../"#, with: "\"" + Repository.path("") + "/")
+            .replacingOccurrences(of: "file:../", with: "file:" + Repository.path("Samples") + "/")
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("liverelay.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let both = try ConfigLoader.load(path: path)
+        let routes = try both.routes(for: both.loadRules())
+        #expect(routes.entityChannels.isEmpty)
+        #expect(routes.modeByRule["my-moves"] == .both)
+    }
+
     @Test func errorsNameFileLineColumnAndKeyPath() throws {
         let text = """
             {

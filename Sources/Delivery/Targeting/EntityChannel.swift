@@ -1,6 +1,6 @@
 public import LiveRelayCore
 
-/// The channel an entity's personal activities share in `channel` and `both` modes: one per attributes type
+/// The channel an entity's personal activities share in `channel` mode: one per attributes type
 /// and entity (an alert of another type could not read the broadcast's content-state). Its record is kept
 /// under a key of its own, not an activity's: `@entity["PersonalAlertAttributes","markets","BTCUSDT"]`.
 /// Pure.

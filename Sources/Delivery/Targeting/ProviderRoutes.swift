@@ -15,7 +15,7 @@ public struct ProviderRoutes: Sendable, Hashable {
     /// Activity modes by rule id.
     public var modeByRule: [String: ActivityMode] = [:]
     /// The modes of personal activities that share their entity's channel, by attributes type: those of
-    /// personal rules in `channel` or `both` mode (``EntityChannel``). Their pushes, a deleted
+    /// personal rules in `channel` mode (``EntityChannel``). Their pushes, a deleted
     /// subscription's end included, take this mode.
     public var entityChannels: [String: ActivityMode] = [:]
 

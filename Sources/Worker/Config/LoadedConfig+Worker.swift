@@ -129,7 +129,7 @@ extension LoadedConfig {
         try addEntityChannels(to: &routes, rules: rules)
     }
 
-    /// Personal rules in `channel` or `both` mode: an entity's alerts of their attributes type share one
+    /// Personal rules in `channel` mode (in `both` they run by tokens, as in `token`): an entity's alerts of their attributes type share one
     /// channel (``EntityChannel``), so every broadcast reaches all of them. Refused: a content-state that
     /// reads `subscription` (the broadcast's state is everyone's), a shared rule of the same attributes type,
     /// and personal rules of one type in different modes.
@@ -148,7 +148,7 @@ extension LoadedConfig {
                 continue
             }
             modeOf[rule.attributesType] = (mode, rule)
-            guard mode != .token else { continue }
+            guard mode == .channel else { continue }
             if let field = rule.personalContentField {
                 problems.append(
                     Diagnostic(
@@ -159,7 +159,7 @@ extension LoadedConfig {
                             + "personal in the attributes"))
             }
         }
-        for (type, first) in modeOf where first.mode != .token {
+        for (type, first) in modeOf where first.mode == .channel {
             routes.entityChannels[type] = first.mode
             if let shared = rules.rules.first(where: { $0.subscription == nil && $0.attributesType == type }) {
                 problems.append(
