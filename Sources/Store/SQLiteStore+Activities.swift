@@ -58,11 +58,15 @@ extension SQLiteStore {
                 entity_id = excluded.entity_id, started_at = excluded.started_at, facts = excluded.facts,
                 timers = excluded.timers, changed_at = excluded.changed_at, start = excluded.start, timer_due = NULL
                 """)
+        // The records of one poll mostly share their entity's facts (a price crossing a thousand levels) and
+        // often their state: each is written as text once.
+        var facts = JSONText()
+        var state = JSONText()
         for r in records {
             let timers = StoredValues.timers(r.timers)
             try statement.execute(arguments: [
-                r.key.rawValue, r.attributesType, r.phase.rawValue, r.state.jsonString(), r.lastTimestamp,
-                r.entity?.feed, r.entity?.id, r.startedAt, r.facts?.jsonString(), timers, r.changedAt,
+                r.key.rawValue, r.attributesType, r.phase.rawValue, state.text(r.state), r.lastTimestamp,
+                r.entity?.feed, r.entity?.id, r.startedAt, r.facts.map { facts.text($0) }, timers, r.changedAt,
                 StoredValues.start(r.start),
             ])
         }
@@ -90,5 +94,18 @@ extension SQLiteStore {
                         """)
                 for key in keys { try update.execute(arguments: [key.rawValue]) }
             }, write: true)
+    }
+}
+
+/// A value's JSON text, kept for the next value when it is the same (compared before encoding, which costs
+/// far less than writing it again).
+struct JSONText {
+    private var last: (value: JSONValue, text: String)?
+
+    mutating func text(_ value: JSONValue) -> String {
+        if let last, last.value == value { return last.text }
+        let text = value.jsonString()
+        last = (value, text)
+        return text
     }
 }

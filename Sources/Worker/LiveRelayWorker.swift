@@ -118,7 +118,7 @@ public struct LiveRelayWorker: Sendable {
         let loopClock = endingOnGracefulShutdown(environment.clock)
         let lease = shared.map { shared in
             // Taking the lease, the throttle is read afresh (the last poller's budgets and held pushes), and the
-            // subscriptions kept from this worker's earlier polls are forgotten; losing it, the worker only
+            // subscriptions and facts kept from this worker's earlier polls are forgotten; losing it, the worker only
             // stops releasing (what it queued is saved for the next poller).
             PollerLease(
                 store: shared, seconds: loaded.pollerLeaseSeconds, clock: loopClock, logger: logger,
@@ -126,6 +126,7 @@ public struct LiveRelayWorker: Sendable {
                     if held {
                         try await queue.reset(loadPending: true)
                         pipeline.book.forget()
+                        pipeline.factsMemory.forget()
                     }
                 })
         }

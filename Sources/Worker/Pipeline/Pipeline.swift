@@ -42,6 +42,8 @@ public struct Pipeline: Sendable {
     let claimBatch: Int
     /// The personal subscriptions of the entities polls changed, with their indexes, kept between polls.
     let book = SubscriptionBook()
+    /// Each feed's facts as the last poll saved them.
+    let factsMemory = FactsMemory()
 
     public init(
         store: any StateStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
@@ -112,7 +114,12 @@ public struct Pipeline: Sendable {
             return plan
         }
         plan.entityCount = current.count
-        let previous = try await store.facts(feed: feed.id)
+        let previous: [String: Facts]
+        if let known = factsMemory.facts(feed: feed.id) {
+            previous = known
+        } else {
+            previous = try await store.facts(feed: feed.id)
+        }
         let changes = ChangeDetector.changes(feed: feed.id, previous: previous, current: current)
         let engine = rules.engine
         // Personal rules run for the subscriptions of the changed entity they may fire for.
@@ -160,15 +167,21 @@ public struct Pipeline: Sendable {
         }
         // One transaction: the facts, the activities and the pushes they queued (a crash can never keep the
         // facts and lose the push).
-        try await save(decided) { () async throws(StoreFailure) in
-            try await store.commit(
-                FeedCommit(
-                    feed: feed.id, now: now, facts: changedEntities,
-                    removedEntities: changes.filter { $0.current == nil }.map(\.entity.id), etag: validators.etag,
-                    lastModified: validators.lastModified, activities: decided.changed,
-                    throttleStates: await queue.takeChanges(), history: history?.write(steps: decided.steps, now: now),
-                    factChanges: factChanges))
+        let removed = changes.filter { $0.current == nil }.map(\.entity.id)
+        do {
+            try await save(decided) { () async throws(StoreFailure) in
+                try await store.commit(
+                    FeedCommit(
+                        feed: feed.id, now: now, facts: changedEntities, removedEntities: removed,
+                        etag: validators.etag, lastModified: validators.lastModified, activities: decided.changed,
+                        throttleStates: await queue.takeChanges(),
+                        history: history?.write(steps: decided.steps, now: now), factChanges: factChanges))
+            }
+        } catch {
+            factsMemory.forget(feed: feed.id)
+            throw error
         }
+        factsMemory.saved(feed: feed.id, previous: previous, changed: changedEntities, removed: removed)
         // Ended (or found with nothing to end) with the commit; a crash before this only ends them again,
         // which the ledger skips.
         if !deleted.isEmpty { try await store.finishDeletedSubscriptions(deleted) }
