@@ -15,11 +15,12 @@ extension PostgresStore {
     public func activities(_ keys: [ActivityKey]) async throws(Failure) -> [ActivityKey: ActivityRecord] {
         guard !keys.isEmpty else { return [:] }
         var out: [ActivityKey: ActivityRecord] = [:]
+        let memo = ParsedText()
         for row in try await rows(
             "reading activities",
             "SELECT \(unescaped: Self.activityColumns) FROM activity WHERE key = ANY(\(keys.map(\.rawValue))::text[])")
         {
-            let record = try self.record(row)
+            let record = try self.record(row, memo: memo)
             out[record.key] = record
         }
         return out
@@ -35,7 +36,7 @@ extension PostgresStore {
         return out
     }
 
-    func record(_ row: PostgresRow) throws(Failure) -> ActivityRecord {
+    func record(_ row: PostgresRow, memo: ParsedText? = nil) throws(Failure) -> ActivityRecord {
         let (
             key, type, phase, state, last, feed, id, started, facts, sent, timers, changed, delivered, deliveredAt,
             start
@@ -49,7 +50,7 @@ extension PostgresStore {
         return try StoredValues.record(
             key: key, attributesType: type, phase: phase, state: state, lastTimestamp: last, entityFeed: feed,
             entityID: id, startedAt: started, facts: facts, sentAt: sent, timers: timers, changedAt: changed,
-            deliveredState: delivered, deliveredTimestamp: deliveredAt, start: start, location: location)
+            deliveredState: delivered, deliveredTimestamp: deliveredAt, start: start, location: location, memo: memo)
     }
 
     public func save(_ records: [ActivityRecord]) async throws(Failure) {

@@ -31,6 +31,7 @@ extension PostgresStore {
         let unique = Array(Set(entities))
         guard !unique.isEmpty else { return [:] }
         var out: [EntityKey: [ActivityRecord]] = [:]
+        let memo = ParsedText()
         for row in try await rows(
             "reading activities",
             """
@@ -40,7 +41,7 @@ extension PostgresStore {
             ORDER BY key COLLATE "C"
             """)
         {
-            let record = try self.record(row)
+            let record = try self.record(row, memo: memo)
             if let entity = record.entity { out[entity, default: []].append(record) }
         }
         for entity in unique where out[entity] == nil { out[entity] = [] }

@@ -69,10 +69,13 @@ extension SQLiteStore {
             { db in
                 var out: [EntityKey: [ActivityRecord]] = [:]
                 let select = try db.cachedStatement(
-                    sql: "SELECT * FROM activity WHERE entity_feed = ? AND entity_id = ? ORDER BY key")
+                    sql:
+                        "SELECT \(SQLiteStore.activityColumns) FROM activity WHERE entity_feed = ? AND entity_id = ? ORDER BY key"
+                )
                 for entity in Set(entities) {
                     let rows = try Row.fetchAll(select, arguments: [entity.feed, entity.id])
-                    out[entity] = try rows.map { try SQLiteStore.record($0, path: path) }
+                    let memo = ParsedText()
+                    out[entity] = try rows.map { try SQLiteStore.record($0, path: path, memo: memo) }
                 }
                 return out
             }, write: false)

@@ -12,15 +12,18 @@ extension SQLiteStore {
             "reading activities",
             { db in
                 var out: [ActivityKey: ActivityRecord] = [:]
+                let memo = ParsedText()
                 for chunk in stride(from: 0, to: keys.count, by: 500).map({
                     Array(keys[$0..<min($0 + 500, keys.count)])
                 }) {
                     let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    // A full chunk's statement is kept; the last one's size varies from read to read.
+                    let sql = "SELECT \(SQLiteStore.activityColumns) FROM activity WHERE key IN (\(marks))"
                     let rows = try Row.fetchAll(
-                        db, sql: "SELECT * FROM activity WHERE key IN (\(marks))",
+                        chunk.count == 500 ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql),
                         arguments: StatementArguments(chunk.map(\.rawValue)))
                     for row in rows {
-                        let record = try SQLiteStore.record(row, path: path)
+                        let record = try SQLiteStore.record(row, path: path, memo: memo)
                         out[record.key] = record
                     }
                 }
@@ -34,8 +37,10 @@ extension SQLiteStore {
         return try await run(
             "reading activities",
             { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM activity ORDER BY key").map {
-                    try SQLiteStore.record($0, path: path)
+                let memo = ParsedText()
+                return try Row.fetchAll(db, sql: "SELECT \(SQLiteStore.activityColumns) FROM activity ORDER BY key").map
+                {
+                    try SQLiteStore.record($0, path: path, memo: memo)
                 }
             }, write: false)
     }
@@ -72,13 +77,20 @@ extension SQLiteStore {
         }
     }
 
-    static func record(_ row: Row, path: String) throws -> ActivityRecord {
+    /// The columns ``record(_:path:memo:)`` reads, in its order (by position: a read by name looks each name
+    /// up again for every row).
+    static let activityColumns = """
+        key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id, started_at, facts, sent_at, \
+        timers, changed_at, delivered_state, delivered_timestamp, start
+        """
+
+    /// A record from a row of ``activityColumns``.
+    static func record(_ row: Row, path: String, memo: ParsedText? = nil) throws -> ActivityRecord {
         try StoredValues.record(
-            key: row["key"], attributesType: row["attributes_type"], phase: row["phase"], state: row["state"],
-            lastTimestamp: row["last_timestamp"], entityFeed: row["entity_feed"], entityID: row["entity_id"],
-            startedAt: row["started_at"], facts: row["facts"], sentAt: row["sent_at"], timers: row["timers"],
-            changedAt: row["changed_at"], deliveredState: row["delivered_state"],
-            deliveredTimestamp: row["delivered_timestamp"], start: row["start"], location: path)
+            key: row[0], attributesType: row[1], phase: row[2], state: row[3], lastTimestamp: row[4],
+            entityFeed: row[5], entityID: row[6], startedAt: row[7], facts: row[8], sentAt: row[9], timers: row[10],
+            changedAt: row[11], deliveredState: row[12], deliveredTimestamp: row[13], start: row[14], location: path,
+            memo: memo)
     }
 
     /// Makes pending activities active (their start was delivered), touching nothing else of their records

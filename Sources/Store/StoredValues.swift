@@ -8,14 +8,15 @@ public enum StoredValues {
     public static func record(
         key: String, attributesType: String, phase: String, state: String, lastTimestamp: Int, entityFeed: String?,
         entityID: String?, startedAt: Int?, facts: String?, sentAt: Int?, timers: String?, changedAt: Int?,
-        deliveredState: String?, deliveredTimestamp: Int?, start: String? = nil, location: String
+        deliveredState: String?, deliveredTimestamp: Int?, start: String? = nil, location: String,
+        memo: ParsedText? = nil
     ) throws(StoreFailure) -> ActivityRecord {
         let corrupt = StoreFailure(path: location, message: "activity \(key) is corrupt")
-        guard let phase = ActivityPhase(rawValue: phase), let state = try? JSONParser.parse(state, numbers: .decimal)
+        guard let phase = ActivityPhase(rawValue: phase), let state = try? (memo ?? ParsedText()).state(state)
         else { throw corrupt }
         var parsedFacts: JSONValue?
         if let facts {
-            guard let parsed = try? JSONParser.parse(facts, numbers: .decimal) else { throw corrupt }
+            guard let parsed = try? (memo ?? ParsedText()).facts(facts) else { throw corrupt }
             parsedFacts = parsed
         }
         var looks: [String: Int] = [:]
@@ -176,4 +177,28 @@ public enum StoredValues {
 
     /// The due time of an activity no timer rule applies to (until the timer rules change).
     public static let neverDue = 9_000_000_000_000
+}
+
+/// The state and facts texts last parsed, with their values: the records of one read mostly share their
+/// entity's facts and often their state (a thousand alerts crossed by one price), so each text is parsed
+/// once. One per read; not shared between threads.
+public final class ParsedText {
+    private var lastState: (text: String, value: JSONValue)?
+    private var lastFacts: (text: String, value: JSONValue)?
+
+    public init() {}
+
+    func state(_ text: String) throws(JSONParseError) -> JSONValue {
+        if let lastState, lastState.text == text { return lastState.value }
+        let value = try JSONParser.parse(text, numbers: .decimal)
+        lastState = (text, value)
+        return value
+    }
+
+    func facts(_ text: String) throws(JSONParseError) -> JSONValue {
+        if let lastFacts, lastFacts.text == text { return lastFacts.value }
+        let value = try JSONParser.parse(text, numbers: .decimal)
+        lastFacts = (text, value)
+        return value
+    }
 }
