@@ -46,10 +46,11 @@ public final class LoopbackHTTPServer: Sendable {
     /// `maxConcurrentStreams` in its SETTINGS (NIO's default, 100, when `nil`), and `initialWindowSize`: how
     /// many bytes of a request body a stream may send before the server's next WINDOW_UPDATE (HTTP/2's
     /// 65,535 when `nil`). `slowSetUpAfterFirst` holds every connection after the first that long before
-    /// its TLS handshake begins (a far server's set-up, for a client that opens more connections).
+    /// its TLS handshake begins (a far server's set-up, for a client that opens more connections);
+    /// `slowSetUp` holds every connection, the first too.
     public static func start(
         mode: Mode = .http1, maxConcurrentStreams: Int? = nil, initialWindowSize: Int? = nil,
-        slowSetUpAfterFirst: Duration? = nil, handler: @escaping Handler
+        slowSetUpAfterFirst: Duration? = nil, slowSetUp: Duration? = nil, handler: @escaping Handler
     ) async throws -> LoopbackHTTPServer {
         let recorder = LoopbackRecorder()
         let tlsContext: NIOSSLContext?
@@ -76,7 +77,9 @@ public final class LoopbackHTTPServer: Sendable {
                         channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
                         initialWindowSize: initialWindowSize, makeHandler: makeHandler)
                 }
-                guard let slow = slowSetUpAfterFirst, connectionID > 1 else { return configure() }
+                guard let slow = slowSetUp ?? (connectionID > 1 ? slowSetUpAfterFirst : nil) else {
+                    return configure()
+                }
                 return channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(slow / .nanoseconds(1)))) {}.futureResult
                     .flatMap { configure() }
             }
@@ -114,6 +117,12 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// The number of TCP connections accepted so far.
     public var connectionCount: Int { recorder.connectionCount }
+
+    /// Waits until `condition` holds, looked at again on each connection accepted and each request received;
+    /// false after `timeout`.
+    public func wait(until condition: @Sendable () -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
+        await recorder.changes.wait(until: condition, timeout: timeout)
+    }
 
     private static func configure(
         _ channel: any Channel, mode: Mode, tlsContext: NIOSSLContext?, maxConcurrentStreams: Int?,
@@ -185,6 +194,8 @@ final class LoopbackRecorder: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Woken on each connection accepted and each request received.
+    let changes = ChangeSignal()
 
     /// Counts a new connection and remembers it until it closes; returns its number.
     func connectionOpened(_ channel: any Channel) -> Int {
@@ -193,6 +204,7 @@ final class LoopbackRecorder: Sendable {
             state.open[state.connectionCount] = channel
             return state.connectionCount
         }
+        changes.changed()
         channel.closeFuture.whenComplete { [state] _ in
             state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
         }
@@ -201,6 +213,7 @@ final class LoopbackRecorder: Sendable {
 
     func record(_ request: RecordedRequest) {
         state.withLockedValue { $0.requests.append(request) }
+        changes.changed()
     }
 
     var requests: [RecordedRequest] { state.withLockedValue { $0.requests } }

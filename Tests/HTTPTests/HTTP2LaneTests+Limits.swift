@@ -41,6 +41,46 @@ extension HTTP2LaneTests {
         }
     }
 
+    /// A second origin's first connection is made beside the lane's thread too: while the far server takes a
+    /// second over its set-up, the near one's requests go on being answered; and when it cannot be made in
+    /// time, the requests that waited for it fail with the set-up's error, and the near one is untouched.
+    @Test func aSecondOriginsFirstConnectionDoesNotStopTheFirst() async throws {
+        let near = InFlightCount()
+        let far = try await LoopbackHTTPServer.start(
+            mode: .http2TLS(sharedAuthority), slowSetUp: .seconds(1), handler: { request in .text(request.path) })
+        defer { Task { try? await far.stop() } }
+        try await withLane(connectTimeout: .milliseconds(1500), handler: near.handler(delay: .milliseconds(5))) {
+            server, lane in
+            // The near origin's connection is up and busy.
+            #expect(answered(await fanOut(lane, server, count: 10)).count == 10)
+            let farAnswer = Task {
+                try await lane.send(HTTPRequest(method: "POST", url: far.url("/far"), body: Data("far".utf8)))
+            }
+            // The far connection's set-up has begun (the server holds it a second before its handshake).
+            #expect(await far.wait(until: { far.connectionCount > 0 }))
+            #expect(answered(await fanOut(lane, server, count: 200)).count == 200)
+            #expect(far.requests.isEmpty, "the near requests were answered while the far connection was set up")
+            let answer = try await farAnswer.value
+            #expect(String(decoding: answer.body, as: UTF8.self) == "/far")
+        }
+        // A far server slower than the connect timeout: its request fails with the set-up's error.
+        let farther = try await LoopbackHTTPServer.start(
+            mode: .http2TLS(sharedAuthority), slowSetUp: .seconds(3), handler: { request in .text(request.path) })
+        defer { Task { try? await farther.stop() } }
+        try await withLane(connectTimeout: .milliseconds(500), handler: near.handler(delay: .milliseconds(1))) {
+            server, lane in
+            #expect(answered(await fanOut(lane, server, count: 10)).count == 10)
+            do throws(HTTPError) {
+                _ = try await lane.send(
+                    HTTPRequest(method: "POST", url: farther.url("/far"), body: Data(), timeout: .seconds(10)))
+                Issue.record("a request to a server that cannot be reached in time was answered")
+            } catch {
+                #expect("\(error)".contains("TLS handshake"), "the set-up's error, not the request's timeout: \(error)")
+            }
+            #expect(answered(await fanOut(lane, server, count: 10)).count == 10)
+        }
+    }
+
     /// One more connection that cannot be made in time (the server takes 5 s to set it up, the lane waits
     /// 1 s) leaves the requests on the connection there is, tried again a second later: every request is
     /// answered, all of them on the first connection.

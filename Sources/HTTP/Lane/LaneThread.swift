@@ -11,8 +11,8 @@ import Glibc
 /// runs with), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request is held, in
 /// order, until a stream frees up or a connection opens. So the connections follow the server's stream
 /// limit and the latency: requests that stay in flight longer keep more streams taken, and more connections
-/// open. Connections stay open once made, as APNs asks of its clients. An origin's first connection is made
-/// on the thread; each one more on a helper thread (its set-up takes round trips), handed over ready.
+/// open. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
+/// made on it; every other on a helper thread (its set-up takes round trips), handed over ready.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [LaneJob] = []
@@ -50,9 +50,7 @@ final class LaneThread: @unchecked Sendable {
         thread.start()
     }
 
-    deinit {
-        Glibc.close(wakeFD)
-    }
+    deinit { Glibc.close(wakeFD) }
 
     /// Queues a request; fails it at once after `stop`.
     func submit(_ job: LaneJob) {
@@ -200,8 +198,8 @@ final class LaneThread: @unchecked Sendable {
                 guard pool.count < connectionsPerOrigin, pool.allSatisfy(\.proven), !opening.contains(origin),
                     pool.isEmpty || nextGrowth[origin].map({ laneNow() >= $0 }) ?? true
                 else { break }
-                guard pool.isEmpty else {
-                    // One more, made beside the thread; the requests wait for it or for a stream to free up.
+                // Made beside the thread unless it has none at all; the requests wait for it (or a stream).
+                guard pool.isEmpty, !active.values.contains(where: { !$0.isEmpty }), draining.isEmpty else {
                     open(origin)
                     break
                 }
@@ -260,11 +258,14 @@ final class LaneThread: @unchecked Sendable {
     }
 
     /// Takes in a connection a helper made: the held requests go on it at the next placing. One that failed
-    /// leaves the requests on the connections there are, and the next try for a second later.
+    /// leaves the requests on the connections there are, and the next try for a second later; with none,
+    /// the requests fail with its error.
     private func takeIn(_ made: Opened) {
         opening.remove(made.origin)
         switch made.result {
         case .success(let connection): active[made.origin, default: []].append(connection)
+        case .failure(let error) where active[made.origin]?.isEmpty ?? true:
+            for job in held.removeValue(forKey: made.origin) ?? [] { job.fail(error.code, error.message) }
         case .failure: nextGrowth[made.origin] = laneNow() &+ 1_000_000_000
         }
     }
