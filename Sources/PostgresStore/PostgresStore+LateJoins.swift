@@ -28,6 +28,16 @@ extension PostgresStore {
     }
 
     public func activities(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [ActivityRecord]] {
+        try await activities(of: entities, running: false)
+    }
+
+    public func runningActivities(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [ActivityRecord]] {
+        try await activities(of: entities, running: true)
+    }
+
+    private func activities(of entities: [EntityKey], running: Bool) async throws(Failure)
+        -> [EntityKey: [ActivityRecord]]
+    {
         let unique = Array(Set(entities))
         guard !unique.isEmpty else { return [:] }
         var out: [EntityKey: [ActivityRecord]] = [:]
@@ -38,6 +48,7 @@ extension PostgresStore {
             SELECT \(unescaped: Self.activityColumns) FROM activity a
             JOIN unnest(\(unique.map(\.feed))::text[], \(unique.map(\.id))::text[]) AS r(f, e)
               ON a.entity_feed = r.f AND a.entity_id = r.e
+            WHERE NOT \(running) OR a.phase IN ('pending', 'active')
             ORDER BY key COLLATE "C"
             """)
         {

@@ -201,6 +201,13 @@ extension PostgresStore {
                 "CREATE INDEX personal_subscription_entity ON personal_subscription (feed, entity, id COLLATE \"C\")",
             ]
         ),
+        (
+            // An entity's running activities without its ended ones (see SQLite's v21-activity-entity-running).
+            "v10-activity-entity-running",
+            [
+                "CREATE INDEX activity_entity_running ON activity (entity_feed, entity_id) WHERE phase IN ('pending', 'active')"
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

@@ -63,15 +63,25 @@ extension SQLiteStore {
     }
 
     public func activities(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [ActivityRecord]] {
+        try await activities(of: entities, running: false)
+    }
+
+    public func runningActivities(of entities: [EntityKey]) async throws(Failure) -> [EntityKey: [ActivityRecord]] {
+        try await activities(of: entities, running: true)
+    }
+
+    private func activities(of entities: [EntityKey], running: Bool) async throws(Failure)
+        -> [EntityKey: [ActivityRecord]]
+    {
         let path = self.path
         return try await run(
             "reading activities",
             { db in
                 var out: [EntityKey: [ActivityRecord]] = [:]
+                let phase = running ? " AND phase IN ('pending', 'active')" : ""
                 let select = try db.cachedStatement(
-                    sql:
-                        "SELECT \(SQLiteStore.activityColumns) FROM activity WHERE entity_feed = ? AND entity_id = ? ORDER BY key"
-                )
+                    sql: "SELECT \(SQLiteStore.activityColumns) FROM activity WHERE entity_feed = ? AND entity_id = ?"
+                        + phase + " ORDER BY key")
                 for entity in Set(entities) {
                     let rows = try Row.fetchAll(select, arguments: [entity.feed, entity.id])
                     let memo = ParsedText()

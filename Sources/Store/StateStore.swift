@@ -147,6 +147,9 @@ public protocol StateStore: AnyObject, Sendable {
     func finishLateJoins(_ joins: [LateJoin]) async throws(StoreFailure)
     /// The records of the activities whose entity (``ActivityRecord/entity``) is one of `entities`, by entity.
     func activities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
+    /// As ``activities(of:)``, only those not ended (pending or active): an entity keeps every alert it ever
+    /// had, and what runs is read from an index of its own.
+    func runningActivities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
     /// The activities subscriptions started for `entities`, counted by owner, by entity (an entity with none
     /// is absent): ``SubscriptionAlerts/tally(_:)`` of ``activities(of:)``, without reading the records (an
     /// entity keeps every alert it ever had).

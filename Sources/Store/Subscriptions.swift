@@ -48,6 +48,14 @@ extension SQLiteStore {
             try db.create(
                 index: "personal_subscription_entity", on: "personal_subscription", columns: ["feed", "entity", "id"])
         }
+        // An entity's running activities without its ended ones (a symbol keeps every alert it ever had).
+        migrator.registerMigration("v21-activity-entity-running") { db in
+            try db.execute(
+                sql: """
+                    CREATE INDEX activity_entity_running ON activity (entity_feed, entity_id)
+                    WHERE phase IN ('pending', 'active')
+                    """)
+        }
     }
 
     /// Counts a write of the entity's subscriptions (``subscriptionGenerations(of:)``).

@@ -45,10 +45,13 @@ public enum ChannelShare {
     }
 
     /// Whether the end of a deleted subscription's `activity` goes to its channel: only when no other alert
-    /// of its entity and type runs there (a broadcast would end them all). Otherwise it is recorded ended and
-    /// not sent: the app that deleted the subscription ends the activity on its device.
-    public static func lastOnChannel(_ activity: ActivityRecord, activities: [ActivityRecord]) -> Bool {
-        !running(activities, attributesType: activity.attributesType).contains { $0.key != activity.key }
+    /// of its entity and type runs there (`running`: the entity's activities not ended; a broadcast would end
+    /// them all). Otherwise it is recorded ended and not sent: the app that deleted the subscription ends the
+    /// activity on its device.
+    public static func lastOnChannel(_ activity: ActivityKey, attributesType: String, running: [ActivityRecord])
+        -> Bool
+    {
+        !Self.running(running, attributesType: attributesType).contains { $0.key != activity }
     }
 
     static func spreads(_ intent: ActivityIntent, shared: Set<String>) -> Bool {

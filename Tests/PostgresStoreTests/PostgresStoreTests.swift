@@ -26,15 +26,17 @@ struct PostgresStoreTests {
             }
             #expect(
                 applied.sorted() == [
-                    "v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state", "v4-start-pace",
-                    "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
+                    "v1-feed-leases", "v1-outbox", "v10-activity-entity-running", "v2-outbox-channel-policy",
+                    "v3-state",
+                    "v4-start-pace", "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
                     "v9-subscription-device",
                 ])
             #expect(try await stores[1].migrate().isEmpty)
             #expect(
                 try await stores[2].appliedMigrations() == [
-                    "v1-feed-leases", "v1-outbox", "v2-outbox-channel-policy", "v3-state", "v4-start-pace",
-                    "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
+                    "v1-feed-leases", "v1-outbox", "v10-activity-entity-running", "v2-outbox-channel-policy",
+                    "v3-state",
+                    "v4-start-pace", "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
                     "v9-subscription-device",
                 ])
         }

@@ -42,7 +42,8 @@ extension StoreContract {
                 try await store.lateJoins(limit: 10) == [LateJoin(device: "c", entity: match, at: 90)],
                 "a join not yet looked at takes the later time")
         },
-        StoreCheck(name: "activities by entity keep what their start carried") { store in
+        StoreCheck(name: "activities by entity keep what their start carried; the running ones are read alone") {
+            store in
             var started = record()
             started.start = ActivityStart(
                 attributes: .object(["home": .string("AUS")]),
@@ -56,6 +57,11 @@ extension StoreContract {
             #expect(found[match]?.last?.start == nil)
             #expect(found[EntityKey(feed: "other", id: "x")] ?? [] == [])
             #expect(try await store.activities([key])[key]?.start == started.start)
+            // Those still running alone: not the ended one.
+            let running = try await store.runningActivities(of: [match, EntityKey(feed: "other", id: "x")])
+            #expect(running[match]?.map(\.key) == [key])
+            #expect(running[match]?.first == started)
+            #expect(running[EntityKey(feed: "other", id: "x")] ?? [] == [])
         },
         StoreCheck(name: "a registry read for one device finds that device's push-to-start token alone") { store in
             for (device, token) in [("a", "aa01"), ("b", "aa02")] {

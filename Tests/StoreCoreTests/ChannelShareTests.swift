@@ -71,9 +71,12 @@ import Throttling
 
     @Test func aDeletedSubscriptionsEndIsBroadcastOnlyByTheLastAlertOnTheChannel() {
         let deleted = record("a", phase: .ended)
-        #expect(!ChannelShare.lastOnChannel(deleted, activities: [deleted, record("b")]))
-        #expect(ChannelShare.lastOnChannel(deleted, activities: [deleted, record("b", phase: .ended)]))
-        #expect(ChannelShare.lastOnChannel(deleted, activities: [deleted, record("c", type: "Other")]))
+        func last(_ others: [ActivityRecord]) -> Bool {
+            ChannelShare.lastOnChannel(deleted.key, attributesType: "Alert", running: [deleted] + others)
+        }
+        #expect(!last([record("b")]))
+        #expect(last([record("b", phase: .ended)]))
+        #expect(last([record("c", type: "Other")]))
         #expect(
             ChannelShare.entities(of: [intent("a", .update), intent("b", .start)], shared: ["Alert"]) == [btc])
     }

@@ -16,7 +16,7 @@ import Testing
         let first = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("state.sqlite: created, "))
-        #expect(first.standardOutput.contains("up to date (last: v20-subscription-device)"))
+        #expect(first.standardOutput.contains("up to date (last: v21-activity-entity-running)"))
         let again = try await CommandRun.run(liverelay, ["migrate", "--config", config.path])
         #expect(!again.standardOutput.contains("created"))
         let nothing = try await CommandRun.run(liverelay, ["migrate"])
@@ -40,10 +40,10 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardOutput.contains(
-                "10 schema steps applied now (v1-feed-leases, v1-outbox, v2-outbox-channel-policy, v3-state, v4-start-pace, v5-worker-heartbeat, v6-activity-changes, v7-late-join, v8-subscriptions, v9-subscription-device), 10 in all"
+                "11 schema steps applied now (v1-feed-leases, v1-outbox, v2-outbox-channel-policy, v3-state, v4-start-pace, v5-worker-heartbeat, v6-activity-changes, v7-late-join, v8-subscriptions, v9-subscription-device, v10-activity-entity-running), 11 in all"
             ))
         let again = try await CommandRun.run(liverelay, arguments)
-        #expect(again.standardOutput.contains("0 schema steps applied now, 10 in all, up to date"))
+        #expect(again.standardOutput.contains("0 schema steps applied now, 11 in all, up to date"))
         let wrong = try await CommandRun.run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["LIVERELAY_TEST_POSTGRES_PASSWORD=not-the-password-9f3", liverelay.path] + arguments)

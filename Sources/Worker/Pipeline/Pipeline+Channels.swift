@@ -107,7 +107,7 @@ extension Pipeline {
             // An entity's channel serves an alert that started on it while the end waited in the outbox (its
             // device drops the end: its start is newer): it is kept for that one.
             if let shared = EntityChannel.parse(owner),
-                try await store.activities(of: [shared.entity])[shared.entity, default: []].contains(where: {
+                try await store.runningActivities(of: [shared.entity])[shared.entity, default: []].contains(where: {
                     $0.attributesType == shared.attributesType && $0.phase != .ended && $0.start?.subscription != nil
                 })
             {

@@ -20,7 +20,7 @@ extension Pipeline {
                 $0.formUnion(ChannelShare.entities(of: $1, shared: shared))
             }
         guard !entities.isEmpty else { return ([], [:]) }
-        let activities = try await store.activities(of: entities.sorted())
+        let activities = try await store.runningActivities(of: entities.sorted())
         let copies = ChannelShare.copies(of: intents, shared: shared, activities: activities)
         let keys = Set(copies.joined().map(\.activity))
         var records: [ActivityKey: ActivityRecord] = [:]
@@ -39,12 +39,12 @@ extension Pipeline {
             $0.event == .end && $0.ruleIDs == [ReservedRuleID.subscriptionDeleted] && routes.sharesEntityChannel($0)
         }
         guard !deleted.isEmpty else { return [] }
-        let activities = try await store.activities(of: Array(Set(deleted.compactMap(\.entity))).sorted())
+        let running = try await store.runningActivities(of: Array(Set(deleted.compactMap(\.entity))).sorted())
         var unsent = Set<PushID>()
         for push in deleted {
-            let records = activities[push.entity!] ?? []
-            guard let record = records.first(where: { $0.key == push.activity }),
-                !ChannelShare.lastOnChannel(record, activities: records)
+            guard
+                !ChannelShare.lastOnChannel(
+                    push.activity, attributesType: push.attributesType, running: running[push.entity!] ?? [])
             else { continue }
             unsent.insert(push.id)
             logger.info(

@@ -13,7 +13,7 @@ extension Pipeline {
         -> [(FeedChange, RuleEvaluation)]
     {
         guard !deleted.isEmpty else { return [] }
-        let activities = try await store.activities(of: Array(Set(deleted.map(\.entity))))
+        let activities = try await store.runningActivities(of: Array(Set(deleted.map(\.entity))))
         var looks: [(FeedChange, RuleEvaluation)] = []
         for (deletion, ends) in SubscriptionEnd.intents(for: deleted, activities: activities) {
             logger.info(
