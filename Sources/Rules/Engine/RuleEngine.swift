@@ -74,6 +74,14 @@ public struct RuleEngine: Sendable {
         return .object(members)
     }
 
+    /// `base` (a change's data) with `subscription` set: one subscription's data, without building the
+    /// change's part again.
+    static func data(_ base: JSONValue, subscription: JSONValue) -> JSONValue {
+        guard case .object(var members) = base else { return base }
+        members["subscription"] = subscription
+        return .object(members)
+    }
+
     /// What decides when timer rules come due (their ids, triggers, attributes types and feeds): when it
     /// changes (a reload, a new version of the rule files), every live activity is looked at again.
     public var timerFingerprint: String {
@@ -115,8 +123,7 @@ public struct RuleEngine: Sendable {
                 continue
             }
             for i in narrowing.candidates(rule) {
-                let data = RuleEngine.data(
-                    for: change, now: now, constants: constants, subscription: subscriptions.view(i))
+                let data = RuleEngine.data(data, subscription: subscriptions.view(i))
                 if case .success(let key) = RuleEngine.key(
                     rule, data: data, memo: JsonLogicMemo(), entity: change.entity)
                 {
@@ -146,6 +153,7 @@ public struct RuleEngine: Sendable {
         var result = RuleEvaluation()
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
         var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
+        let base = scope.data
         var narrowing = Narrowing(change: change, set: subscriptions)
         // Each subscription's data, made when a rule first needs it.
         var personal: [Int: Scope] = [:]
@@ -159,9 +167,7 @@ public struct RuleEngine: Sendable {
                 var scope =
                     personal[j]
                     ?? Scope(
-                        data: RuleEngine.data(
-                            for: change, now: now, constants: constants,
-                            subscription: subscriptions.view(j)),
+                        data: RuleEngine.data(base, subscription: subscriptions.view(j)),
                         activities: activities)
                 scope.subscription = subscriptions.subscriptions[j].owner
                 RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
