@@ -30,8 +30,7 @@ extension Pipeline {
 
     /// The ends of deleted subscriptions' alerts that are not broadcast: each shares its entity's channel with
     /// an alert still running, which a broadcast end would end too. Recorded ended already; the app that
-    /// deleted the subscription ends the activity on its device (in `both` mode its tokens, if it runs by
-    /// them, still get the end). Logged.
+    /// deleted the subscription ends the activity on its device. Logged.
     func unsentChannelEnds(_ pushes: [LiveActivityPush], routes: ProviderRoutes) async throws(StoreFailure)
         -> Set<PushID>
     {

@@ -101,8 +101,7 @@ extension Pipeline {
         }
         for (i, (s, targets)) in zip(all, targetsOf).enumerated() {
             for target in targets {
-                // A deleted subscription's end is not broadcast to alerts still running (its tokens, in `both`
-                // mode, still get it).
+                // A deleted subscription's end is not broadcast to the alerts still running on its channel.
                 if target.kind == .channel, unsent.contains(s.push.id) { continue }
                 if target.kind == .channel, let id = target.channel, !carriers.isEmpty,
                     let carrier = carriers[
