@@ -5,6 +5,14 @@ extension RuleEngine {
     /// True when the feed has personal rules: its changes are evaluated once per subscription of the entity.
     public func hasPersonalRules(feed: String) -> Bool { subscriptionParameters[feed] != nil }
 
+    /// `base` (a change's data) with `subscription` set: one subscription's data, without building the
+    /// change's part again.
+    static func data(_ base: JSONValue, subscription: JSONValue) -> JSONValue {
+        guard case .object(var members) = base else { return base }
+        members["subscription"] = subscription
+        return .object(members)
+    }
+
     /// By feed, the parameters its personal rules' files declare (one per file) and the crossings they
     /// require (one per fact and parameter).
     static func personal(_ rules: [Rule]) -> ([String: [SubscriptionParameters]], [String: [Crossing]]) {

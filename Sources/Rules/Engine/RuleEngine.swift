@@ -74,14 +74,6 @@ public struct RuleEngine: Sendable {
         return .object(members)
     }
 
-    /// `base` (a change's data) with `subscription` set: one subscription's data, without building the
-    /// change's part again.
-    static func data(_ base: JSONValue, subscription: JSONValue) -> JSONValue {
-        guard case .object(var members) = base else { return base }
-        members["subscription"] = subscription
-        return .object(members)
-    }
-
     /// What decides when timer rules come due (their ids, triggers, attributes types and feeds): when it
     /// changes (a reload, a new version of the rule files), every live activity is looked at again.
     public var timerFingerprint: String {
