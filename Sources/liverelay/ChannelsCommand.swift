@@ -40,7 +40,7 @@ struct ChannelsCommand: AsyncParsableCommand {
         defer { worker.shutdown() }
         let now = environment.now()
         let known = try await store.channels()
-        let sweeps: [Pipeline.ChannelSweep]
+        let sweeps: [ChannelSweep]
         do {
             sweeps = try await worker.pipeline.collectChannels(dryRun: !gc || dryRun, now: now)
         } catch {

@@ -37,7 +37,7 @@ enum ActivityView {
     }
 }
 
-extension Pipeline {
+extension Decider {
     /// The `activity` each of these activities (key → attributes type) shows rules now, and the records
     /// found (an activity with none shows phase `none`).
     func activityViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure) -> (

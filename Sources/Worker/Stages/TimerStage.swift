@@ -3,7 +3,18 @@ import Rules
 public import Store
 public import Throttling
 
-extension Pipeline {
+/// The timer stage: the clock's own path into the same decisions. The live activities whose stored due
+/// time came are looked at by their timer rules; what they decide goes through the ``Decider`` to the
+/// throttle, and each rule's look is remembered with the activity.
+struct TimerStage: Sendable {
+    let store: any StateStore
+    let rules: RuleBook
+    let queue: PushQueue
+    let decider: Decider
+    /// A timer rule looking at a subscription's activity sees the subscription.
+    let book: SubscriptionBook
+    let history: HistoryRecorder?
+
     /// One pass of the timer rules at `now`: each live activity whose timer rules came due is looked at by
     /// them (its entity's last facts as `prev` and `curr`), what they decide goes to the throttle, and each
     /// rule's look is remembered with the activity. The activities are taken `batch` at a time, the
@@ -11,7 +22,7 @@ extension Pipeline {
     /// for long (a poll's commit goes in between). `run` makes a pass every `timer-interval` seconds, `tick`
     /// one per tick, `replay` one at each time a timer comes due on its simulated clock.
     /// `skipAhead: false` looks at every due time of every rule (the reference the skipping is tested against).
-    public func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(StoreFailure)
+    func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(StoreFailure)
         -> TimerPass
     {
         var pass = TimerPass(now: now)
@@ -67,7 +78,7 @@ extension Pipeline {
             return pass
         }
         let keys = Dictionary(due.map { ($0.subject.activity, $0.subject.attributesType) }) { a, _ in a }
-        let (views, found) = try await activityViews(keys, now: now)
+        let (views, found) = try await decider.activityViews(keys, now: now)
         var records = found
         let facts = try await store.facts(of: Set(due.map(\.subject.entity)))
         let owners = try await owningSubscriptions(Array(found.values))
@@ -100,11 +111,11 @@ extension Pipeline {
                 look.evaluate.map { "\(engine.timerRules[$0.rule].id) (\(engine.timerRules[$0.rule].trigger))" })
         }
         // An end (or update) on an entity's channel is every running alert's there.
-        let sharing = try await channelShareCopies(evaluated.map(\.evaluation.intents))
+        let sharing = try await decider.channelShareCopies(evaluated.map(\.evaluation.intents))
         let sharedKeys = Set(sharing.copies.joined().map(\.activity)).subtracting(records.keys)
         for key in sharedKeys { records[key] = sharing.records[key] }
         try await queue.load(sharedKeys)
-        pass.steps = try await decide(evaluated, shared: sharing.copies, records: &records, now: now)
+        pass.steps = try await decider.decide(evaluated, shared: sharing.copies, records: &records, now: now)
         for i in pass.steps.indices { pass.steps[i].timers = timersOf[i] }
         // When each comes due next, from what its record says now (a push moves `pushed-at` and maybe
         // `changed-at`, an end ends it).
@@ -144,6 +155,15 @@ extension Pipeline {
         book.note(changed, before: read)
         pass.nextDue = try await store.nextTimerDue()
         return pass
+    }
+    /// The subscriptions that own these activities and still exist, with how many of their alerts are
+    /// behind them, by activity (read only when a personal rule is on the clock).
+    private func owningSubscriptions(_ records: [ActivityRecord]) async throws(StoreFailure)
+        -> [ActivityKey: (Subscription, earlierAlerts: Int)]
+    {
+        let engine = rules.engine
+        guard engine.timerRules.contains(where: { $0.subscription != nil }) else { return [:] }
+        return try await book.owners(of: records, crossings: engine.crossings, store: store)
     }
 }
 

@@ -4,9 +4,9 @@ import Rules
 import Store
 import StoreCore
 
-/// Personal subscriptions in the plan and timer passes: a deleted subscription's activities end
-/// (``SubscriptionEnd``), and a timer rule looking at a subscription's activity sees the subscription.
-extension Pipeline {
+/// Deleted personal subscriptions in the plan: their activities end (``SubscriptionEnd``), at a poll with a
+/// body to plan or, so a deletion is not held up by a feed that does not change, at one without.
+extension PlanStage {
     /// One look per deleted subscription that owned running activities: their ends, each logged, with the
     /// entity's facts standing as `prev` and `curr` (nothing changed).
     func subscriptionEnds(_ deleted: [DeletedSubscription], facts: [String: Facts]) async throws(StoreFailure)
@@ -40,24 +40,14 @@ extension Pipeline {
         let deleted = try await store.deletedSubscriptions(feed: feed, limit: 1_000)
         guard !deleted.isEmpty else { return nil }
         let looks = try await subscriptionEnds(deleted, facts: try await store.facts(feed: feed))
-        let decided = try await decide(looks, feed: feed, now: now)
+        let decided = try await decider.decide(looks, feed: feed, now: now)
         // No feed to commit: the records and the pushes they queued are written as a timer pass writes them.
-        try await save(decided) { () async throws(StoreFailure) in
+        try await decider.save(decided) { () async throws(StoreFailure) in
             try await store.saveTimerPass(
                 activities: decided.changed, looks: [], due: [], throttleStates: await queue.takeChanges(),
                 history: history?.write(steps: decided.steps, now: now))
         }
         try await store.finishDeletedSubscriptions(deleted)
         return decided.steps
-    }
-
-    /// The subscriptions that own these activities and still exist, with how many of their alerts are
-    /// behind them, by activity (read only when a personal rule is on the clock).
-    func owningSubscriptions(_ records: [ActivityRecord]) async throws(StoreFailure)
-        -> [ActivityKey: (Subscription, earlierAlerts: Int)]
-    {
-        let engine = rules.engine
-        guard engine.timerRules.contains(where: { $0.subscription != nil }) else { return [:] }
-        return try await book.owners(of: records, crossings: engine.crossings, store: store)
     }
 }

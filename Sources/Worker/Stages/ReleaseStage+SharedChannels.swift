@@ -4,30 +4,9 @@ import Logging
 import Store
 import StoreCore
 
-/// Personal activities that share their entity's channel (``EntityChannel``, ``ChannelShare``): what one
-/// alert's rule decides for the channel is decided for every alert on it, and goes out as one broadcast.
-extension Pipeline {
-    /// For each look's intents, the copies its entities' channels add (``ChannelShare/copies(of:shared:activities:)``),
-    /// and the records of the alerts they are for, read in one trip; nothing when no type shares a channel.
-    func channelShareCopies(_ intents: [[ActivityIntent]]) async throws(StoreFailure)
-        -> (copies: [[ActivityIntent]], records: [ActivityKey: ActivityRecord])
-    {
-        let shared = Set(rules.routes.entityChannels.keys)
-        let entities =
-            shared.isEmpty
-            ? []
-            : intents.reduce(into: Set<EntityKey>()) {
-                $0.formUnion(ChannelShare.entities(of: $1, shared: shared))
-            }
-        guard !entities.isEmpty else { return ([], [:]) }
-        let activities = try await store.runningActivities(of: entities.sorted())
-        let copies = ChannelShare.copies(of: intents, shared: shared, activities: activities)
-        let keys = Set(copies.joined().map(\.activity))
-        var records: [ActivityKey: ActivityRecord] = [:]
-        for record in activities.values.joined() where keys.contains(record.key) { records[record.key] = record }
-        return (copies, records)
-    }
-
+/// The release's part in an entity's shared channel (``ChannelShare``): a deleted subscription's end that
+/// the alerts still running there must not receive.
+extension ReleaseStage {
     /// The ends of deleted subscriptions' alerts that are not broadcast: each shares its entity's channel with
     /// an alert still running, which a broadcast end would end too. Recorded ended already; the app that
     /// deleted the subscription ends the activity on its device. Logged.

@@ -3,7 +3,7 @@ import LiveRelayCore
 import Store
 import Throttling
 
-extension Pipeline {
+extension ReleaseStage {
     /// What the released pushes supersede among the rows still waiting for their activities.
     func superseded(by released: [ActivityKey: LiveActivityPush])
         async throws(StoreFailure) -> (rewrites: [OutboxRewrite], drops: [OutboxEntry])

@@ -3,7 +3,7 @@ import Logging
 import Rules
 import Throttling
 
-extension Pipeline {
+extension Decider {
     /// The ledger's decisions for one change's (or timer look's) intents, each push under its attributes
     /// type's contract (its dates written as the contract says).
     ///

@@ -4,9 +4,22 @@ import Rules
 import Store
 import Throttling
 
-/// The plan's decisions: the ledger (or the contracts) on each look's intents, the pushes handed to the
-/// throttle, and the save that keeps the throttle and the subscription book in step with what was written.
-extension Pipeline {
+/// What looks at activities decide, shared by the plan and the timer stage: the ledger (or the contracts)
+/// on each look's intents, the pushes handed to the throttle, and the save that keeps the throttle and the
+/// subscription book in step with what was written.
+struct Decider: Sendable {
+    let store: any StateStore
+    let rules: RuleBook
+    let ledger: ActivityLedger
+    let queue: PushQueue
+    /// The content-state contracts, by attributes type: every state is checked and its dates written
+    /// before it is queued.
+    let contracts: [String: ContentContract]
+    /// The personal subscriptions, told of the activities that started or ended once they are written.
+    let book: SubscriptionBook
+    let metrics: LiveRelayMetrics
+    let logger: Logger
+
     /// What a poll's looks came to, to be saved with ``save(_:_:)``.
     struct DecidedLooks {
         var steps: [ChangeStep]

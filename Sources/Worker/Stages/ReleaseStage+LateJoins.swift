@@ -4,7 +4,7 @@ import Store
 
 /// Late joiners: a device that begins to follow an entity whose activity runs gets the activity's start
 /// (``LateJoinDecision``), staged by the release round like any start (its targets, its pace, the outbox).
-extension Pipeline {
+extension ReleaseStage {
     /// Late joins a release round looks at, at most.
     static let lateJoinsPerRound = 1_000
 

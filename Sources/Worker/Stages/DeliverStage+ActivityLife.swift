@@ -6,7 +6,7 @@ import Throttling
 
 /// The guards of an activity's life in a delivery round: one start per device, and ends that are lost said
 /// loudly.
-extension Pipeline {
+extension DeliverStage {
     /// One start per device and activity (``StartGuard``): starts to a device that runs the activity or was
     /// started already, and a second start to one device in the round, are taken out of `due` and the
     /// outbox. A start that gets through marks its device when its receipt is written (one write with the

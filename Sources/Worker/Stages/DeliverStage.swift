@@ -4,7 +4,73 @@ import Logging
 import Store
 import Throttling
 
-extension Pipeline {
+/// The delivery stage: what is due in the outbox (rows left by a crash too) goes to each provider's
+/// sender, and each request's receipts are written as they come in. A row leaves the outbox on a final
+/// receipt (delivered, token dropped, rejected, or the provider's configuration error recorded); a temporary
+/// failure puts it off as ``RetryPolicy/outbox`` says. A start delivered to a device makes its activity
+/// active. On a shared store the rows are claimed first (``SharedClaims``).
+struct DeliverStage: Sendable {
+    let store: any StateStore
+    let rules: RuleBook
+    let ledger: ActivityLedger
+    let queue: PushQueue
+    /// Each provider's sender, by provider id.
+    let senders: [String: Sender]
+    /// After delivery: the devices started on a channel, and the channels of ended activities.
+    let channels: ChannelKeeper
+    /// On a store several workers share: the claims; `nil` on a store of one worker.
+    let claims: SharedClaims?
+    let metrics: LiveRelayMetrics
+    let logger: Logger
+    /// Draws in `0..<1`, for the outbox's backoff jitter.
+    let random: @Sendable () -> Double
+    /// Seconds after which a device started without reporting the activity's token may be started again;
+    /// `nil`: never (see ``StartGuard``).
+    let restartAfter: Int?
+    /// Outbox rows a round takes at once. On a shared store each batch is claimed, so smaller batches share a
+    /// fan-out between more workers.
+    let claimBatch: Int
+
+    /// One batch of due rows, sent; `full` when the batch was as large as allowed (more may be due).
+    func run(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], full: Bool) {
+        if let claims, !claims.mayClaim { return ([], false) }
+        let owner = claims?.owner
+        var due = try await store.dueOutbox(now: now, limit: claimBatch)
+        let full = due.count == claimBatch
+        // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
+        // throttle) never goes out.
+        let start = PushTarget.TokenKind.pushToStart.rawValue
+        let startingActivities = Set(due.filter { $0.kind == start }.map(\.key.activity))
+        if !startingActivities.isEmpty {
+            let ended = Set(
+                try await store.activities(startingActivities).values.filter { $0.phase == .ended }.map(\.key))
+            let stale = due.filter { $0.kind == start && ended.contains($0.key.activity) }
+            if !stale.isEmpty {
+                for row in stale {
+                    logger.info(
+                        "start dropped: the activity has ended", metadata: ["activity.key": "\(row.key.activity)"])
+                }
+                try await store.completeOutbox(stale)
+                due.removeAll { $0.kind == start && ended.contains($0.key.activity) }
+            }
+        }
+        try await admitStarts(&due, now: now)
+        guard !due.isEmpty else {
+            try await channels.deleteDue(now: now)
+            return ([], full)
+        }
+        let deliver = { [due] () async -> Result<[PushDelivery], StoreFailure> in
+            do throws(StoreFailure) {
+                return .success(try await deliverBatch(due, owner: owner, now: now))
+            } catch {
+                return .failure(error)
+            }
+        }
+        // On a shared store the claims are renewed while the batch goes out.
+        guard let claims else { return (try await deliver().get(), full) }
+        return (try await claims.renewing(due.map(\.key), while: deliver).get(), full)
+    }
+
     /// Sends one claimed batch and writes its receipts as they come in; then the channels and the starts it
     /// settled.
     func deliverBatch(_ due: [OutboxEntry], owner: String?, now: Int) async throws(StoreFailure)
@@ -59,8 +125,8 @@ extension Pipeline {
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
-        try await recordChannelDeliveries(&deliveries, now: now)
-        try await deleteDueChannels(now: now)
+        try await channels.recordDeliveries(&deliveries, now: now)
+        try await channels.deleteDue(now: now)
         let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
         if !started.isEmpty {
             var records = try await store.activities(Set(started.map(\.activity)))
@@ -77,7 +143,7 @@ extension Pipeline {
         _ batch: OutboxBatch, owner: String?, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
     ) async -> [DeliveryReceipt] {
         // On a shared store each request goes only while this worker's claims are surely its own.
-        let fence = claimFence(owner)
+        let fence = owner.flatMap { claims?.fence($0) }
         var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
         await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
             for (provider, pushes) in batch.byProvider {
@@ -104,12 +170,5 @@ extension Pipeline {
         }
         if !unsent.isEmpty { finished(unsent, unsent.map { all[$0] }) }
         return all
-    }
-
-    /// On a shared store, whether the rows claimed as `owner` are still surely this worker's (asked before
-    /// each request); `nil` on a store of one worker.
-    func claimFence(_ owner: String?) -> (@Sendable () -> Bool)? {
-        guard let shared = store as? any SharedStore, let owner else { return nil }
-        return { @Sendable in shared.holdsClaims(as: owner) }
     }
 }

@@ -4,10 +4,77 @@ import LiveRelayCore
 import Logging
 import Store
 import StoreCore
+import Throttling
 
-/// The release round's staging: the targets of what the throttle released, read for the round at once,
-/// paced, as outbox rows and fan-outs.
-extension Pipeline {
+/// The release stage: what the throttle lets go now becomes durable outbox rows (or fan-outs) with their
+/// targets, in one transaction with the throttle's state. The targets of the round are read at once and
+/// paced; what still waits for the same activities is superseded; late joiners' starts join the round.
+/// Nothing is sent here (``DeliverStage`` sends), so a crash between the two loses nothing.
+struct ReleaseStage: Sendable {
+    let store: any StateStore
+    let rules: RuleBook
+    let queue: PushQueue
+    /// Each provider's sender, by provider id: its traits (addressing) and channel pace.
+    let senders: [String: Sender]
+    /// The broadcast channels a start in `channel` or `both` mode creates.
+    let channels: ChannelKeeper
+    let metrics: LiveRelayMetrics
+    let logger: Logger
+    let history: HistoryRecorder?
+
+    /// One release round: asks the throttle what may go now and writes each released push to the outbox,
+    /// one row per target its provider's addressing finds in the registry, in the same transaction as the
+    /// throttle's state; what still waits for the same activities is superseded there too (``Supersession``:
+    /// an older state never goes out after a newer one, a start not yet delivered carries the newest state,
+    /// an ended activity is never started).
+    func run(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
+        let routes = rules.routes
+        let decisions = await queue.release(now: now) { routes.provider(for: $0) }
+        var staged = StagedRelease()
+        var released: [ActivityKey: LiveActivityPush] = [:]
+        var pushes: [LiveActivityPush] = []
+        for case .send(let push, _) in decisions {
+            released[push.activity] = push
+            pushes.append(push)
+        }
+        try await stage(pushes, routes: routes, into: &staged, now: now)
+        // Devices that began to follow an entity whose activity runs get its start; a start of the same
+        // activity the throttle released for the same device this round goes instead.
+        let joins = try await store.lateJoins(limit: Self.lateJoinsPerRound)
+        let releasedTargets = Set(staged.entries.map(\.key))
+        for push in try await lateJoinStarts(joins) {
+            var late = StagedRelease()
+            try await stage([push], routes: routes, into: &late, now: now)
+            staged.entries += late.entries.filter { !releasedTargets.contains($0.key) }
+            metrics.lateJoin(late.entries.isEmpty ? "no-token" : "started")
+            if late.entries.isEmpty {
+                logger.info(
+                    "late joiner not started: no push-to-start token",
+                    metadata: ["activity.key": "\(push.activity)", "device": "\(push.device ?? "")"])
+            }
+        }
+        let (rewrites, drops) = try await superseded(by: released)
+        // A start rewritten to carry an update stands in for the update on its target.
+        let rewritten = Set(rewrites.map(\.row.key))
+        staged.entries.removeAll { rewritten.contains($0.key) }
+        do {
+            try await store.commitRelease(
+                throttleStates: await queue.takeChanges(), outbox: staged.entries, fanOuts: staged.fanOuts,
+                rewrites: rewrites, drops: drops,
+                history: history?.write(decisions: decisions, now: now), paces: await queue.takeStartPaces(now: now))
+        } catch {
+            // What was released is pending again, as the state file says: it goes with a later round.
+            await queue.revert(decisions.map(\.activity))
+            throw error
+        }
+        // Looked at: a crash before this looks again, and the delivery's start guard keeps a device from a
+        // second start.
+        try await store.finishLateJoins(joins)
+        for decision in decisions { metrics.throttled(decision) }
+        metrics.pendingPushes(await queue.pendingCount)
+        return decisions
+    }
+
     /// One broadcast the alerts on an entity's channel share in a round.
     struct SharedBroadcast: Hashable {
         var channel: String
@@ -39,7 +106,7 @@ extension Pipeline {
         }
         var all: [Staging] = []
         let unsent = try await unsentChannelEnds(pushes, routes: routes)
-        var channels: [ActivityKey: ActivityChannel?] = [:]
+        var channelOf: [ActivityKey: ActivityChannel?] = [:]
         for push in pushes {
             let provider = routes.provider(for: push)
             guard let traits = senders[provider]?.provider.traits, let json = try? push.compactJSON() else {
@@ -49,11 +116,14 @@ extension Pipeline {
             // The alerts on an entity's channel look it up once a round.
             let owner = routes.channelOwner(for: push)
             let channel: ActivityChannel?
-            if owner != push.activity, !push.isLateJoin, let known = channels[owner] {
+            if mode == .token {
+                channel = nil
+            } else if owner != push.activity, !push.isLateJoin, let known = channelOf[owner] {
                 channel = known
             } else {
-                channel = try await self.channel(for: push, provider: provider, mode: mode, routes: routes, now: now)
-                if owner != push.activity, !push.isLateJoin { channels[owner] = channel }
+                channel = try await channels.channel(
+                    for: push, provider: provider, mode: mode, routes: routes, now: now)
+                if owner != push.activity, !push.isLateJoin { channelOf[owner] = channel }
             }
             // A push to every update token is one fan-out (its tokens read as it goes); its other targets (a
             // broadcast in `both` mode) are those of no registry rows.
