@@ -96,7 +96,7 @@ struct ChannelBench: AsyncParsableCommand {
         logger.logLevel = .critical
         var routes = ProviderRoutes(defaultProvider: "apns")
         routes.modeByAttributesType["MatchAttributes"] = mode
-        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
         let pipeline = Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: []), routes: routes), queue: queue,
             senders: ["apns": Sender(provider: provider, logger: logger)], logger: logger)
@@ -213,7 +213,7 @@ struct ChannelBench: AsyncParsableCommand {
         logger.logLevel = .critical
         let pipeline = Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: []), routes: ProviderRoutes(defaultProvider: "apns")),
-            queue: try await PushQueue(store: store, configuration: ThrottleConfiguration()),
+            queue: try await StoredThrottle(store: store, configuration: ThrottleConfiguration()),
             senders: ["apns": Sender(provider: provider, logger: logger)], logger: logger)
         var stale = 0
         try await timed("collect stale channels (list, decide, delete)", matches) {

@@ -61,7 +61,7 @@ struct PersonalBench: AsyncParsableCommand {
 
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
         let channel = mode == "channel"
         let console = ConsoleProvider(
             encoder: APNsRequestEncoder(bundleID: "com.example.prices"), write: { _ in },

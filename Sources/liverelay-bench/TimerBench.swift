@@ -94,7 +94,7 @@ struct TimerBench: AsyncParsableCommand {
         // The whole pass, every `interval` seconds of simulated time.
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
         let pipeline = Pipeline(
             store: store, rules: RuleBook(engine, routes: ProviderRoutes(defaultProvider: "none")), queue: queue,
             senders: [:], logger: logger, history: reportWindow > 0 ? HistoryRecorder(window: reportWindow) : nil)

@@ -101,7 +101,7 @@ struct WorkersBench: AsyncParsableCommand {
             _ = await provider.deliver(
                 ChannelBench.goal(at: 1_783_104_000),
                 to: PushTarget(kind: .activity, token: String(repeating: "cd", count: 32)))
-            let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+            let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
             pipelines.append(
                 Pipeline(
                     store: store,

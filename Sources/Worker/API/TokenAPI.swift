@@ -26,7 +26,7 @@ public import Store
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
     public let store: any StateStore
-    public let queue: PushQueue
+    public let queue: StoredThrottle
     public let feeds: Set<String>
     public let bearerToken: Secret?
     public let maxBodyBytes: Int
@@ -45,7 +45,7 @@ public struct TokenAPI: Sendable {
     let now: @Sendable () -> Int
 
     public init(
-        store: any StateStore, queue: PushQueue, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
+        store: any StateStore, queue: StoredThrottle, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
         reportWindow: Int = 0, environment: PushEnvironment = .production,
         attributesTypes: (@Sendable () -> Set<String>)? = nil,
         subscriptionParameters: (@Sendable () -> [String: [SubscriptionParameters]])? = nil,

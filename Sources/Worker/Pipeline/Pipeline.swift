@@ -19,7 +19,7 @@ public struct Pipeline: Sendable {
     public let store: any StateStore
     /// The rules and routes in force; replaced atomically by a reload.
     public let rules: RuleBook
-    public let queue: PushQueue
+    public let queue: StoredThrottle
     /// Each provider's sender, by provider id.
     public let senders: [String: Sender]
     /// The personal subscriptions of the entities polls changed, with their indexes, kept between polls.
@@ -31,7 +31,8 @@ public struct Pipeline: Sendable {
     let releases: ReleaseStage
     let deliveries: DeliverStage
     let timerRules: TimerStage
-    let channels: ChannelKeeper
+    /// The broadcast channels; `nil` when no provider has channels.
+    let channels: ChannelKeeper?
     /// Keeps release and delivery rounds from overlapping: no row is rewritten while it is in flight, and
     /// one target never has two states in flight.
     private let gate = AsyncGate()
@@ -42,7 +43,7 @@ public struct Pipeline: Sendable {
     /// `claimBatch`: outbox rows a delivery round takes at once. `random` draws in `0..<1` for the outbox's
     /// backoff jitter.
     public init(
-        store: any StateStore, rules: RuleBook, queue: PushQueue, senders: [String: Sender], logger: Logger,
+        store: any StateStore, rules: RuleBook, queue: StoredThrottle, senders: [String: Sender], logger: Logger,
         metrics: LiveRelayMetrics = .none, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         restartAfter: Int? = nil, contracts: [String: ContentContract] = [:], history: HistoryRecorder? = nil,
         claimBatch: Int = 10_000
@@ -55,8 +56,11 @@ public struct Pipeline: Sendable {
         let decider = Decider(
             store: store, rules: rules, ledger: ledger, queue: queue, contracts: contracts, book: book,
             metrics: metrics, logger: logger)
-        let channels = ChannelKeeper(
-            store: store, rules: rules, queue: queue, senders: senders, metrics: metrics, logger: logger)
+        // Channels only where a provider has them: otherwise no stage has any channel work on its path.
+        let channels =
+            senders.values.contains { $0.provider.channels != nil }
+            ? ChannelKeeper(
+                store: store, rules: rules, queue: queue, senders: senders, metrics: metrics, logger: logger) : nil
         self.channels = channels
         polls = PollStage(store: store, factsMemory: factsMemory)
         plans = PlanStage(
@@ -160,13 +164,13 @@ public struct Pipeline: Sendable {
     /// Deletes the broadcast channels whose time has come; the ids deleted.
     @discardableResult
     public func deleteDueChannels(now: Int) async throws(StoreFailure) -> [String] {
-        try await channels.deleteDue(now: now)
+        try await channels?.deleteDue(now: now) ?? []
     }
 
     /// Finds the stale channels of every provider with channels (``ChannelCollector``) and, unless
     /// `dryRun`, deletes them at APNs and forgets them.
     public func collectChannels(dryRun: Bool, now: Int) async throws(StoreFailure) -> [ChannelSweep] {
-        try await channels.collect(dryRun: dryRun, now: now)
+        try await channels?.collect(dryRun: dryRun, now: now) ?? []
     }
 }
 

@@ -10,7 +10,7 @@ import Throttling
 struct ChannelKeeper: Sendable {
     let store: any StateStore
     let rules: RuleBook
-    let queue: PushQueue
+    let queue: StoredThrottle
     let senders: [String: Sender]
     let metrics: LiveRelayMetrics
     let logger: Logger

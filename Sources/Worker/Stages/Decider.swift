@@ -11,7 +11,7 @@ struct Decider: Sendable {
     let store: any StateStore
     let rules: RuleBook
     let ledger: ActivityLedger
-    let queue: PushQueue
+    let queue: StoredThrottle
     /// The content-state contracts, by attributes type: every state is checked and its dates written
     /// before it is queued.
     let contracts: [String: ContentContract]

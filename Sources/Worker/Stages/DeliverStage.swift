@@ -13,11 +13,12 @@ struct DeliverStage: Sendable {
     let store: any StateStore
     let rules: RuleBook
     let ledger: ActivityLedger
-    let queue: PushQueue
+    let queue: StoredThrottle
     /// Each provider's sender, by provider id.
     let senders: [String: Sender]
-    /// After delivery: the devices started on a channel, and the channels of ended activities.
-    let channels: ChannelKeeper
+    /// After delivery: the devices started on a channel, and the channels of ended activities; `nil` when no
+    /// provider has channels.
+    let channels: ChannelKeeper?
     /// On a store several workers share: the claims; `nil` on a store of one worker.
     let claims: SharedClaims?
     let metrics: LiveRelayMetrics
@@ -56,7 +57,7 @@ struct DeliverStage: Sendable {
         }
         try await admitStarts(&due, now: now)
         guard !due.isEmpty else {
-            try await channels.deleteDue(now: now)
+            try await channels?.deleteDue(now: now)
             return ([], full)
         }
         let deliver = { [due] () async -> Result<[PushDelivery], StoreFailure> in
@@ -125,8 +126,10 @@ struct DeliverStage: Sendable {
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
-        try await channels.recordDeliveries(&deliveries, now: now)
-        try await channels.deleteDue(now: now)
+        if let channels {
+            try await channels.recordDeliveries(&deliveries, now: now)
+            try await channels.deleteDue(now: now)
+        }
         let started = deliveries.filter { $0.push.event == .start && $0.delivered }.map(\.push)
         if !started.isEmpty {
             var records = try await store.activities(Set(started.map(\.activity)))

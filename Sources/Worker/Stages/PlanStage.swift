@@ -12,7 +12,7 @@ import Throttling
 struct PlanStage: Sendable {
     let store: any StateStore
     let rules: RuleBook
-    let queue: PushQueue
+    let queue: StoredThrottle
     let decider: Decider
     /// The personal subscriptions of the entities polls changed, with their indexes, kept between polls.
     let book: SubscriptionBook

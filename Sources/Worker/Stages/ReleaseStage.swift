@@ -13,11 +13,11 @@ import Throttling
 struct ReleaseStage: Sendable {
     let store: any StateStore
     let rules: RuleBook
-    let queue: PushQueue
+    let queue: StoredThrottle
     /// Each provider's sender, by provider id: its traits (addressing) and channel pace.
     let senders: [String: Sender]
-    /// The broadcast channels a start in `channel` or `both` mode creates.
-    let channels: ChannelKeeper
+    /// The broadcast channels a start in `channel` or `both` mode creates; `nil` when no provider has channels.
+    let channels: ChannelKeeper?
     let metrics: LiveRelayMetrics
     let logger: Logger
     let history: HistoryRecorder?
@@ -116,12 +116,12 @@ struct ReleaseStage: Sendable {
             // The alerts on an entity's channel look it up once a round.
             let owner = routes.channelOwner(for: push)
             let channel: ActivityChannel?
-            if mode == .token {
+            if mode == .token || channels == nil {
                 channel = nil
             } else if owner != push.activity, !push.isLateJoin, let known = channelOf[owner] {
                 channel = known
             } else {
-                channel = try await channels.channel(
+                channel = try await channels?.channel(
                     for: push, provider: provider, mode: mode, routes: routes, now: now)
                 if owner != push.activity, !push.isLateJoin { channelOf[owner] = channel }
             }

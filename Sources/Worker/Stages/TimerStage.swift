@@ -9,7 +9,7 @@ public import Throttling
 struct TimerStage: Sendable {
     let store: any StateStore
     let rules: RuleBook
-    let queue: PushQueue
+    let queue: StoredThrottle
     let decider: Decider
     /// A timer rule looking at a subscription's activity sees the subscription.
     let book: SubscriptionBook

@@ -23,7 +23,7 @@ struct APITestServer {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
-        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
         let tokens = TokenAPI(
             store: store, queue: queue, feeds: ["espn-worldcup"], bearerToken: Secret(bearer), maxBodyBytes: 16384,
             now: { 1_000 })

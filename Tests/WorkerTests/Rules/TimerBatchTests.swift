@@ -47,7 +47,7 @@ import Worker
                 activities: records))
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let queue = try await PushQueue(store: store, configuration: ThrottleConfiguration())
+        let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
         let pipeline = Pipeline(
             store: store, rules: RuleBook(RuleEngine(rules: rules), routes: ProviderRoutes(defaultProvider: "none")),
             queue: queue, senders: [:], logger: logger)

@@ -8,7 +8,7 @@ import Worker
 
 /// Each provider keeps its own request rate: pushes routed to one provider draw from its bucket only, so a
 /// slow provider never holds back a fast one, and a fast one never spends a slow one's rate.
-@Suite struct PushQueueRateTests {
+@Suite struct StoredThrottleRateTests {
     static func push(_ activity: String, type: String, relevance: Double, at t: Int) -> PendingPush {
         PendingPush(
             push: LiveActivityPush(
@@ -27,7 +27,7 @@ import Worker
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
-        let queue = try await PushQueue(
+        let queue = try await StoredThrottle(
             store: store,
             configuration: ThrottleConfiguration(
                 minimumInterval: 1,
@@ -61,7 +61,7 @@ import Worker
         let dir = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
-        let queue = try await PushQueue(
+        let queue = try await StoredThrottle(
             store: store, configuration: ThrottleConfiguration(lanes: ["apns": RequestRate(rate: 1, burst: 1)]))
         let lane: @Sendable (LiveActivityPush) -> String = { push in
             push.attributesType == "PriceAttributes" ? "other" : "apns"

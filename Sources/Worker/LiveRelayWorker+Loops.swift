@@ -1,12 +1,92 @@
 import Feeds
 import Logging
 import Store
+import Synchronization
 import Throttling
 
-/// The rounds the loops run: one poll of a feed, one pass of the timer rules, one delivery round (release,
-/// then deliver), each a call into the ``Pipeline`` with its logging and counting; shared by the loops of
-/// `run` and by ``LiveRelayWorker/runOnce()``.
+/// The loops of `run` and the rounds they run. A feed's loop runs a poll round, then a delivery round for
+/// what it queued; the outbox loop a delivery round every second; the timer loop a pass of the timer rules.
+/// Each round is a call into the ``Pipeline`` (the coordinator) with its logging and counting, shared with
+/// ``LiveRelayWorker/runOnce()``.
 extension LiveRelayWorker {
+    /// One poll loop per feed: a poll round, then a delivery round for what it queued. Each loop starts from
+    /// what the last process learnt (failures in a row, a server's wait) and saves what it learns; on a
+    /// shared store the schedule is read when this worker takes the feeds over (the gate).
+    static func feedLoops(
+        _ loaded: LoadedConfig, rounds: Rounds, polling: SharedPolling?, store: any StateStore,
+        clock: any Clock<Duration>, environment: WorkerEnvironment
+    ) async -> [PollLoop] {
+        var savedSchedules: [String: SavedFeedSchedule] = [:]
+        for feed in loaded.feeds { savedSchedules[feed.id] = try? await store.feedSchedule(feed: feed.id) }
+        return loaded.feeds.map { feed in
+            let saved = polling == nil ? savedSchedules[feed.id] : nil
+            let remembered = Mutex(saved)
+            return PollLoop(
+                name: feed.id, policy: feed.pollPolicy, clock: clock, now: environment.now,
+                random: environment.random,
+                schedule: PollSchedule(
+                    policy: feed.pollPolicy, consecutiveFailures: saved?.failures ?? 0, notBefore: saved?.notBefore),
+                firstPollAt: saved?.notBefore,
+                remember: { report, schedule in
+                    let next = SavedFeedSchedule(schedule, after: report.decision, now: report.at)
+                    let previous = remembered.withLock { $0 }
+                    do {
+                        try await store.remember(next, feed: feed.id, previous: previous)
+                        remembered.withLock { $0 = next }
+                    } catch {
+                        // Kept in memory all the same; a restart then polls the feed as if nothing had happened.
+                        environment.logger.warning(
+                            "feed schedule not saved", metadata: ["feed.id": "\(feed.id)", "error": "\(error)"])
+                    }
+                },
+                gate: polling?.feedGate(feed) { saved in remembered.withLock { $0 = saved } },
+                observe: { report in
+                    environment.metrics.polled(report)
+                    if let asked = report.decision.cappedFrom {
+                        environment.logger.warning(
+                            "feed wait capped",
+                            metadata: [
+                                "feed.id": "\(feed.id)", "asked": "\(asked) s", "decision": "\(report.decision)",
+                            ])
+                    }
+                }
+            ) {
+                let polled = await rounds.poll(feed)
+                // What the change queued goes out now, not at the outbox loop's next look.
+                _ = await rounds.deliverLogged()
+                return polled.outcome
+            }
+        }
+    }
+
+    /// The loop that delivers what waits (held pushes whose time came, retries, a crashed run's outbox), every
+    /// second, backing off on a store failure.
+    static func outboxLoop(rounds: Rounds, clock: any Clock<Duration>, environment: WorkerEnvironment) -> PollLoop {
+        PollLoop(
+            name: "outbox", policy: PollSchedule.Policy(interval: .seconds(1), backoffCap: .seconds(30)),
+            clock: clock, now: environment.now, random: environment.random
+        ) {
+            await rounds.deliverLogged() == nil
+                ? PollOutcome(.failed(.store), message: rounds.lastStoreFailure) : PollOutcome(.fresh)
+        }
+    }
+
+    /// The loop of the timer rules: a pass every `timer-interval` seconds (on a shared store, on the worker
+    /// that polls).
+    static func timerLoop(
+        _ loaded: LoadedConfig, rounds: Rounds, polling: SharedPolling?, clock: any Clock<Duration>,
+        environment: WorkerEnvironment
+    ) -> PollLoop {
+        PollLoop(
+            name: "timers",
+            policy: PollSchedule.Policy(interval: .seconds(loaded.config.timerInterval), backoffCap: .seconds(60)),
+            clock: clock, now: environment.now, random: environment.random,
+            gate: polling?.timerGate(interval: loaded.config.timerInterval)
+        ) {
+            await rounds.timers().outcome
+        }
+    }
+
     /// What one poll and one delivery round do, shared by the loops and ``runOnce()``.
     struct Rounds: Sendable {
         let pipeline: Pipeline

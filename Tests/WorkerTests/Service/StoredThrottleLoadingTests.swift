@@ -8,7 +8,7 @@ import Worker
 
 /// A worker over many idle activities holds only the throttle states it needs: those with a pending push at
 /// start, and those a push touches later (read then, with their saved budget).
-@Suite struct PushQueueLoadingTests {
+@Suite struct StoredThrottleLoadingTests {
     static func push(_ activity: String, at t: Int) -> PendingPush {
         PendingPush(
             push: LiveActivityPush(
@@ -24,7 +24,7 @@ import Worker
         let configuration = ThrottleConfiguration(
             defaultBudget: BudgetPolicy(size: 2, period: 3600, frequentUpdatesSize: 4), minimumInterval: 1)
         // First process: spends match-spent's budget, leaves a push pending on match-waiting.
-        let first = try await PushQueue(store: store, configuration: configuration)
+        let first = try await StoredThrottle(store: store, configuration: configuration)
         _ = try await first.submit([Self.push("match-spent", at: 100)], now: 100)
         _ = await first.release(now: 100)
         _ = try await first.submit([Self.push("match-spent", at: 110)], now: 110)
@@ -32,7 +32,7 @@ import Worker
         _ = try await first.submit([Self.push("match-waiting", at: 120)], now: 120)
         try await store.saveThrottleStates(await first.takeChanges())
 
-        let second = try await PushQueue(store: store, configuration: configuration)
+        let second = try await StoredThrottle(store: store, configuration: configuration)
         #expect(await second.states.keys.sorted() == ["match-waiting"])
         #expect(await second.pendingCount == 1)
         // The spent budget comes back with the activity's next push: it goes out downgraded.
@@ -57,7 +57,7 @@ import Worker
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
         let configuration = ThrottleConfiguration()
-        let first = try await PushQueue(
+        let first = try await StoredThrottle(
             store: store, configuration: configuration, pushToStart: PushToStartPacer(limit: 1, window: 3600))
         try await first.loadStartPaces([(token: "t1", attributesType: "MatchAttributes")])
         #expect(await first.admitStart(token: "t1", attributesType: "MatchAttributes", now: 1000) == 1000)
@@ -65,7 +65,7 @@ import Worker
             throttleStates: [], outbox: [], rewrites: [], drops: [], history: nil,
             paces: await first.takeStartPaces(now: 1000))
 
-        let second = try await PushQueue(
+        let second = try await StoredThrottle(
             store: store, configuration: configuration, pushToStart: PushToStartPacer(limit: 1, window: 3600))
         try await second.loadStartPaces([
             (token: "t1", attributesType: "MatchAttributes"), (token: "t2", attributesType: "MatchAttributes"),

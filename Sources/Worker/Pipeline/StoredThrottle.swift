@@ -3,10 +3,11 @@ public import LiveRelayCore
 public import Store
 public import Throttling
 
-/// The throttle between the ledger and the sender, kept in SQLite so a cron tick continues the budget and
-/// the held pushes of the previous one. Each push draws from the request rate of the provider it goes to
+/// The throttle between the ledger and the sender: the pure ``Throttle`` as an actor whose state is loaded
+/// from and saved to the store (SQLite or PostgreSQL), so a cron tick continues the budget and the held pushes
+/// of the previous one, and a worker taking the polls over continues the last poller's. Each push draws from the request rate of the provider it goes to
 /// (its lane in the throttle).
-public actor PushQueue {
+public actor StoredThrottle {
     private var throttle: Throttle
     /// The throttle's settings.
     public nonisolated let configuration: ThrottleConfiguration
@@ -208,7 +209,7 @@ public actor PushQueue {
     }
 }
 
-extension PushQueue {
+extension StoredThrottle {
     /// The `budget` member of `activity` for these activities (key → attributes type), their saved states
     /// read first.
     func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure)
