@@ -6,12 +6,18 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "liverelay", targets: ["liverelay"]),
-        .executable(name: "liverelay-bench", targets: ["liverelay-bench"]),
         .library(name: "LiveRelayCore", targets: ["LiveRelayCore"]),
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "Worker", targets: ["Worker"]),
         .library(name: "LiveRelayTesting", targets: ["LiveRelayTesting"]),
+        // For the benchmarks' package (Benchmarks/).
+        .library(name: "Feeds", targets: ["Feeds"]),
+        .library(name: "Throttling", targets: ["Throttling"]),
+        .library(name: "Delivery", targets: ["Delivery"]),
+        .library(name: "Store", targets: ["Store"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "Report", targets: ["Report"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -104,14 +110,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]),
-        // Benchmarks (release builds): swift run -c release liverelay-bench --help
-        .executableTarget(
-            name: "liverelay-bench",
-            dependencies: [
-                "LiveRelayCore", "Feeds", "Rules", "Throttling", "Delivery", "Store", "HTTP", "Worker", "Report",
-                "LiveRelayTesting", "PostgresStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]),
         // Test support: loopback servers and fakes, generated certificates, repository paths, the test clock, a
         // recording provider and the demo config; nothing of the worker or its store (see WorkerTesting).

@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=/tmp/liverelay-fanout
-swift build -c release --product liverelay-bench >/dev/null 2>&1
+bench=$(scripts/bench/build.sh 2>/dev/null)
 # nginx's default 128 streams per connection (see goal-cli.sh: nginx on one core collapses with 1,000).
 eval "$(FANOUT_SERVER_STREAMS=${CHANNELS_SERVER_STREAMS:-128} scripts/bench/fanout-server.sh start "$dir")"
 trap 'scripts/bench/fanout-server.sh stop "$dir"' EXIT
-taskset -c "${CLIENT_CORE:-1}" /usr/bin/time -f 'peak RSS %M kB' .build/release/liverelay-bench channels \
+taskset -c "${CLIENT_CORE:-1}" /usr/bin/time -f 'peak RSS %M kB' "$bench" channels \
     --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" --devices "${1:-1000000}" "${@:2}"

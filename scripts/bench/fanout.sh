@@ -19,7 +19,7 @@ trap 'scripts/bench/fanout-server.sh stop "$dir"' EXIT
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
 head -1 "$dir/payloads.jsonl" | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); open('$dir/one.json','w').write(json.dumps(d['payload'],separators=(',',':')))"
 token=$(head -1 "$dir/payloads.jsonl" | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['token'])")
-swift build -c release --product liverelay-bench >/dev/null 2>&1
+bench=$(scripts/bench/build.sh 2>/dev/null)
 
 results="$dir/results.jsonl"
 : > "$results"
@@ -36,10 +36,10 @@ taskset -c "$client_core" python3 scripts/bench/aioapns_peer.py --port "${FANOUT
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --in-flight "$streams" >> "$results"
 # LiveRelay: its push lane (nghttp2), and libcurl (the lane it replaced, `http.push-lane: curl`).
-taskset -c "$client_core" .build/release/liverelay-bench fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
+taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --streams "$streams" >> "$results"
-taskset -c "$client_core" .build/release/liverelay-bench fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
+taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --streams "$streams" --lane curl | sed 's/"client":"liverelay"/"client":"liverelay-curl"/' >> "$results"
 

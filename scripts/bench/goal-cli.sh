@@ -110,8 +110,8 @@ PY
 # pushes of the same size to the same server over its push lane, one connection and the server's stream
 # limit, from a harness that hands the pushes to the `Sender` (as the pipeline does) without the pipeline
 # around it: no outbox, no receipts written.
-bench=$root/.build/release/liverelay-bench
-[ -x "$bench" ] || { echo "$bench is missing: swift build -c release --product liverelay-bench" >&2; exit 1; }
+bench=$root/Benchmarks/.build/release/liverelay-bench
+[ -x "$bench" ] || { echo "$bench is missing: scripts/bench/build.sh" >&2; exit 1; }
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
 taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
     --payloads "$dir/payloads.jsonl" --count "$((devices * pushes_per_device))" --connections 1 \

@@ -9,8 +9,8 @@ cd "$(dirname "$0")/../.."
 out=${BENCH_OUT:-/tmp/liverelay-bench}
 mkdir -p "$out"
 # Both binaries: the tick and memory cases run `liverelay` itself.
-swift build -c release --product liverelay >/dev/null && swift build -c release --product liverelay-bench >/dev/null
-bench=.build/release/liverelay-bench
+swift build -c release --product liverelay >/dev/null
+bench=$(scripts/bench/build.sh 2>/dev/null)
 section() { echo "## $1"; shift; "$@" | tee "$out/$name.txt"; echo; }
 name=throttle section "Throttle (target ≥ 1,000,000 decisions/s on one core)" taskset -c 1 $bench throttle
 name=rules section "Rules (target ≥ 1,000,000 condition evaluations/s on one core)" taskset -c 1 $bench rules

@@ -7,11 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=/tmp/liverelay-fanout
-swift build -c release --product liverelay-bench >/dev/null 2>&1
+bench=$(scripts/bench/build.sh 2>/dev/null)
 eval "$(scripts/bench/fanout-server.sh start "$dir")"
 export LIVERELAY_PG_PORT=${LIVERELAY_PG_PORT:-55433}
 eval "$(scripts/postgres-cluster.sh start /tmp/liverelay-bench-pg)"
 trap 'scripts/bench/fanout-server.sh stop "$dir"; scripts/postgres-cluster.sh stop /tmp/liverelay-bench-pg' EXIT
 export LIVERELAY_TEST_POSTGRES_PASSWORD
-.build/release/liverelay-bench workers --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
+"$bench" workers --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
     --postgres-url "$LIVERELAY_TEST_POSTGRES_URL" --password-env LIVERELAY_TEST_POSTGRES_PASSWORD --devices "${1:-100000}"

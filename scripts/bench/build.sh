@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds liverelay-bench: the benchmarks' package (Benchmarks/, release, against this checkout), kept out of the
+# main package so the everyday build and tests do not compile it. Prints the binary's path on stdout.
+#   usage: bench=$(scripts/bench/build.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build -c release --package-path Benchmarks --product liverelay-bench >&2
+echo "$(swift build -c release --package-path Benchmarks --show-bin-path)/liverelay-bench"
