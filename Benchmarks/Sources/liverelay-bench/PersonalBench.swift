@@ -24,6 +24,14 @@ struct PersonalBench: AsyncParsableCommand {
     @Option(help: "Polls that cross no level, measured.") var quiet = 20
     @Option(help: "The config (feed preset, rules, contract).") var config = "Samples/presets/personal-alerts.json"
     @Option(help: "token, or channel: the alerts of the symbol share one broadcast channel.") var mode = "token"
+    @Option(
+        help:
+            "A perf control FIFO (`perf record -D -1 --control fifo:PATH`): profiling is enabled for the crossing poll and its release only."
+    ) var perfControl: String?
+
+    func validate() throws {
+        guard quiet > 0 else { throw ValidationError("--quiet must be at least 1: its median is reported") }
+    }
 
     func run() async throws {
         let dir = try benchDirectory("personal")
@@ -117,6 +125,8 @@ struct PersonalBench: AsyncParsableCommand {
         let before = try await calmPolls(low)
 
         now += 60
+        let profiler = try perfControl.map { try PerfControl(path: $0) }
+        profiler?.send("enable")
         start = ContinuousClock.now
         let cpu0 = cpuSeconds()
         let plan = try await pipeline.plan(feed: feed, body: cross, now: now)
@@ -124,6 +134,7 @@ struct PersonalBench: AsyncParsableCommand {
         let released = try await pipeline.release(now: now)
         let crossing = (ContinuousClock.now - start).seconds
         let crossingCPU = cpuSeconds() - cpu0
+        profiler?.send("disable")
         let outbox = try await store.outboxStatus().depth
         // Now with the crossed alerts running: their update rule looks at each of them.
         let after = try await calmPolls(calm)
@@ -172,5 +183,21 @@ struct PersonalBench: AsyncParsableCommand {
                     "\(movePlan.pushes.count) pushes, \(moveReleased.count) released, \(moveRows) rows", ms(move), "-",
                 ],
             ])
+    }
+}
+
+/// perf's control FIFO: `enable` and `disable` written to it switch a `perf record -D -1` on and off.
+struct PerfControl {
+    let handle: FileHandle
+
+    init(path: String) throws {
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw ValidationError("--perf-control \(path): cannot open the FIFO for writing")
+        }
+        self.handle = handle
+    }
+
+    func send(_ command: String) {
+        handle.write(Data((command + "\n").utf8))
     }
 }
