@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tests of the pure and near-pure modules build without the worker's heavy dependencies: on a two-core
-# machine `swift build --target RulesTests` (and FeedsTests, HTTPTests, DeliveryTests) must compile neither
+# machine `swift build --target RulesTests` (and FeedsTests, HTTPTests, DeliveryTests, StoreCoreTests: the
+# store's values, role protocols and shared rules) must compile neither
 # Hummingbird nor GRDB nor postgres-nio. Read from the package's own description (`swift package describe`):
 # the targets each test target reaches, and the products they use. Fails naming the path that brings one in.
 set -euo pipefail
@@ -11,7 +12,9 @@ package = json.load(sys.stdin)
 targets = {t["name"]: t for t in package["targets"]}
 heavy = {"Hummingbird", "GRDB", "PostgresNIO", "Worker", "Store", "PostgresStore"}
 failed = False
-for test in ["RulesTests", "FeedsTests", "HTTPTests", "DeliveryTests", "LiveRelayCoreTests", "ThrottlingTests"]:
+for test in [
+    "RulesTests", "FeedsTests", "HTTPTests", "DeliveryTests", "LiveRelayCoreTests", "ThrottlingTests", "StoreCoreTests",
+]:
     seen, paths, queue = set(), {test: [test]}, [test]
     while queue:
         name = queue.pop()

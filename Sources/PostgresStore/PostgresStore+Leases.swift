@@ -1,3 +1,4 @@
+import LiveRelayCore
 import PostgresNIO
 public import Store
 

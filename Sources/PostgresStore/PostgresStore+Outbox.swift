@@ -1,5 +1,5 @@
 import Foundation
-public import LiveRelayCore
+import LiveRelayCore
 import Logging
 import PostgresNIO
 public import Store

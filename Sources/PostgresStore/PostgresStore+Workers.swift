@@ -1,5 +1,5 @@
 import Foundation
-public import LiveRelayCore
+import LiveRelayCore
 import PostgresNIO
 public import Store
 import Synchronization

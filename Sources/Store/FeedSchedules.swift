@@ -1,24 +1,5 @@
 import GRDB
 
-/// What a feed's poll schedule must remember between processes (`tick` runs from cron): the failures in a
-/// row (the backoff grows with them) and the time before which the feed must not be polled, with why (a
-/// backoff, a server's `Retry-After`, a ban, a `max-age`). A healthy feed has no such time: cron decides
-/// when it is polled.
-public struct SavedFeedSchedule: Sendable, Hashable {
-    /// Failures since the last success.
-    public var failures: Int
-    /// Not polled before this (UNIX seconds); `nil`: whenever.
-    public var notBefore: Int?
-    /// Why (`backoff after 2 failures`, `Retry-After 120 s`, …).
-    public var reason: String?
-
-    public init(failures: Int, notBefore: Int?, reason: String?) {
-        self.failures = failures
-        self.notBefore = notBefore
-        self.reason = reason
-    }
-}
-
 extension SQLiteStore {
     /// Also the step after it: the outbox's channel policy (steps are registered in the order they came).
     static func registerFeedScheduleMigration(_ migrator: inout DatabaseMigrator) {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import LiveRelayCore
+import LiveRelayCore
 
 /// Fan-outs (``OutboxFanOut``): one row per push to every update token of an activity, with its cursor (the
 /// last device whose receipt is written; `''` before the first). Their targets are read from

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import LiveRelayCore
+@_exported public import StoreCore
 
 /// LiveRelay's state in one SQLite file (WAL): the last facts of every feed, HTTP validators, and every
 /// activity's last full content-state. A cron tick reads what the previous tick wrote.
@@ -290,50 +291,6 @@ public final class SQLiteStore: StateStore {
             }, write: true)
     }
 
-}
-
-/// What one poll of one feed leaves behind.
-public struct FeedCommit: Sendable {
-    public var feed: String
-    public var now: Int
-    /// The new facts of changed or new entities; `nil` when the body was unchanged (304).
-    public var facts: [String: Facts]?
-    public var removedEntities: [String]
-    public var etag: String?
-    public var lastModified: String?
-    public var activities: [ActivityRecord]
-    /// The throttle states the poll changed (the pushes it queued), saved in the same transaction: a poll's
-    /// facts are never saved without the pushes they made.
-    public var throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
-    /// What the poll decided for each activity, for the live report (``HistoryRow``); `nil` keeps none.
-    public var history: HistoryWrite?
-    /// By entity id, the facts named by quiet rules that changed in this poll: each gets `now` as the time it
-    /// last changed.
-    public var factChanges: [String: [String]] = [:]
-
-    /// The fact changes of one entity as the stores merge them (`{"name": now, …}`); `nil` for none.
-    public func factChangesText(of entity: String) -> String? {
-        guard let names = factChanges[entity], !names.isEmpty else { return nil }
-        return JSONValue.object(Dictionary(names.map { ($0, JSONValue.int(now)) }) { a, _ in a }).jsonString()
-    }
-
-    public init(
-        feed: String, now: Int, facts: [String: Facts]?, removedEntities: [String] = [], etag: String? = nil,
-        lastModified: String? = nil, activities: [ActivityRecord] = [],
-        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)] = [], history: HistoryWrite? = nil,
-        factChanges: [String: [String]] = [:]
-    ) {
-        self.factChanges = factChanges
-        self.throttleStates = throttleStates
-        self.history = history
-        self.feed = feed
-        self.now = now
-        self.facts = facts
-        self.removedEntities = removedEntities
-        self.etag = etag
-        self.lastModified = lastModified
-        self.activities = activities
-    }
 }
 
 extension SQLiteStore {

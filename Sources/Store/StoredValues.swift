@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LiveRelayCore
 
 /// How both stores write and read the values they keep as JSON text (an activity's state, facts and timer

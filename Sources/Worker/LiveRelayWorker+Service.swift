@@ -1,12 +1,12 @@
-public import Delivery
-public import Feeds
+import Delivery
+import Feeds
 import Foundation
 import HTTP
-public import LiveRelayCore
+import LiveRelayCore
 import Logging
-public import Rules
+import Rules
 public import ServiceLifecycle
-public import Store
+import Store
 import Synchronization
 import Throttling
 public import UnixSignals

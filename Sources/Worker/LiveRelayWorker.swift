@@ -5,11 +5,11 @@ import HTTP
 public import LiveRelayCore
 import Logging
 public import Rules
-public import ServiceLifecycle
+import ServiceLifecycle
 public import Store
 import Synchronization
 import Throttling
-public import UnixSignals
+import UnixSignals
 
 /// The worker a config describes, built in one place: ``build(_:rules:store:environment:)`` is the
 /// composition root `run`, `tick`, `replay`, `send` and the tests all call.

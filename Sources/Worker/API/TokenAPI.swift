@@ -25,7 +25,7 @@ public import Store
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` naming the field, and stores nothing.
 public struct TokenAPI: Sendable {
-    public let store: any StateStore
+    public let store: any RegistryStore & AddressStore & ChannelStore & SubscriptionStore & ActivityStore
     public let queue: StoredThrottle
     public let feeds: Set<String>
     public let bearerToken: Secret?
@@ -45,7 +45,8 @@ public struct TokenAPI: Sendable {
     let now: @Sendable () -> Int
 
     public init(
-        store: any StateStore, queue: StoredThrottle, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
+        store: any RegistryStore & AddressStore & ChannelStore & SubscriptionStore & ActivityStore,
+        queue: StoredThrottle, feeds: Set<String>, bearerToken: Secret?, maxBodyBytes: Int,
         reportWindow: Int = 0, environment: PushEnvironment = .production,
         attributesTypes: (@Sendable () -> Set<String>)? = nil,
         subscriptionParameters: (@Sendable () -> [String: [SubscriptionParameters]])? = nil,

@@ -1,6 +1,6 @@
 import LiveRelayCore
 import Rules
-import Store
+import StoreCore
 import Throttling
 
 /// What rules read as `activity`: the record LiveRelay keeps of the activity and its priority-10 budget.

@@ -1,5 +1,5 @@
 public import LiveRelayCore
-public import Store
+public import StoreCore
 
 /// Which broadcast channels nothing needs any more: a pure decision over what APNs lists, what the state
 /// file knows, and the activities' phases.

@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 import Synchronization
 
 /// Each feed's facts as this worker's last poll of it saved them, kept between polls so a poll does not read

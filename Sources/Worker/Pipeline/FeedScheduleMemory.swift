@@ -1,5 +1,5 @@
 import Feeds
-import Store
+import StoreCore
 
 extension SavedFeedSchedule {
     /// What to remember of a feed's schedule after a poll at `now` decided `decision`: its failures in a

@@ -1,6 +1,6 @@
 import Foundation
 public import Report
-public import Store
+public import StoreCore
 public import Throttling
 
 /// Turns what the pipeline decided into the rows the live report reads (``HistoryRow``): per activity, each

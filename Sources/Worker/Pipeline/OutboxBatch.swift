@@ -1,7 +1,7 @@
 import Delivery
 import Foundation
 import LiveRelayCore
-import Store
+import StoreCore
 
 /// The due outbox rows of one delivery round, grouped for the senders: by provider, then by push (one push
 /// to all its targets in one call), each in the order the throttle released them.

@@ -1,7 +1,7 @@
 import Delivery
 import Foundation
 import LiveRelayCore
-import Store
+import StoreCore
 
 extension OutboxEntry {
     /// The row of one released push to one target, due at `nextAttempt`, for the provider with id `provider`.

@@ -1,7 +1,7 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
+import StoreCore
 import Synchronization
 
 /// What the receipts of a delivery round do to its outbox rows. A final receipt (delivered, token dropped,

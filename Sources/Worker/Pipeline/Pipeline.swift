@@ -5,8 +5,7 @@ import HTTP
 import LiveRelayCore
 public import Logging
 public import Rules
-public import Store
-import StoreCore
+public import StoreCore
 public import Throttling
 
 /// The coordinator: runs the stages in their order and holds what they share. A feed's poll is the

@@ -1,11 +1,11 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
+import StoreCore
 
 /// Keeps the registry free of tokens a provider declared dead: the `Sender` calls it on `dropToken`.
 struct RegistryPruner: TokenPruning {
-    var store: any StateStore
+    var store: any RegistryStore & AddressStore & ChannelStore
     /// The provider registry whose addresses the targets carry (its addressing's); its address is what gets
     /// dropped (FCM's `UNREGISTERED` is about the registration token, not the APNs token beside it).
     var registry: String?

@@ -1,11 +1,11 @@
 public import Delivery
-public import Store
+public import StoreCore
 
 /// Keeps provider tokens in the state file (see ``ProviderTokenCache``).
 public struct StoreTokenCache: ProviderTokenCache {
-    public let store: any StateStore
+    public let store: any ProviderTokenStore
 
-    public init(store: any StateStore) { self.store = store }
+    public init(store: any ProviderTokenStore) { self.store = store }
 
     public func load(key: String) async -> (token: String, issuedAt: Int)? { await store.providerToken(key: key) }
 

@@ -1,6 +1,6 @@
 public import Foundation
 public import LiveRelayCore
-public import Store
+public import StoreCore
 public import Throttling
 
 /// The throttle between the ledger and the sender: the pure ``Throttle`` as an actor whose state is loaded
@@ -18,7 +18,7 @@ public actor StoredThrottle {
     private var pacesChanged = Set<String>()
     /// Broadcast pacing per channel (in memory too).
     private var broadcasts = BroadcastPacer()
-    private let store: any StateStore
+    private let store: any ThrottleStore
     private var dirty = Set<ActivityKey>()
     private let loading = AsyncGate()
 
@@ -27,7 +27,8 @@ public actor StoredThrottle {
     /// - Parameter loadPending: `false` for a worker that does not poll yet (another worker's throttle holds
     ///   those pushes): it starts empty, and ``reset(loadPending:)`` loads them when it takes over.
     public init(
-        store: any StateStore, configuration: ThrottleConfiguration, pushToStart: PushToStartPacer = PushToStartPacer(),
+        store: any ThrottleStore, configuration: ThrottleConfiguration,
+        pushToStart: PushToStartPacer = PushToStartPacer(),
         loadPending: Bool = true
     ) async throws(StoreFailure) {
         pacer = pushToStart
@@ -54,7 +55,7 @@ public actor StoredThrottle {
         }
     }
 
-    private static func decode(_ rows: [ActivityKey: Data], store: any StateStore) throws(StoreFailure)
+    private static func decode(_ rows: [ActivityKey: Data], store: any ThrottleStore) throws(StoreFailure)
         -> [ActivityKey: ActivityThrottleState]
     {
         let decoder = JSONValueDecoder()

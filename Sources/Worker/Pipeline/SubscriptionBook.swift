@@ -1,6 +1,6 @@
 public import LiveRelayCore
 public import Rules
-public import Store
+public import StoreCore
 import Synchronization
 
 /// The personal subscriptions of the entities a worker's polls changed, kept between polls with their
@@ -22,7 +22,7 @@ public final class SubscriptionBook: Sendable {
     /// The subscriptions of `entities` (those with none are absent), read again where they changed;
     /// `generations`: theirs, when the caller read them already.
     public func sets(
-        for entities: [EntityKey], crossings: [String: [Crossing]], store: any StateStore,
+        for entities: [EntityKey], crossings: [String: [Crossing]], store: any ActivityStore & SubscriptionStore,
         generations known: [EntityKey: Int]? = nil
     ) async throws(StoreFailure) -> [EntityKey: SubscriptionSet] {
         guard !entities.isEmpty else { return [:] }
@@ -91,7 +91,9 @@ public final class SubscriptionBook: Sendable {
     /// The subscriptions that own `records` (activities of personal rules, running) and still exist, each
     /// with how many of its alerts are behind it, by activity: from the book, its entities read first where
     /// they changed.
-    public func owners(of records: [ActivityRecord], crossings: [String: [Crossing]], store: any StateStore)
+    public func owners(
+        of records: [ActivityRecord], crossings: [String: [Crossing]], store: any ActivityStore & SubscriptionStore
+    )
         async throws(StoreFailure) -> [ActivityKey: (Subscription, earlierAlerts: Int)]
     {
         let owned = records.compactMap { record in

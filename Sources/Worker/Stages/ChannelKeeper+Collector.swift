@@ -1,7 +1,6 @@
 import Delivery
 import LiveRelayCore
 import Logging
-public import Store
 import StoreCore
 import Throttling
 

@@ -1,14 +1,14 @@
 import Delivery
 import LiveRelayCore
 import Logging
-public import Store
+import StoreCore
 import Throttling
 
 /// The broadcast channels of the activities in `channel` or `both` mode (iOS 18): created for a start by
 /// the release, counted and scheduled for deletion after delivery, deleted when their time comes, and
 /// collected when stale (``ChannelKeeper/collect(dryRun:now:)``).
 struct ChannelKeeper: Sendable {
-    let store: any StateStore
+    let store: any ChannelStore & ActivityStore & OutboxStore
     let rules: RuleBook
     let queue: StoredThrottle
     let senders: [String: Sender]

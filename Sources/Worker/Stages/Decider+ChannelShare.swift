@@ -1,7 +1,6 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
 import StoreCore
 
 /// Personal activities that share their entity's channel (``EntityChannel``, ``ChannelShare``): what one

@@ -1,14 +1,14 @@
 import LiveRelayCore
 import Logging
 import Rules
-import Store
+import StoreCore
 import Throttling
 
 /// What looks at activities decide, shared by the plan and the timer stage: the ledger (or the contracts)
 /// on each look's intents, the pushes handed to the throttle, and the save that keeps the throttle and the
 /// subscription book in step with what was written.
 struct Decider: Sendable {
-    let store: any StateStore
+    let store: any ActivityStore
     let rules: RuleBook
     let ledger: ActivityLedger
     let queue: StoredThrottle

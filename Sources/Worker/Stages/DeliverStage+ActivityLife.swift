@@ -1,7 +1,7 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
+import StoreCore
 import Throttling
 
 /// The guards of an activity's life in a delivery round: one start per device, and ends that are lost said

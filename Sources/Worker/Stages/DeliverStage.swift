@@ -1,7 +1,7 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
+import StoreCore
 import Throttling
 
 /// The delivery stage: what is due in the outbox (rows left by a crash too) goes to each provider's
@@ -10,7 +10,7 @@ import Throttling
 /// failure puts it off as ``RetryPolicy/outbox`` says. A start delivered to a device makes its activity
 /// active. On a shared store the rows are claimed first (``SharedClaims``).
 struct DeliverStage: Sendable {
-    let store: any StateStore
+    let store: any OutboxStore & ActivityStore
     let rules: RuleBook
     let ledger: ActivityLedger
     let queue: StoredThrottle

@@ -1,7 +1,6 @@
 import LiveRelayCore
 import Logging
 import Rules
-import Store
 import StoreCore
 
 /// Deleted personal subscriptions in the plan: their activities end (``SubscriptionEnd``), at a poll with a

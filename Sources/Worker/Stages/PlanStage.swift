@@ -2,7 +2,7 @@ import Feeds
 import LiveRelayCore
 import Logging
 import Rules
-import Store
+import StoreCore
 import Throttling
 
 /// The plan stage: a body's changes through the rules (personal rules for the subscriptions of the changed
@@ -10,7 +10,7 @@ import Throttling
 /// activities and the throttle state saved in one transaction, so a crash never keeps the facts and loses
 /// the push.
 struct PlanStage: Sendable {
-    let store: any StateStore
+    let store: any FeedStore & ActivityStore & SubscriptionStore & TimerStore
     let rules: RuleBook
     let queue: StoredThrottle
     let decider: Decider

@@ -2,13 +2,13 @@ import Feeds
 import Foundation
 import HTTP
 import LiveRelayCore
-import Store
+import StoreCore
 
 /// The poll stage: a feed fetched (a conditional GET with the validators the last poll saved), its body
 /// normalised to facts per entity, and those set against the feed's last facts: the changes the plan
 /// decides on. Nothing is written here; the plan saves the new facts with what they decided.
 struct PollStage: Sendable {
-    let store: any StateStore
+    let store: any FeedStore
     /// Each feed's facts as the last poll saved them (read from the store when not known).
     let factsMemory: FactsMemory
 

@@ -1,6 +1,6 @@
 import LiveRelayCore
 import Logging
-import Store
+import StoreCore
 
 /// Late joiners: a device that begins to follow an entity whose activity runs gets the activity's start
 /// (``LateJoinDecision``), staged by the release round like any start (its targets, its pace, the outbox).

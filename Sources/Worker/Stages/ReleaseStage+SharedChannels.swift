@@ -1,7 +1,6 @@
 import Delivery
 import LiveRelayCore
 import Logging
-import Store
 import StoreCore
 
 /// The release's part in an entity's shared channel (``ChannelShare``): a deleted subscription's end that

@@ -1,6 +1,6 @@
 import Foundation
 import LiveRelayCore
-import Store
+import StoreCore
 import Throttling
 
 extension ReleaseStage {

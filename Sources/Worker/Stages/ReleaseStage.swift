@@ -2,7 +2,6 @@ import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
-import Store
 import StoreCore
 import Throttling
 
@@ -11,7 +10,7 @@ import Throttling
 /// paced; what still waits for the same activities is superseded; late joiners' starts join the round.
 /// Nothing is sent here (``DeliverStage`` sends), so a crash between the two loses nothing.
 struct ReleaseStage: Sendable {
-    let store: any StateStore
+    let store: any OutboxStore & RegistryStore & ActivityStore
     let rules: RuleBook
     let queue: StoredThrottle
     /// Each provider's sender, by provider id: its traits (addressing) and channel pace.

@@ -1,5 +1,5 @@
 import Logging
-import Store
+import StoreCore
 
 /// The delivery stage's claims on a store several workers share (PostgreSQL): a worker claims the rows it
 /// sends, keeps them while its round runs, and sends each only while they are still its own. A store of one

@@ -1,13 +1,13 @@
 import LiveRelayCore
 import Rules
-public import Store
+import StoreCore
 public import Throttling
 
 /// The timer stage: the clock's own path into the same decisions. The live activities whose stored due
 /// time came are looked at by their timer rules; what they decide goes through the ``Decider`` to the
 /// throttle, and each rule's look is remembered with the activity.
 struct TimerStage: Sendable {
-    let store: any StateStore
+    let store: any FeedStore & TimerStore & ActivityStore & SubscriptionStore
     let rules: RuleBook
     let queue: StoredThrottle
     let decider: Decider

@@ -186,7 +186,9 @@ public struct TokenFile: Sendable, Decodable {
     /// Stores everything in the registry; tokens default to `environment`. Returns the tokens refused
     /// because they were dropped before (or, for update tokens, because their activity has ended).
     @discardableResult
-    public func apply(to store: any StateStore, environment: PushEnvironment, now: Int) async throws(StoreFailure)
+    public func apply(
+        to store: any RegistryStore & SubscriptionStore & ChannelStore, environment: PushEnvironment, now: Int
+    ) async throws(StoreFailure)
         -> Int
     {
         var refused = 0

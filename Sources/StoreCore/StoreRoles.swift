@@ -1,35 +1,17 @@
 public import Foundation
 public import LiveRelayCore
-@_exported public import StoreCore
 
-/// A store that could not be read or written: where (a state file's path, or `PostgreSQL host:port/db`) and
-/// what was being done, never a password.
-public struct StoreFailure: Error, Sendable, CustomStringConvertible {
-    /// The state file, or the database.
-    public var path: String
-    public var message: String
-    public var description: String { "state store \(path): \(message)" }
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-}
-
-/// Everything the worker keeps: feeds' facts and schedules, activity records, throttle states, the outbox,
-/// the token and address registries, channels, history and timers. Two stores implement it with the same
-/// semantics (one suite runs against both): ``SQLiteStore`` (one file, the default, for one worker) and
-/// the PostgreSQL store (several workers on one database).
+/// What every part of a store has: where it is, for messages (a file path, or `PostgreSQL host:port/db`).
 ///
-/// Writes that belong together are one method and one transaction (a poll's ``commit(_:)``, a release's
-/// ``commitRelease(throttleStates:outbox:fanOuts:rewrites:drops:history:paces:)``, a round's
-/// ``settleOutbox(done:later:started:sent:cursors:now:)``), so a crash between two never leaves half of one.
-public protocol StateStore: AnyObject, Sendable {
+/// A store is one object in several roles (``StateStore``): each stage of the pipeline takes only the roles
+/// it uses, so what it may read and write is in its type.
+public protocol StoreRole: AnyObject, Sendable {
     /// Where it is, for messages: a file path, or `PostgreSQL host:port/db`.
     var location: String { get }
+}
 
-    // MARK: Feeds
-
+/// A feed's memory between polls: its facts, validators and schedule, and the commit of one poll.
+public protocol FeedStore: StoreRole {
     /// The last facts seen for every entity of a feed.
     func facts(feed: String) async throws(StoreFailure) -> [String: Facts]
     /// The last facts of these entities (those the feeds still have).
@@ -42,9 +24,10 @@ public protocol StateStore: AnyObject, Sendable {
     func feedSchedule(feed: String) async throws(StoreFailure) -> SavedFeedSchedule?
     /// Saves a feed's schedule after a poll.
     func saveFeedSchedule(feed: String, _ schedule: SavedFeedSchedule) async throws(StoreFailure)
+}
 
-    // MARK: Activities
-
+/// Activity records, their devices and their history.
+public protocol ActivityStore: StoreRole {
     /// The records of the given activities (absent ones are left out).
     func activities(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: ActivityRecord]
     /// Every activity record, by key.
@@ -61,9 +44,19 @@ public protocol StateStore: AnyObject, Sendable {
     func history(activity: String, from: Int, limit: Int) async throws(StoreFailure) -> (
         rows: [HistoryRow], truncated: Bool
     )
+    /// The records of the activities whose entity (``ActivityRecord/entity``) is one of `entities`, by entity.
+    func activities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
+    /// As ``activities(of:)``, only those not ended (pending or active): an entity keeps every alert it ever
+    /// had, and what runs is read from an index of its own.
+    func runningActivities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
+    /// The activities subscriptions started for `entities`, counted by owner, by entity (an entity with none
+    /// is absent): ``SubscriptionAlerts/tally(_:)`` of ``activities(of:)``, without reading the records (an
+    /// entity keeps every alert it ever had).
+    func subscriptionAlerts(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [SubscriptionAlerts]]
+}
 
-    // MARK: Timers
-
+/// What the timer rules look at: live activities and when their rules are next due.
+public protocol TimerStore: StoreRole {
     /// Live activities whose timer rules may be due at `now` (every live one when `now` is nil).
     func timerSubjects(attributesTypes: Set<String>, now: Int?, rules: String, limit: Int?)
         async throws(StoreFailure) -> [TimerSubject]
@@ -75,18 +68,22 @@ public protocol StateStore: AnyObject, Sendable {
         due: [(key: ActivityKey, at: Int?)], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)],
         history: HistoryWrite?
     ) async throws(StoreFailure)
+}
 
-    // MARK: Throttle
-
+/// The throttle's saved states (JSON) and the push-to-start windows.
+public protocol ThrottleStore: StoreRole {
     /// Saved throttle states (JSON): every one, or only those with a pending push.
     func throttleStates(pendingOnly: Bool) async throws(StoreFailure) -> [ActivityKey: Data]
     /// The saved throttle states of these activities.
     func throttleStates(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: Data]
     /// Saves throttle states, noting which have a pending push.
     func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)]) async throws(StoreFailure)
+    /// The saved push-to-start windows (send times) of these keys (see `PushToStartPacer.key`).
+    func startPaces(_ keys: [String]) async throws(StoreFailure) -> [String: [Int]]
+}
 
-    // MARK: Outbox
-
+/// Released pushes waiting for their receipts: rows, fan-outs and their cursors.
+public protocol OutboxStore: StoreRole {
     /// Saves released pushes with the throttle states that released them, in one transaction (see
     /// ``SQLiteStore/commitRelease(throttleStates:outbox:fanOuts:rewrites:drops:history:paces:)``).
     /// `paces` are the push-to-start windows the release changed (their send times; a window empty by
@@ -112,11 +109,11 @@ public protocol StateStore: AnyObject, Sendable {
         async throws(StoreFailure)
     /// How many rows wait, and when the earliest is due.
     func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?)
-    /// The saved push-to-start windows (send times) of these keys (see `PushToStartPacer.key`).
-    func startPaces(_ keys: [String]) async throws(StoreFailure) -> [String: [Int]]
+}
 
-    // MARK: Token registry
-
+/// The token registry: push-to-start and update tokens, plain subscriptions, late joins, dropped tokens, and
+/// the registry reads a release makes.
+public protocol RegistryStore: StoreRole {
     /// Stores (or rotates) a push-to-start token; `false` when it was dropped before.
     @discardableResult
     func registerPushToStartToken(
@@ -145,15 +142,6 @@ public protocol StateStore: AnyObject, Sendable {
     func lateJoins(limit: Int) async throws(StoreFailure) -> [LateJoin]
     /// Forgets late joins that were looked at.
     func finishLateJoins(_ joins: [LateJoin]) async throws(StoreFailure)
-    /// The records of the activities whose entity (``ActivityRecord/entity``) is one of `entities`, by entity.
-    func activities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
-    /// As ``activities(of:)``, only those not ended (pending or active): an entity keeps every alert it ever
-    /// had, and what runs is read from an index of its own.
-    func runningActivities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]]
-    /// The activities subscriptions started for `entities`, counted by owner, by entity (an entity with none
-    /// is absent): ``SubscriptionAlerts/tally(_:)`` of ``activities(of:)``, without reading the records (an
-    /// entity keeps every alert it ever had).
-    func subscriptionAlerts(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [SubscriptionAlerts]]
     func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
         async throws(StoreFailure) -> [RegisteredToken]
     func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(StoreFailure)
@@ -166,9 +154,10 @@ public protocol StateStore: AnyObject, Sendable {
     /// Answers many registry queries, in order (a release round's pushes); a store that can reads them in
     /// one go.
     func registryRows(_ queries: [RegistryQuery]) async throws(StoreFailure) -> [RegistryRows]
+}
 
-    // MARK: Personal subscriptions
-
+/// Personal subscriptions: a device following an entity with its own parameters.
+public protocol SubscriptionStore: StoreRole {
     /// Creates a subscription, or changes its parameters (its device and entity stay: a write naming others
     /// is a ``SubscriptionWrite/conflict(_:)`` and writes nothing). A subscription follows its entity for its
     /// own activities only: it is not a plain subscription and records no late join.
@@ -198,9 +187,10 @@ public protocol StateStore: AnyObject, Sendable {
     /// (``deletedSubscriptions(feed:limit:)``).
     func subscriptionChanges(of entities: [EntityKey], feed: String, limit: Int) async throws(StoreFailure)
         -> (generations: [EntityKey: Int], deleted: [DeletedSubscription])
+}
 
-    // MARK: Provider addresses
-
+/// The addresses of providers other than APNs (FCM tokens, Pushwoosh hwids, Getui client ids).
+public protocol AddressStore: StoreRole {
     @discardableResult
     func registerAddress(_ record: RegisteredAddress, now: Int) async throws(StoreFailure) -> Bool
     func removeAddress(device: String, provider: String) async throws(StoreFailure)
@@ -211,9 +201,10 @@ public protocol StateStore: AnyObject, Sendable {
     func removeActivityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure)
     func activityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure) -> String?
     func dropAddress(_ address: String, provider: String, reason: String, now: Int) async throws(StoreFailure)
+}
 
-    // MARK: Channels
-
+/// APNs broadcast channels and their subscribers.
+public protocol ChannelStore: StoreRole {
     func addChannelSubscribers(_ started: [ActivityKey: Int]) async throws(StoreFailure)
     func channel(for activity: ActivityKey) async throws(StoreFailure) -> ActivityChannel?
     func channels() async throws(StoreFailure) -> [ActivityChannel]
@@ -225,30 +216,63 @@ public protocol StateStore: AnyObject, Sendable {
     func removeChannel(_ id: String) async throws(StoreFailure) -> ActivityKey?
     func removeChannels(_ ids: [String]) async throws(StoreFailure)
     func setChannelSubscriber(device: String, _ subscriber: Bool, now: Int) async throws(StoreFailure)
+}
 
-    // MARK: Provider tokens
-
+/// Provider tokens (signed JWTs) shared by the workers of a store.
+public protocol ProviderTokenStore: StoreRole {
     /// The saved provider token (a signed JWT) for `key`; read once, at a provider's first request.
     func providerToken(key: String) async -> (token: String, issuedAt: Int)?
     /// Saves a newly minted provider token and returns the token to use: this one, or one another worker
     /// sharing the store minted less than 20 minutes before it (APNs refuses a new token sooner).
     @discardableResult
     func saveProviderToken(key: String, token: String, issuedAt: Int) async -> (token: String, issuedAt: Int)
+}
 
-    // MARK: Schema
-
+/// The schema steps a store applied.
+public protocol SchemaStore: StoreRole {
     /// The schema steps applied, in order.
     func appliedMigrations() async throws(StoreFailure) -> [String]
 }
 
-extension StateStore {
-    /// One query at a time.
-    public func registryRows(_ queries: [RegistryQuery]) async throws(StoreFailure) -> [RegistryRows] {
-        var rows: [RegistryRows] = []
-        for query in queries { rows.append(try await registryRows(query)) }
-        return rows
+extension ActivityStore {
+    public func history(activity: String, from: Int) async throws(StoreFailure) -> (
+        rows: [HistoryRow], truncated: Bool
+    ) {
+        try await history(activity: activity, from: from, limit: 20_000)
     }
 
+    public func activities(_ keys: some Collection<ActivityKey>) async throws(StoreFailure)
+        -> [ActivityKey: ActivityRecord]
+    {
+        try await activities(Array(keys))
+    }
+}
+
+extension TimerStore {
+    public func timerSubjects(attributesTypes: Set<String>) async throws(StoreFailure) -> [TimerSubject] {
+        try await timerSubjects(attributesTypes: attributesTypes, now: nil, rules: "", limit: nil)
+    }
+
+    public func saveTimerPass(
+        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
+        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
+    ) async throws(StoreFailure) {
+        try await saveTimerPass(
+            activities: activities, looks: looks, due: due, throttleStates: throttleStates, history: nil)
+    }
+}
+
+extension ThrottleStore {
+    public func throttleStates() async throws(StoreFailure) -> [ActivityKey: Data] {
+        try await throttleStates(pendingOnly: false)
+    }
+
+    public func throttleStates(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) -> [ActivityKey: Data] {
+        try await throttleStates(Array(keys))
+    }
+}
+
+extension OutboxStore {
     /// Rows due now, at most 10,000.
     public func dueOutbox(now: Int) async throws(StoreFailure) -> [OutboxEntry] {
         try await dueOutbox(now: now, limit: 10_000)
@@ -284,95 +308,25 @@ extension StateStore {
             history: history, paces: StartPaces())
     }
 
-    public func throttleStates() async throws(StoreFailure) -> [ActivityKey: Data] {
-        try await throttleStates(pendingOnly: false)
-    }
-
-    public func history(activity: String, from: Int) async throws(StoreFailure) -> (
-        rows: [HistoryRow], truncated: Bool
-    ) {
-        try await history(activity: activity, from: from, limit: 20_000)
-    }
-
-    public func timerSubjects(attributesTypes: Set<String>) async throws(StoreFailure) -> [TimerSubject] {
-        try await timerSubjects(attributesTypes: attributesTypes, now: nil, rules: "", limit: nil)
+    public func waitingOutbox(activities: some Collection<ActivityKey>) async throws(StoreFailure) -> [OutboxEntry] {
+        try await waitingOutbox(activities: Array(activities))
     }
 }
 
-extension StateStore {
+extension RegistryStore {
+    /// One query at a time.
+    public func registryRows(_ queries: [RegistryQuery]) async throws(StoreFailure) -> [RegistryRows] {
+        var rows: [RegistryRows] = []
+        for query in queries { rows.append(try await registryRows(query)) }
+        return rows
+    }
+}
+
+extension SubscriptionStore {
     public func subscriptionChanges(of entities: [EntityKey], feed: String, limit: Int) async throws(StoreFailure)
         -> (generations: [EntityKey: Int], deleted: [DeletedSubscription])
     {
         let generations = entities.isEmpty ? [:] : try await subscriptionGenerations(of: entities)
         return (generations, try await deletedSubscriptions(feed: feed, limit: limit))
-    }
-
-    public func activities(_ keys: some Collection<ActivityKey>) async throws(StoreFailure)
-        -> [ActivityKey: ActivityRecord]
-    {
-        try await activities(Array(keys))
-    }
-
-    public func throttleStates(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) -> [ActivityKey: Data] {
-        try await throttleStates(Array(keys))
-    }
-
-    public func waitingOutbox(activities: some Collection<ActivityKey>) async throws(StoreFailure) -> [OutboxEntry] {
-        try await waitingOutbox(activities: Array(activities))
-    }
-
-    public func saveTimerPass(
-        activities: [ActivityRecord], looks: [(key: ActivityKey, looks: [String: Int], due: Int?)] = [],
-        due: [(key: ActivityKey, at: Int?)] = [], throttleStates: [(key: ActivityKey, json: Data, pending: Bool)]
-    ) async throws(StoreFailure) {
-        try await saveTimerPass(
-            activities: activities, looks: looks, due: due, throttleStates: throttleStates, history: nil)
-    }
-}
-
-/// A store several workers share (PostgreSQL): each worker has a name on its claims, and named leases let
-/// one worker at a time do what must not be done twice (poll the feeds). Lease times are the database's
-/// clock, so workers whose clocks disagree still agree on who holds a lease.
-public protocol SharedStore: StateStore {
-    /// This worker's name on its claims and leases.
-    var worker: String { get }
-    /// Takes or renews the lease `name` for this worker for `seconds`: `true` when this worker holds it now.
-    func acquireLease(_ name: String, seconds: Int) async throws(StoreFailure) -> Bool
-    /// Gives the lease up, if this worker holds it (a graceful stop), so another takes it at once.
-    func releaseLease(_ name: String) async throws(StoreFailure)
-    /// Who holds the lease and for how many more seconds, if anyone does.
-    func leaseHolder(_ name: String) async throws(StoreFailure) -> (worker: String, seconds: Int)?
-    /// How long a claim on outbox rows lasts.
-    var claimSeconds: Int { get }
-    /// Extends this worker's claims on these rows by ``claimSeconds`` from now: a delivery round that runs
-    /// long (a slow provider) keeps its rows, so no other worker sends them again meanwhile. Claims a failed
-    /// round left are not renewed: they expire and the rows go to whoever claims next.
-    func renewClaims(_ rows: [OutboxKey]) async throws(StoreFailure)
-    /// How often this worker's heartbeat is written (``heartbeat()``).
-    var heartbeatInterval: Duration { get }
-    /// Writes this worker's heartbeat; first gives up its claims and rejoins under a new incarnation when it
-    /// stalled so long that another worker may have taken them (see ``WorkerHeartbeat``).
-    func heartbeat() async throws(StoreFailure) -> HeartbeatOutcome
-    /// Whether this worker may still send the rows it claimed: checked before claiming, so a worker that
-    /// stalled past its heartbeat timeout claims nothing until it rejoined.
-    var holdsClaims: Bool { get }
-    /// The name on the claims this worker takes now (its name and incarnation).
-    var claimOwner: String { get }
-    /// Whether rows claimed as `owner` may still be sent: checked before each request, so a worker that
-    /// stalled past its heartbeat timeout (or rejoined since) sends none of them.
-    func holdsClaims(as owner: String) -> Bool
-    /// The workers seen and the rows still claimed by gone ones.
-    func workersStatus() async throws(StoreFailure) -> WorkersStatus
-}
-
-/// Push-to-start windows a release changed: each key's send times, and the time before which a send no longer
-/// counts (the pacing window's start), so windows left empty are removed.
-public struct StartPaces: Sendable, Hashable {
-    public var windows: [String: [Int]]
-    public var keepFrom: Int
-
-    public init(windows: [String: [Int]] = [:], keepFrom: Int = 0) {
-        self.windows = windows
-        self.keepFrom = keepFrom
     }
 }
