@@ -9,17 +9,18 @@ extension PostgresStore {
     public func registerPushToStartToken(
         device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> Bool {
-        let token = token.lowercased()
+        let token = ActivityTokenAdmission.normalized(token)
         return try await transaction("registering a push-to-start token") { connection in
-            guard try await !Self.isDropped(token, connection, logger: logger) else { return false }
             let old = try await connection.rows(
                 """
                 SELECT token FROM push_to_start_token WHERE device = \(device) AND attributes_type = \(attributesType)
                 FOR UPDATE
                 """, logger: logger
             ).first.map { try $0.decode(String.self) }
-            // A new token may start what runs for the entities the device follows (it could not before).
-            if old != token {
+            let effects = PushToStartRotation.decide(
+                token: token, previous: old, dropped: try await Self.isDropped(token, connection, logger: logger))
+            guard effects.stores else { return false }
+            if effects.lateJoins {
                 try await connection.checkedQuery(
                     """
                     INSERT INTO late_join (feed, entity, device, at)
@@ -27,8 +28,7 @@ extension PostgresStore {
                     ON CONFLICT (feed, entity, device) DO UPDATE SET at = GREATEST(late_join.at, excluded.at)
                     """, logger: logger)
             }
-            if let old, old != token {
-                // A start still waiting for the rotated token goes to the new one (not to both, not to none).
+            if let old = effects.movesWaitingStartsFrom {
                 try await connection.checkedQuery(
                     """
                     UPDATE outbox o SET target = \(token) WHERE kind = 'push-to-start' AND target = \(old)

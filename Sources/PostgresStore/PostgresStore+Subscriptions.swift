@@ -34,10 +34,8 @@ extension PostgresStore {
                         """, logger: logger
                     ).first
                 else { continue }
-                let existing = try self.subscription(row, what)
-                guard existing.device == s.device, existing.entity == s.entity else { return .conflict(existing) }
-                // The same parameters again (a retried PUT) change nothing, not even the time of the last change.
-                if existing.parameters != s.parameters {
+                let put = SubscriptionPut.decide(s, existing: try self.subscription(row, what))
+                if put == .update {
                     try await connection.checkedQuery(
                         """
                         UPDATE personal_subscription SET parameters = \(parameters), changed_at = \(now)
@@ -45,7 +43,7 @@ extension PostgresStore {
                         """, logger: logger)
                     try await connection.checkedQuery(Self.bumpGeneration(s.entity), logger: logger)
                 }
-                return .changed
+                return put.outcome
             }
             throw Failure(path: location, message: "\(what): subscription \(s.id) kept changing under the write")
         }

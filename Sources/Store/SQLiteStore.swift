@@ -13,7 +13,7 @@ public final class SQLiteStore: StateStore {
     /// running process, which SQLite would go on writing into unseen.
     private let identity: FileIdentity?
     /// Subscriptions written through the token API at once go in one transaction.
-    let subscriptionWrites = GroupCommit<SubscriptionPut, SubscriptionWrite>()
+    let subscriptionWrites = GroupCommit<QueuedSubscriptionPut, SubscriptionWrite>()
 
     /// A store that could not be opened or written.
     public typealias Failure = StoreFailure

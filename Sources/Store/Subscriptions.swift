@@ -128,7 +128,7 @@ extension SQLiteStore {
     /// Writes made at once (the token API serving many clients) go in one transaction (``GroupCommit``).
     public func putSubscription(_ subscription: Subscription, now: Int) async throws(Failure) -> SubscriptionWrite {
         let path = self.path
-        return try await subscriptionWrites.submit(SubscriptionPut(subscription: subscription, now: now)) {
+        return try await subscriptionWrites.submit(QueuedSubscriptionPut(subscription: subscription, now: now)) {
             puts throws(StoreFailure) in
             try await self.run(
                 "writing a subscription",
@@ -159,7 +159,10 @@ extension SQLiteStore {
     static func put(_ subscription: Subscription, now: Int, _ db: Database, path: String) throws
         -> SubscriptionWrite
     {
-        guard let existing = try Self.subscription(id: subscription.id, db, path: path) else {
+        let put = SubscriptionPut.decide(
+            subscription, existing: try Self.subscription(id: subscription.id, db, path: path))
+        switch put {
+        case .insert:
             try db.cachedStatement(
                 sql: """
                     INSERT INTO personal_subscription (id, device, feed, entity, parameters, created_at, changed_at)
@@ -170,18 +173,14 @@ extension SQLiteStore {
                 StoredValues.parametersText(subscription.parameters), subscription.createdAt, subscription.createdAt,
             ])
             try Self.bumpGeneration(subscription.entity, db)
-            return .created
-        }
-        guard existing.device == subscription.device, existing.entity == subscription.entity else {
-            return .conflict(existing)
-        }
-        // The same parameters again (a retried PUT) change nothing, not even the time of the last change.
-        if existing.parameters != subscription.parameters {
+        case .update:
             try db.cachedStatement(sql: "UPDATE personal_subscription SET parameters = ?, changed_at = ? WHERE id = ?")
                 .execute(arguments: [StoredValues.parametersText(subscription.parameters), now, subscription.id])
             try Self.bumpGeneration(subscription.entity, db)
+        case .unchanged, .conflict:
+            break
         }
-        return .changed
+        return put.outcome
     }
 
     public func subscription(id: String) async throws(Failure) -> Subscription? {
@@ -294,7 +293,7 @@ extension StoredValues {
 }
 
 /// A subscription to write, and when.
-struct SubscriptionPut: Sendable {
+struct QueuedSubscriptionPut: Sendable {
     var subscription: Subscription
     var now: Int
 }

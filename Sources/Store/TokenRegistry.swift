@@ -46,16 +46,16 @@ extension SQLiteStore {
     public func registerPushToStartToken(
         device: String, attributesType: String, token: String, environment: PushEnvironment, now: Int
     ) async throws(Failure) -> Bool {
-        let token = token.lowercased()
+        let token = ActivityTokenAdmission.normalized(token)
         return try await write("registering a push-to-start token") { db in
-            guard try !Self.isDropped(token, db) else { return false }
-            // A start still waiting for the rotated token goes to the new one (not to both, not to none).
             let old = try String.fetchOne(
                 db, sql: "SELECT token FROM push_to_start_token WHERE device = ? AND attributes_type = ?",
                 arguments: [device, attributesType])
-            // A new token may start what runs for the entities the device follows (it could not before).
-            if old != token { try Self.joinFollowedEntities(device: device, at: now, db) }
-            if let old, old != token {
+            let effects = PushToStartRotation.decide(
+                token: token, previous: old, dropped: try Self.isDropped(token, db))
+            guard effects.stores else { return false }
+            if effects.lateJoins { try Self.joinFollowedEntities(device: device, at: now, db) }
+            if let old = effects.movesWaitingStartsFrom {
                 try db.execute(
                     sql: "UPDATE OR IGNORE outbox SET token = ? WHERE kind = 'push-to-start' AND token = ?",
                     arguments: [token, old])
