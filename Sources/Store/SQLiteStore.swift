@@ -197,26 +197,23 @@ public final class SQLiteStore: StateStore {
         }
     }
 
-    func syncRead<T>(_ body: (Database) throws -> T) throws -> T {
-        try checkIdentity("reading")
-        return try pool.read(body)
-    }
-    func syncWrite<T>(_ body: (Database) throws -> T) throws -> T {
-        try checkIdentity("writing")
-        let n = KillPoint.beforeWrite()
-        let result = try pool.write(body)
-        KillPoint.afterWrite(n)
-        return result
-    }
-
     func run<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T, write: Bool)
         async throws(Failure) -> T
     {
-        try checkIdentity(what)
+        // Everything here, the file's identity check (a stat) included, runs on GRDB's own queues: a store
+        // call only awaits on the cooperative threads, it never blocks one.
         do {
-            guard write else { return try await pool.read(body) }
+            guard write else {
+                return try await pool.read { db in
+                    try self.checkIdentity(what)
+                    return try body(db)
+                }
+            }
             let n = KillPoint.beforeWrite()
-            let result = try await pool.write(body)
+            let result = try await pool.write { db in
+                try self.checkIdentity(what)
+                return try body(db)
+            }
             KillPoint.afterWrite(n)
             return result
         } catch let failure as Failure {

@@ -35,51 +35,52 @@ struct ChannelsCommand: AsyncParsableCommand {
         logging.bootstrap()
         let (loaded, rules) = try loadForRun(configPath: config)
         let environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.channels"), output: standardOutput)
-        let store = try await openStateStore(loaded)
-        let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
-        defer { worker.shutdown() }
-        let now = environment.now()
-        let known = try await store.channels()
-        let sweeps: [ChannelSweep]
-        do {
-            sweeps = try await worker.pipeline.collectChannels(dryRun: !gc || dryRun, now: now)
-        } catch {
-            standardError("error: \(error)")
-            throw ExitCode(1)
-        }
-        if sweeps.isEmpty {
-            standardError("no provider has channels (an apns provider with \"channels\")")
-            throw ExitCode(1)
-        }
-        var failed = false
-        for sweep in sweeps {
-            if let error = sweep.error {
-                standardOutput("\(sweep.provider): cannot list the channels: \(error)")
-                failed = true
-                continue
+        try await withStateStore(loaded) { store in
+            let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
+            defer { worker.shutdown() }
+            let now = environment.now()
+            let known = try await store.channels()
+            let sweeps: [ChannelSweep]
+            do {
+                sweeps = try await worker.pipeline.collectChannels(dryRun: !gc || dryRun, now: now)
+            } catch {
+                standardError("error: \(error)")
+                throw ExitCode(1)
             }
-            standardOutput(
-                "\(sweep.provider): \(sweep.listed) channel\(sweep.listed == 1 ? "" : "s") at APNs, "
-                    + "\(sweep.known) known, \(sweep.stale.count) stale")
-            let stale = Set(sweep.stale.map(\.id))
-            for channel in known where channel.provider == sweep.provider && !stale.contains(channel.id) {
-                let deletion = channel.deleteAt.map { " deleted at \(ISO8601Time.string($0))" } ?? ""
-                standardOutput("  open    \(channel.id)  \(channel.activity)\(deletion)")
+            if sweeps.isEmpty {
+                standardError("no provider has channels (an apns provider with \"channels\")")
+                throw ExitCode(1)
             }
-            for s in sweep.stale {
-                let verb: String
-                if let failure = sweep.failures[s.id] {
-                    verb = "kept   "
+            var failed = false
+            for sweep in sweeps {
+                if let error = sweep.error {
+                    standardOutput("\(sweep.provider): cannot list the channels: \(error)")
                     failed = true
-                    standardOutput(
-                        "  \(verb) \(s.id)  \(s.activity?.rawValue ?? "-")  \(s.reason.rawValue): \(failure)")
                     continue
                 }
-                verb = !gc || dryRun ? "stale  " : (s.reason == .missing ? "forgot " : "deleted")
-                standardOutput("  \(verb) \(s.id)  \(s.activity?.rawValue ?? "-")  \(s.reason.rawValue)")
+                standardOutput(
+                    "\(sweep.provider): \(sweep.listed) channel\(sweep.listed == 1 ? "" : "s") at APNs, "
+                        + "\(sweep.known) known, \(sweep.stale.count) stale")
+                let stale = Set(sweep.stale.map(\.id))
+                for channel in known where channel.provider == sweep.provider && !stale.contains(channel.id) {
+                    let deletion = channel.deleteAt.map { " deleted at \(ISO8601Time.string($0))" } ?? ""
+                    standardOutput("  open    \(channel.id)  \(channel.activity)\(deletion)")
+                }
+                for s in sweep.stale {
+                    let verb: String
+                    if let failure = sweep.failures[s.id] {
+                        verb = "kept   "
+                        failed = true
+                        standardOutput(
+                            "  \(verb) \(s.id)  \(s.activity?.rawValue ?? "-")  \(s.reason.rawValue): \(failure)")
+                        continue
+                    }
+                    verb = !gc || dryRun ? "stale  " : (s.reason == .missing ? "forgot " : "deleted")
+                    standardOutput("  \(verb) \(s.id)  \(s.activity?.rawValue ?? "-")  \(s.reason.rawValue)")
+                }
             }
+            if gc, dryRun { standardOutput("dry run: nothing deleted") }
+            if failed { throw ExitCode(1) }
         }
-        if gc, dryRun { standardOutput("dry run: nothing deleted") }
-        if failed { throw ExitCode(1) }
     }
 }

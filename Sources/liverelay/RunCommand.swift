@@ -40,21 +40,23 @@ struct RunCommand: AsyncParsableCommand {
         let (read, rules) = try loadForRun(configPath: config)
         var loaded = read
         try instance.overrides(ProcessInfo.processInfo.environment).apply(to: &loaded)
-        let store = try await openStateStore(loaded)
-        var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
-        let host = loaded.config.api.host
-        // Said whatever the log level (scripts and supervisors wait for it), in the logs' own format.
-        let json = logging.format == .json
-        environment.onAPIRunning = { port in
-            let text = "API listening on http://\(host):\(port)"
-            standardError(
-                json
-                    ? LineLogHandler.line(.json, at: Date(), level: .notice, label: "liverelay.run", message: text, [:])
-                    : "liverelay: \(text)")
+        try await withStateStore(loaded) { store in
+            var environment = WorkerEnvironment.live(logger: Logger(label: "liverelay.run"), output: standardOutput)
+            let host = loaded.config.api.host
+            // Said whatever the log level (scripts and supervisors wait for it), in the logs' own format.
+            let json = logging.format == .json
+            environment.onAPIRunning = { port in
+                let text = "API listening on http://\(host):\(port)"
+                standardError(
+                    json
+                        ? LineLogHandler.line(
+                            .json, at: Date(), level: .notice, label: "liverelay.run", message: text, [:])
+                        : "liverelay: \(text)")
+            }
+            let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
+            defer { worker.shutdown() }
+            try await worker.serviceGroup(gracePeriod: .seconds(gracePeriod), signals: [.sigterm, .sigint]).run()
         }
-        let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
-        defer { worker.shutdown() }
-        try await worker.serviceGroup(gracePeriod: .seconds(gracePeriod), signals: [.sigterm, .sigint]).run()
     }
 }
 

@@ -132,23 +132,24 @@ struct SendCommand: AsyncParsableCommand {
         let loaded = try narrowed(loadConfig(config))
         // The worker's state file holds its provider token: share it, so a manual send does not mint a new one
         // (APNs refuses a new token within 20 minutes of the last).
-        let store = try await openStateStore(loaded)
-        let worker = try await buildWorker(
-            loaded, rules: RuleSet(), store: store,
-            environment: .live(logger: Logger(label: "liverelay.send"), output: standardOutput))
-        defer { worker.shutdown() }
-        guard let sender = worker.sender(for: loaded.defaultProviderID) else { throw ExitCode(1) }
-        let kind = sender.provider.traits.kind
-        let target = PushTarget(
-            kind: PushTarget.kind(for: push.event), token: try token.map { try checked($0) },
-            address: ProviderAddress(device: deviceAddress, user: user, activity: activityID))
-        let receipt = await sender.send(push, to: target)
-        if receipt.delivered {
-            standardError("\(push.event) delivered by \(kind)")
-        } else {
-            standardError(
-                "\(push.event) not delivered by \(kind) after \(receipt.attempts) attempts: \(receipt.outcome)")
-            throw ExitCode(1)
+        try await withStateStore(loaded) { store in
+            let worker = try await buildWorker(
+                loaded, rules: RuleSet(), store: store,
+                environment: .live(logger: Logger(label: "liverelay.send"), output: standardOutput))
+            defer { worker.shutdown() }
+            guard let sender = worker.sender(for: loaded.defaultProviderID) else { throw ExitCode(1) }
+            let kind = sender.provider.traits.kind
+            let target = PushTarget(
+                kind: PushTarget.kind(for: push.event), token: try token.map { try checked($0) },
+                address: ProviderAddress(device: deviceAddress, user: user, activity: activityID))
+            let receipt = await sender.send(push, to: target)
+            if receipt.delivered {
+                standardError("\(push.event) delivered by \(kind)")
+            } else {
+                standardError(
+                    "\(push.event) not delivered by \(kind) after \(receipt.attempts) attempts: \(receipt.outcome)")
+                throw ExitCode(1)
+            }
         }
     }
 

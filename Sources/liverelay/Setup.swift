@@ -37,21 +37,44 @@ func openStore(_ path: String) throws -> SQLiteStore {
     }
 }
 
-/// Opens the store the config names: its PostgreSQL database (connected, migrated: workers starting together
-/// take turns) when it has a `postgres` section, else its SQLite state file. Exits with the error.
-func openStateStore(_ loaded: LoadedConfig, logger: Logger = Logger(label: "liverelay.postgres")) async throws
-    -> any StateStore
-{
-    guard let postgres = loaded.config.postgres else { return try openStore(loaded.resolve(loaded.config.state)) }
+/// Opens the store the config names and runs `body` with it: its PostgreSQL database (connected, migrated:
+/// workers starting together take turns) when it has a `postgres` section, else its SQLite state file. Exits
+/// with the error.
+///
+/// PostgreSQL's connection pool (`PostgresStore.run()`) runs as a child task for exactly as long as `body`:
+/// it starts before the store is opened and is shut down (its connections closed) once `body` has returned
+/// or thrown, that is after the worker's service group has stopped every service that uses the store (the
+/// loops' last rounds, the lease given up, the last heartbeat). No task outlives the command.
+func withStateStore<T>(
+    _ loaded: LoadedConfig, logger: Logger = Logger(label: "liverelay.postgres"),
+    _ body: (any StateStore) async throws -> T
+) async throws -> T {
+    guard let postgres = loaded.config.postgres else {
+        return try await body(openStore(loaded.resolve(loaded.config.state)))
+    }
+    let store: PostgresStore
     do {
-        let store = try PostgresStore(try postgresConfiguration(postgres, loaded: loaded), logger: logger)
-        // The connection pool runs for the rest of the process.
-        Task { await store.run() }
-        try await store.open()
-        return store
+        store = try PostgresStore(try postgresConfiguration(postgres, loaded: loaded), logger: logger)
     } catch {
         standardError("error: \(loaded.path): postgres: \(error)")
         throw ExitCode(1)
+    }
+    return try await withThrowingTaskGroup(of: Void.self) { pool in
+        pool.addTask { await store.run() }
+        let outcome: Result<T, any Error>
+        do {
+            do {
+                try await store.open()
+            } catch {
+                standardError("error: \(loaded.path): postgres: \(error)")
+                throw ExitCode(1)
+            }
+            outcome = .success(try await body(store))
+        } catch {
+            outcome = .failure(error)
+        }
+        pool.cancelAll()
+        return try outcome.get()
     }
 }
 

@@ -33,19 +33,20 @@ struct TickCommand: AsyncParsableCommand {
             }
             environment.now = { seconds }
         }
-        let store = try await openStateStore(loaded)
-        let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
-        defer { worker.shutdown() }
-        let report: TickReport
-        do {
-            report = try await worker.runOnce()
-        } catch {
-            standardError("error: \(error)")
-            throw ExitCode(1)
+        try await withStateStore(loaded) { store in
+            let worker = try await buildWorker(loaded, rules: rules, store: store, environment: environment)
+            defer { worker.shutdown() }
+            let report: TickReport
+            do {
+                report = try await worker.runOnce()
+            } catch {
+                standardError("error: \(error)")
+                throw ExitCode(1)
+            }
+            for feed in report.feeds { standardError(feed.description) }
+            if report.timers.read > 0 || report.timers.error != nil { standardError(report.timers.description) }
+            standardError(report.delivery.description)
+            if report.failed { throw ExitCode(1) }
         }
-        for feed in report.feeds { standardError(feed.description) }
-        if report.timers.read > 0 || report.timers.error != nil { standardError(report.timers.description) }
-        standardError(report.delivery.description)
-        if report.failed { throw ExitCode(1) }
     }
 }
