@@ -155,8 +155,8 @@ public actor StoredThrottle {
         throttle.setFrequentUpdates(
             on, for: activity, attributesType: throttle.state(for: activity)?.attributesType ?? "")
         dirty.insert(activity)
-        if let state = throttle.state(for: activity), let json = try? state.compactJSON() {
-            try await store.saveThrottleStates([(activity, json, state.pending != nil)])
+        if let state = throttle.state(for: activity) {
+            try await store.saveThrottleStates([(activity, state.writtenJSON(), state.pending != nil)])
         }
     }
 
@@ -201,9 +201,10 @@ public actor StoredThrottle {
     /// The states changed since the last save, encoded, for the caller to save in its own transaction.
     public func takeChanges() -> [(key: ActivityKey, json: Data, pending: Bool)] {
         var rows: [(key: ActivityKey, json: Data, pending: Bool)] = []
+        rows.reserveCapacity(dirty.count)
         for key in dirty.sorted() {
-            guard let state = throttle.state(for: key), let json = try? state.compactJSON() else { continue }
-            rows.append((key, json, state.pending != nil))
+            guard let state = throttle.state(for: key) else { continue }
+            rows.append((key, state.writtenJSON(), state.pending != nil))
         }
         dirty.removeAll()
         return rows

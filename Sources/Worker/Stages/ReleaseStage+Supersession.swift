@@ -22,9 +22,8 @@ extension ReleaseStage {
             case .drop:
                 drops.append(row)
             case .rewrite(let push):
-                guard let json = try? push.compactJSON() else { continue }
                 var rewritten = row
-                rewritten.push = json
+                rewritten.push = push.writtenJSON()
                 rewritten.timestamp = push.timestamp
                 rewrites.append(OutboxRewrite(row: rewritten, previousTimestamp: row.timestamp))
             }

@@ -108,9 +108,8 @@ struct ReleaseStage: Sendable {
         var channelOf: [ActivityKey: ActivityChannel?] = [:]
         for push in pushes {
             let provider = routes.provider(for: push)
-            guard let traits = senders[provider]?.provider.traits, let json = try? push.compactJSON() else {
-                continue
-            }
+            guard let traits = senders[provider]?.provider.traits else { continue }
+            let json = push.writtenJSON()
             let mode = routes.mode(for: push)
             // The alerts on an entity's channel look it up once a round.
             let owner = routes.channelOwner(for: push)
