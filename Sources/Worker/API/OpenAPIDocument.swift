@@ -625,7 +625,7 @@ public enum OpenAPIDocument {
               ],
               "get": {
                 "operationId": "getActivityChannel",
-                "summary": "The activity's open broadcast channel (404 while it has none).",
+                "summary": "The activity's open broadcast channel, or for a personal alert sharing its entity's channel that channel (404 while it has none).",
                 "description": "For an app that starts the activity itself with `pushType: .channel(id)` (iOS 18; docs/channels.md).",
                 "tags": [
                   "channels"

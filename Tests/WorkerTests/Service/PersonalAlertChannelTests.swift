@@ -53,6 +53,11 @@ extension PersonalAlertRunTests {
                 let channel = try #require(fake.createdChannels.first)
                 #expect(try starts("a").map { $0["input-push-channel"] } == [.string(channel)])
                 #expect(try starts("a").first?["attributes"]?["level"] == 100000)
+                // An app asking for the alert's channel is told the symbol's.
+                let asked = try await run.api.request("GET", "/v1/activities/my-alert-sub-a-0/channel")
+                #expect(asked.status == 200)
+                #expect(try JSONParser.parse(Data(asked.body.utf8))["channel-id"] == .string(channel))
+                #expect(try await run.api.request("GET", "/v1/activities/my-alert-sub-z-0/channel").status == 404)
 
                 // 100,350 (sub-a's move) and 100,650 (sub-a's move; sub-b crosses): one broadcast each; sub-b
                 // starts on the same channel with its own level.
