@@ -11,7 +11,7 @@ struct TokenFileTests {
     static func load(_ text: String) throws(Diagnostics) -> TokenFile {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
             .path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try TokenFile.load(path: path)
     }
@@ -44,8 +44,10 @@ struct TokenFileTests {
         let tokens = (0..<7).map { #"{"activity": "m", "device": "d\#($0)", "token": "ab0\#($0)"}"# }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
             .path
-        FileManager.default.createFile(
-            atPath: path, contents: Data(#"{"activities": [\#(tokens.joined(separator: ",\n  "))], "x": []}"#.utf8))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(#"{"activities": [\#(tokens.joined(separator: ",\n  "))], "x": []}"#.utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try TokenFile.load(path: path, sliceSize: 3)
         #expect(file.activityCount == 7)

@@ -27,7 +27,7 @@ struct StopWatchdogTests {
             logs.all.first { $0.contains("the stop still waits for loops") }
         }
         var said: String?
-        try await testGracefulShutdown { trigger in
+        await testGracefulShutdown { trigger in
             async let ran: Void = service.run()
             for await _ in polling { break }
             #expect(loop.phase == .polling)
