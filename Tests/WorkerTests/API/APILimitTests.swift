@@ -82,12 +82,13 @@ struct APILimitTests {
         }
     }
 
-    static func withRun(_ body: (InProcessRun) async throws -> Void) async throws {
+    static func withRun(requestTimeout: Int = 1, _ body: (InProcessRun) async throws -> Void) async throws {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var config = try DemoConfig()
         config["api"] = [
-            "port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"], "request-timeout": 1, "max-connections": 3,
+            "port": 0, "bearer-token": ["env": "LIVERELAY_TEST_BEARER"], "request-timeout": .int(requestTimeout),
+            "max-connections": 3,
         ]
         try await InProcessRun.run(configPath: try config.write(to: directory), body)
     }
@@ -146,13 +147,19 @@ struct APILimitTests {
     /// Three idle connections take every place: a fourth is closed at once, and the API answers again once
     /// the idle ones are cut.
     @Test func connectionsPastTheCapAreClosed() async throws {
-        try await Self.withRun { run in
-            // Each is answered once (so the server surely holds it), then stays open and idle.
-            let idle = try (0..<3).map { _ in try Connection(port: run.port) }
-            for connection in idle {
+        // The idle ones are cut `request-timeout` after their answer: 3 s leaves a loaded machine the time to
+        // open the fourth while the three still hold every place.
+        try await Self.withRun(requestTimeout: 3) { run in
+            // Each is answered once (so the server surely holds it), then stays open and idle. Each is opened
+            // just before its request: one opened earlier would sit without a request while the others are
+            // answered, and could be cut for it.
+            var idle: [Connection] = []
+            for _ in 0..<3 {
+                let connection = try Connection(port: run.port)
                 connection.send("GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
                 let (answer, closed) = await connection.received(within: 5, until: "\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 200") && !closed, "\(answer.prefix(200))")
+                idle.append(connection)
             }
             let fourth = try Connection(port: run.port)
             fourth.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
