@@ -147,6 +147,19 @@ public final class PostgresStore: StateStore {
     /// Keeps the connection pool running until the task is cancelled.
     public func run() async { await client.run() }
 
+    /// Runs `body` with the connection pool running beside it as a child task, then shuts the pool down (its
+    /// connections closed) once `body` has returned or thrown: the pool lives exactly as long as its users.
+    /// A store's pool runs once (this or ``run()``).
+    public func whileRunning<T>(_ body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { pool in
+            pool.addTask { await self.run() }
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            pool.cancelAll()
+            return try outcome.get()
+        }
+    }
+
     /// Connects once and says at once what went wrong (a wrong password, an unknown database, no server):
     /// the pool retries failed connections for a minute before it gives up.
     public func check() async throws(Failure) {

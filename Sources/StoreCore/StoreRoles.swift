@@ -142,6 +142,8 @@ public protocol RegistryStore: StoreRole {
     func lateJoins(limit: Int) async throws(StoreFailure) -> [LateJoin]
     /// Forgets late joins that were looked at.
     func finishLateJoins(_ joins: [LateJoin]) async throws(StoreFailure)
+    /// The devices that follow `entity` (plain subscriptions), in device order.
+    func subscribedDevices(entity: EntityKey) async throws(StoreFailure) -> [String]
     func pushToStartTokens(entity: EntityKey, attributesType: String, environment: PushEnvironment?)
         async throws(StoreFailure) -> [RegisteredToken]
     func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(StoreFailure)
@@ -196,7 +198,6 @@ public protocol AddressStore: StoreRole {
     func removeAddress(device: String, provider: String) async throws(StoreFailure)
     func addresses(provider: String, devices: [String]) async throws(StoreFailure) -> [String: RegisteredAddress]
     func addresses(provider: String) async throws(StoreFailure) -> [RegisteredAddress]
-    func subscribedDevices(entity: EntityKey) async throws(StoreFailure) -> [String]
     func registerActivityAddress(activity: ActivityKey, provider: String, address: String) async throws(StoreFailure)
     func removeActivityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure)
     func activityAddress(activity: ActivityKey, provider: String) async throws(StoreFailure) -> String?

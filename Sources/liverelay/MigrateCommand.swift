@@ -72,20 +72,10 @@ struct MigrateCommand: AsyncParsableCommand {
     /// optimiser crashed splitting `run`'s coroutine with this as an `async throws(E)` function inlined in it.
     @inline(never)
     private func migrate(_ store: PostgresStore) async throws {
-        // The connection pool runs as a child task for the migration alone, and is shut down (its connections
-        // closed) before this returns.
-        let (applied, all) = try await withThrowingTaskGroup(of: Void.self) { pool in
-            pool.addTask { await store.run() }
-            let outcome: Result<(applied: [String], all: [String]), any Error>
-            do {
-                try await store.check()
-                let applied = try await store.migrate()
-                outcome = .success((applied, try await store.appliedMigrations()))
-            } catch {
-                outcome = .failure(error)
-            }
-            pool.cancelAll()
-            return try outcome.get()
+        // The connection pool runs for the migration alone, and is shut down before this returns.
+        let (applied, all) = try await store.whileRunning {
+            try await store.check()
+            return (try await store.migrate(), try await store.appliedMigrations())
         }
         standardOutput(
             "\(store.location): \(applied.count) schema steps applied now"

@@ -41,7 +41,7 @@ func openStore(_ path: String) throws -> SQLiteStore {
 /// workers starting together take turns) when it has a `postgres` section, else its SQLite state file. Exits
 /// with the error.
 ///
-/// PostgreSQL's connection pool (`PostgresStore.run()`) runs as a child task for exactly as long as `body`:
+/// PostgreSQL's connection pool runs as a child task for exactly as long as `body` (`PostgresStore.whileRunning`):
 /// it starts before the store is opened and is shut down (its connections closed) once `body` has returned
 /// or thrown, that is after the worker's service group has stopped every service that uses the store (the
 /// loops' last rounds, the lease given up, the last heartbeat). No task outlives the command.
@@ -59,22 +59,14 @@ func withStateStore<T>(
         standardError("error: \(loaded.path): postgres: \(error)")
         throw ExitCode(1)
     }
-    return try await withThrowingTaskGroup(of: Void.self) { pool in
-        pool.addTask { await store.run() }
-        let outcome: Result<T, any Error>
+    return try await store.whileRunning {
         do {
-            do {
-                try await store.open()
-            } catch {
-                standardError("error: \(loaded.path): postgres: \(error)")
-                throw ExitCode(1)
-            }
-            outcome = .success(try await body(store))
+            try await store.open()
         } catch {
-            outcome = .failure(error)
+            standardError("error: \(loaded.path): postgres: \(error)")
+            throw ExitCode(1)
         }
-        pool.cancelAll()
-        return try outcome.get()
+        return try await body(store)
     }
 }
 

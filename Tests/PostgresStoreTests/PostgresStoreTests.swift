@@ -180,6 +180,31 @@ struct PostgresStoreTests {
 /// What needs no server: the configuration is checked before anything connects.
 @Suite("PostgreSQL store configuration")
 struct PostgresConfigurationTests {
+    /// The pool lives as long as the work that uses it: `whileRunning` returns the body's value or throws its
+    /// error, and returns at all only once the pool it ran has stopped (a pool left running would hold it).
+    @Test func thePoolRunsWhileItsWorkDoesAndStopsWithIt() async throws {
+        let url = try #require(TestDatabase.url)
+        let schema = "w_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        func store() throws -> PostgresStore {
+            try PostgresStore(.init(url: url, password: TestDatabase.password.map(Secret.init), schema: String(schema)))
+        }
+        let first = try store()
+        let applied = try await first.whileRunning { () async throws -> [String] in
+            try await first.migrate()
+            return try await first.appliedMigrations()
+        }
+        #expect(applied.contains("v3-state"), "the body's value comes out")
+        struct Stop: Error {}
+        // A pool runs once: the second run is another store's.
+        let second = try store()
+        await #expect(throws: Stop.self, "the body's error comes out") {
+            try await second.whileRunning { () async throws -> Void in
+                try await second.dropSchema()
+                throw Stop()
+            }
+        }
+    }
+
     @Test func aBadURLOrAPasswordInItIsRefusedWithoutEchoingIt() {
         #expect(throws: PostgresStore.Failure.self) { try PostgresStore(.init(url: "mysql://x@h/db")) }
         do {
@@ -215,11 +240,11 @@ struct PostgresTLSTests {
             .init(
                 url: url, password: TestDatabase.password.map(Secret.init), tls: true, caFile: Self.ca,
                 schema: String(schema)))
-        let pool = Task { await store.run() }
-        defer { pool.cancel() }
-        try await store.open()
-        #expect(try await store.appliedMigrations().contains("v3-state"), "the pool's connections use TLS too")
-        try await store.dropSchema()
+        try await store.whileRunning {
+            try await store.open()
+            #expect(try await store.appliedMigrations().contains("v3-state"), "the pool's connections use TLS too")
+            try await store.dropSchema()
+        }
     }
 
     @Test func aCertificateNoTrustedCASignedIsRefused() async throws {
