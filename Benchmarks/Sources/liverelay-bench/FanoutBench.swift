@@ -30,6 +30,11 @@ struct FanoutBench: AsyncParsableCommand {
             and receipts) or provider (a task per push calling the provider directly).
             """)
     var through = "sender"
+    @Option(
+        help: """
+            What is sent: one (the file's first payload to every token, as h2load and a goal send one state to             many devices) or distinct (the file's payloads in turn, each encoded; one target each).
+            """)
+    var payload = "one"
 
     func run() async throws {
         let pushes = try loadPushes()
@@ -59,6 +64,10 @@ struct FanoutBench: AsyncParsableCommand {
             provider: timed, logger: Logger(label: "liverelay-bench"),
             retry: RetryPolicy(maxAttempts: 1))
         func send(_ range: Range<Int>) async -> (latencies: [Double], failures: Int) {
+            if through == "sender", payload == "one" {
+                let receipts = await sender.send(pushes[0].0, to: range.map { pushes[$0 % pushes.count].1 })
+                return (timed.take(), receipts.filter { $0.outcome != .delivered }.count)
+            }
             guard through == "provider" else {
                 let receipts = await sender.send(
                     range.map { (pushes[$0 % pushes.count].0, [pushes[$0 % pushes.count].1]) })
@@ -106,7 +115,7 @@ struct FanoutBench: AsyncParsableCommand {
             "pushes_per_second": .double(Double(count) / wall), "p50_ms": .double(percentile(latencies, 0.5) * 1000),
             "p99_ms": .double(percentile(latencies, 0.99) * 1000), "cpu_seconds": .double(cpu),
             "peak_rss_mb": .double(peakRSSMegabytes()), "connections": .int(connections), "in_flight": .int(inFlight),
-            "through": .string(through),
+            "through": .string(through), "payload": .string(payload),
         ]
         print(result.jsonString())
     }

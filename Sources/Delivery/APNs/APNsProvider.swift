@@ -5,9 +5,10 @@ import Synchronization
 
 /// Delivers Live Activity pushes to APNs over HTTP/2 with token (JWT) authentication.
 ///
-/// Encodes each push (refusing what APNs would refuse), sends it through the transport (libcurl multiplexes
-/// the requests over its connections), and classifies the answer; retries, pruning and logging are the
-/// `Sender`'s. One provider token is shared by every request and replaced as ``ProviderTokenPolicy`` says.
+/// Encodes each push (refusing what APNs would refuse), sends it through the transport (the push lane, or
+/// libcurl, multiplexing the requests over their connections), and classifies the answer; retries, pruning
+/// and logging are the `Sender`'s. A fan-out goes to the push lane in batches: one body and one set of shared
+/// header fields for many tokens. One provider token is shared by every request and replaced as ``ProviderTokenPolicy`` says.
 ///
 /// Two answers are checked before a token is dropped: `BadDeviceToken` for a token registered in the
 /// other environment is this push's problem, not the token's; and `DeviceTokenNotForTopic` before any push
@@ -92,16 +93,25 @@ public final class APNsProvider: SingleTargetProvider {
         }
     }
 
-    /// APNs tokens of the provider's environment, as many requests in flight as the connections carry.
+    /// APNs tokens of the provider's environment, as many requests in flight as the connections carry. Over
+    /// a transport that takes batches, a fan-out goes in batches of ``batchSize`` tokens (a request each).
     public var traits: ProviderTraits {
         ProviderTraits(
             kind: .apns, addressing: .apnsTokens(environment: configuration.endpoint.environment),
-            maxConcurrentDeliveries: configuration.maxInFlight)
+            maxBatchSize: batches == nil ? 1 : Self.batchSize(inFlight: configuration.maxInFlight),
+            maxConcurrentDeliveries: configuration.maxInFlight, concurrencyCountsTargets: true)
     }
+
+    /// The tokens of a fan-out handed to the transport at once: up to 64, and no more than a quarter of the
+    /// requests in flight. A batch's receipts are known when its last answer is, so what a kill leaves sent
+    /// but unrecorded (sent again at the next start) stays within the window and a batch or two.
+    public static func batchSize(inFlight: Int) -> Int { max(1, min(64, inFlight / 4)) }
     /// The configuration the provider was made with.
     public let configuration: Configuration
     private let key: APNsSigningKey
     private let transport: any HTTPTransport
+    /// The transport, when it takes batches.
+    private let batches: (any HTTPBatchTransport)?
     private let encoder: APNsRequestEncoder
     private let now: @Sendable () -> Int
     private let state: Mutex<State>
@@ -135,6 +145,7 @@ public final class APNsProvider: SingleTargetProvider {
         self.configuration = configuration
         self.key = key
         self.transport = transport
+        batches = transport as? any HTTPBatchTransport
         self.now = now
         self.tokenCache = tokenCache
         encoder = APNsRequestEncoder(
@@ -167,6 +178,60 @@ public final class APNsProvider: SingleTargetProvider {
     /// Checks, encodes and sends one push, and classifies APNs' answer.
     public func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
         if target.kind == .channel { return await broadcast(push, to: target.channel, policy: target.channelPolicy) }
+        if let refusal = refusal(of: target) { return refusal }
+        let push = self.push(push, for: target)
+        let token = target.token!
+        let body: Data
+        do {
+            body = try self.body(for: push)
+        } catch {
+            return .rejected(reason: error.description)
+        }
+        return await send(encoder.request(for: push, token: token, body: body), to: configuration.endpoint.url) {
+            classify($0, target: target)
+        }
+    }
+
+    /// One push to many targets. Over a transport that takes batches (the push lane), the token targets that
+    /// get the same payload go as one batch: the shared header fields and the body are encoded once, each
+    /// request adds its path and `apns-id`. Otherwise, and for channels, each target on its own.
+    public func deliver(_ push: LiveActivityPush, to targets: [PushTarget]) async -> [DeliveryOutcome] {
+        guard batches != nil, targets.count > 1 else {
+            var outcomes: [DeliveryOutcome] = []
+            outcomes.reserveCapacity(targets.count)
+            for target in targets { outcomes.append(await deliver(push, to: target)) }
+            return outcomes
+        }
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: targets.count)
+        // A start names each target's channel in its payload: one group per channel, in order of first use.
+        var groups: [(channel: String?, indices: [Int])] = []
+        for (index, target) in targets.enumerated() {
+            if target.kind == .channel {
+                outcomes[index] = await broadcast(push, to: target.channel, policy: target.channelPolicy)
+                continue
+            }
+            if let refusal = refusal(of: target) {
+                outcomes[index] = refusal
+                continue
+            }
+            let channel = push.event == .start ? target.channel : nil
+            if let group = groups.firstIndex(where: { $0.channel == channel }) {
+                groups[group].indices.append(index)
+            } else {
+                groups.append((channel, [index]))
+            }
+        }
+        for group in groups {
+            let push = self.push(push, for: targets[group.indices[0]])
+            for (index, outcome) in zip(group.indices, await send(push, toTokens: group.indices.map { targets[$0] })) {
+                outcomes[index] = outcome
+            }
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// Why a token target cannot be sent to, if it cannot.
+    private func refusal(of target: PushTarget) -> DeliveryOutcome? {
         guard let token = target.token, !token.isEmpty else {
             return .rejected(reason: "no \(target.kind.rawValue) token to send to")
         }
@@ -175,23 +240,66 @@ public final class APNsProvider: SingleTargetProvider {
                 reason: "the token was registered for \(environment), this provider sends to "
                     + "\(configuration.endpoint.environment)")
         }
+        return nil
+    }
+
+    /// The push as `target` gets it: a start asks for the new activity's token, or names its channel.
+    private func push(_ push: LiveActivityPush, for target: PushTarget) -> LiveActivityPush {
         var push = push
         if configuration.inputPushToken, push.event == .start, push.inputPushToken == nil { push.inputPushToken = true }
         if push.event == .start, let channel = target.channel { push.inputPushChannel = channel }
+        return push
+    }
+
+    /// The push's body, or why it is refused; encoded once for the pushes of a fan-out.
+    private func body(for push: LiveActivityPush) throws(APNsPayloadError) -> Data {
+        if let last = lastBody.withLock({ $0 }), last.push == push { return last.body }
+        let body = try encoder.body(for: push)
+        lastBody.withLock { $0 = (push, body) }
+        return body
+    }
+
+    /// One payload to many tokens as one batch of the transport: outcomes in the order of `targets`.
+    private func send(_ push: LiveActivityPush, toTokens targets: [PushTarget]) async -> [DeliveryOutcome] {
         let body: Data
-        if let last = lastBody.withLock({ $0 }), last.push == push {
-            body = last.body
-        } else {
-            do {
-                body = try encoder.body(for: push)
-            } catch {
-                return .rejected(reason: error.description)
+        do {
+            body = try self.body(for: push)
+        } catch {
+            return targets.map { _ in .rejected(reason: error.description) }
+        }
+        let authorization: String
+        do {
+            authorization = try await self.authorization()
+        } catch {
+            return targets.map { _ in .configurationError(reason: error.description) }
+        }
+        var headers = encoder.sharedHeaders(for: push).map { HTTPHeader($0.name, $0.value) }
+        headers.append(HTTPHeader("authorization", authorization))
+        let batch = HTTPRequestBatch(
+            shared: HTTPRequest(
+                method: "POST", url: configuration.endpoint.url, headers: headers, body: body,
+                timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10),
+            items: targets.map { target in
+                let token = target.token!
+                return HTTPRequestBatch.Item(
+                    path: "/3/device/" + token,
+                    headers: [HTTPHeader("apns-id", APNsRequestEncoder.apnsID(for: push, token: token))])
+            })
+        let results = await batches!.send(batch)
+        var verified = false
+        let outcomes = zip(targets, results).map { target, result -> DeliveryOutcome in
+            switch result {
+            case .success(let response) where response.status == 200:
+                verified = true
+                return .delivered
+            case .success(let response):
+                return classify(response, target: target)
+            case .failure(let error):
+                return .unanswered(error, by: "APNs")
             }
-            lastBody.withLock { $0 = (push, body) }
         }
-        return await send(encoder.request(for: push, token: token, body: body), to: configuration.endpoint.url) {
-            classify($0, target: target)
-        }
+        if verified { state.withLock { $0.topicVerified = true } }
+        return outcomes
     }
 
     /// One broadcast of an update or end to every activity subscribed to `channel`.

@@ -168,17 +168,21 @@ public struct APNsRequestEncoder: Sendable {
     /// The whole request. `token` is the device or activity token in hex; the console shows a placeholder
     /// when none is registered.
     public func request(for push: LiveActivityPush, token: String, body: Data) -> APNsRequest {
-        APNsRequest(
-            method: "POST", path: "/3/device/" + token,
-            headers: [
-                ("apns-push-type", "liveactivity"),
-                ("apns-topic", topic),
-                ("apns-priority", String(push.priority.rawValue)),
-                ("apns-expiration", String(push.timestamp + expirationSeconds)),
-                ("apns-id", Self.apnsID(for: push, token: token)),
-                ("content-type", "application/json"),
-            ],
-            body: body)
+        var headers = sharedHeaders(for: push)
+        headers.insert(("apns-id", Self.apnsID(for: push, token: token)), at: headers.count - 1)
+        return APNsRequest(method: "POST", path: "/3/device/" + token, headers: headers, body: body)
+    }
+
+    /// The header fields every token of a push gets alike: all of ``request(for:token:body:)``'s but
+    /// `apns-id`, in the same order.
+    public func sharedHeaders(for push: LiveActivityPush) -> [(name: String, value: String)] {
+        [
+            ("apns-push-type", "liveactivity"),
+            ("apns-topic", topic),
+            ("apns-priority", String(push.priority.rawValue)),
+            ("apns-expiration", String(push.timestamp + expirationSeconds)),
+            ("content-type", "application/json"),
+        ]
     }
 
     /// The body of a broadcast: a start cannot be broadcast (APNs starts channel activities by push-to-start

@@ -15,8 +15,8 @@ import Synchronization
 /// - `rejected`: gives this push up.
 ///
 /// Pushes go out in requests of up to the provider's ``ProviderTraits/maxBatchSize`` targets, at most
-/// ``ProviderTraits/maxConcurrentDeliveries`` requests at once; a single push to a single target is a batch
-/// of one. It logs each final outcome once, with the same metadata keys for every provider (never the
+/// ``ProviderTraits/maxConcurrentDeliveries`` requests at once (or about that many targets, for a provider
+/// whose ``ProviderTraits/concurrencyCountsTargets``); a single push to a single target is a batch of one. It logs each final outcome once, with the same metadata keys for every provider (never the
 /// token), and records every receipt in the push metrics.
 public struct Sender: Sendable {
     /// The provider behind this sender.
@@ -76,16 +76,26 @@ public struct Sender: Sendable {
     ) async -> [[DeliveryReceipt]] {
         let traits = provider.traits
         var requests: [(item: Int, targets: Range<Int>)] = []
+        var targetCount = 0
         for (item, entry) in work.enumerated() {
+            targetCount += entry.targets.count
             for start in stride(from: 0, to: entry.targets.count, by: traits.maxBatchSize) {
                 requests.append((item, start..<min(start + traits.maxBatchSize, entry.targets.count)))
             }
+        }
+        // Targets in flight, for a provider that counts them: as many requests as hold that many targets on
+        // average in this call, and one more, so the next batch waits in the transport while the last of one
+        // are answered.
+        var tasks = min(traits.maxConcurrentDeliveries, requests.count)
+        if traits.concurrencyCountsTargets, targetCount > requests.count {
+            let perRequest = Double(targetCount) / Double(requests.count)
+            tasks = min(requests.count, Int((Double(traits.maxConcurrentDeliveries) / perRequest).rounded(.up)) + 1)
         }
         // As many tasks as requests may be in flight, each taking the next request in order as it finishes
         // one (a task per request would cost a task's creation, first allocation and group bookkeeping per push).
         let queue = RequestQueue(count: requests.count)
         let done = await withTaskGroup(of: [(request: Int, receipts: [DeliveryReceipt])].self) { [requests] group in
-            for _ in 0..<min(max(1, traits.maxConcurrentDeliveries), requests.count) {
+            for _ in 0..<tasks {
                 group.addTask {
                     var done: [(request: Int, receipts: [DeliveryReceipt])] = []
                     while let index = queue.next() {

@@ -22,7 +22,7 @@ import Synchronization
 /// gets ``HTTPError/Code/cancelled``. A request is sent again only while the caller's ``SendFence`` admits it;
 /// otherwise it fails with ``HTTPError/Code/connectionReset``. `shutdown()` fails queued and running requests with
 /// ``HTTPError/Code/shutdown``. Responses are not decompressed: the lane asks for no content encoding.
-public final class HTTP2Lane: HTTPTransport {
+public final class HTTP2Lane: HTTPBatchTransport {
     /// How the lane connects.
     public struct Configuration: Sendable {
         /// A PEM file of CA certificates to trust instead of the system's; verification is always on.
@@ -52,6 +52,8 @@ public final class HTTP2Lane: HTTPTransport {
     private let threads: [LaneThread]
     private let context: LaneTLSContext
     private let next = Atomic<UInt64>(0)
+    /// Batches taken so far: each goes whole to the next thread in turn.
+    private let batches = Atomic<UInt64>(0)
     /// The origin the last request named, with its URL's `scheme://authority`: a provider's requests all name
     /// the same one, so for them only the path is read.
     private let lastOrigin = Mutex<(prefix: String, origin: LaneOrigin)?>(nil)
@@ -90,7 +92,7 @@ public final class HTTP2Lane: HTTPTransport {
 
     /// Sends `request` on one of the lane's connections and waits for the whole response.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        guard let (origin, path) = split(request.url) else {
+        guard let (origin, prefix, path) = split(request.url) else {
             throw HTTPError(code: .invalidURL, url: request.url, message: "the HTTP/2 lane takes http and https URLs")
         }
         let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -100,25 +102,59 @@ public final class HTTP2Lane: HTTPTransport {
             // Unchecked: the lane's thread resumes each job exactly once (`LaneJob.finish` clears it).
             await withUnsafeContinuation { continuation in
                 thread.submit(
-                    LaneJob(
-                        request: request, origin: origin, path: path, id: id, fence: fence,
-                        continuation: continuation))
+                    CollectionOfOne(
+                        LaneJob(
+                            request: request, origin: origin, base: prefix, path: path, id: id, fence: fence,
+                            waiter: .caller(continuation))))
             }
         } onCancel: {
-            thread.cancel(id)
+            thread.cancel(id..<id + 1)
         }
         return try result.get()
     }
 
+    /// Sends every request of `batch` on one of the lane's threads, in order, and waits for all of them.
+    /// The shared fields are encoded once for the whole batch; each request adds its path and own fields.
+    public func send(_ batch: HTTPRequestBatch) async -> [Result<HTTPResponse, HTTPError>] {
+        guard !batch.items.isEmpty else { return [] }
+        let base = batch.shared.url
+        guard let (origin, prefix, root) = split(base + "/"), root == "/", prefix == base else {
+            let failure = HTTPError(
+                code: .invalidURL, url: base, message: "a batch's URL is a scheme and an authority, without a path")
+            return batch.items.map { _ in .failure(failure) }
+        }
+        let count = UInt64(batch.items.count)
+        let first = next.wrappingAdd(count, ordering: .relaxed).oldValue
+        let thread = threads[Int(batches.wrappingAdd(1, ordering: .relaxed).oldValue % UInt64(threads.count))]
+        let fence = SendFence.current
+        let template = LaneTemplate(
+            batch.shared, origin: origin, base: prefix, keepsSuccessHeaders: batch.keepsSuccessHeaders)
+        let deadline = LaneJob.deadline(after: batch.shared.timeout)
+        return await withTaskCancellationHandler {
+            // Unchecked: the batch resumes its caller once, after the last of its jobs (`LaneBatchResults`).
+            await withUnsafeContinuation { continuation in
+                let results = LaneBatchResults(count: batch.items.count, continuation: continuation)
+                thread.submit(
+                    batch.items.enumerated().map { index, item in
+                        LaneJob(
+                            template: template, path: item.path, headers: item.headers, id: first + UInt64(index),
+                            deadline: deadline, fence: fence, waiter: .batch(results, index: index))
+                    })
+            }
+        } onCancel: {
+            thread.cancel(first..<first &+ count)
+        }
+    }
+
     /// ``LaneOrigin/split(_:)``, reading only the path of a URL with the last request's origin.
-    private func split(_ url: String) -> (origin: LaneOrigin, path: String)? {
+    private func split(_ url: String) -> (origin: LaneOrigin, prefix: String, path: String)? {
         if let last = lastOrigin.withLock({ $0 }), let path = LaneOrigin.path(of: url, after: last.prefix) {
-            return (last.origin, path)
+            return (last.origin, last.prefix, path)
         }
         guard let split = LaneOrigin.split(url) else { return nil }
         let prefix = (split.origin.tls ? "https://" : "http://") + split.origin.authority
         lastOrigin.withLock { $0 = (prefix, split.origin) }
-        return split
+        return (split.origin, prefix, split.path)
     }
 
     /// Stops the threads; running and later requests fail with ``HTTPError/Code/shutdown``. Calling it

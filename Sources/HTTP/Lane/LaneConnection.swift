@@ -38,6 +38,11 @@ final class LaneConnection {
     /// the one it runs with (APNs raises its limit after the first request).
     private(set) var proven = false
     let readBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 << 10)
+    /// The path and own fields of the request being submitted, and the field list handed to nghttp2: kept,
+    /// so a request costs no allocation of its own here.
+    private var own: [UInt8] = []
+    private var ownSpans: [(name: Range<Int>, value: Range<Int>)] = []
+    private var fields: [nghttp2_nv] = []
 
     /// Connects (TCP, then TLS with ALPN `h2` and the host verified, for `https`) and starts the HTTP/2
     /// session; waits at most until `deadline`.
@@ -91,65 +96,57 @@ final class LaneConnection {
     /// Whether every stream the server allows is taken: a new request would wait in nghttp2.
     var isFull: Bool { load >= streamLimit }
 
-    /// Header fields HTTP/2 forbids or the lane sets itself.
-    private static let forbidden: [[UInt8]] = [
-        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "content-length",
-        "expect",
-    ].map { Array($0.utf8) }
-
-    /// Hands a request to nghttp2; it goes out at the next `flush`.
+    /// Hands a request to nghttp2; it goes out at the next `flush`. The template's fields are used as they are;
+    /// only the path and the request's own fields are copied, into buffers the connection keeps.
     func submit(_ job: LaneJob) {
         guard let session else { return job.fail(.connectionReset, "the connection was closed") }
-        let request = job.request
-        var storage: [UInt8] = []
-        storage.reserveCapacity(256 + request.headers.count * 48)
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
-        spans.reserveCapacity(request.headers.count + 6)
-        func add(_ name: String, _ value: String, lowercase: Bool = false) {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            if lowercase {
-                for i in nameStart..<storage.count where storage[i] &- 65 < 26 { storage[i] &+= 32 }
+        let template = job.template
+        own.removeAll(keepingCapacity: true)
+        ownSpans.removeAll(keepingCapacity: true)
+        own.append(contentsOf: job.path.utf8)
+        for header in job.headers {
+            let nameStart = own.count
+            own.append(contentsOf: header.name.utf8)
+            for i in nameStart..<own.count where own[i] &- 65 < 26 { own[i] &+= 32 }
+            if LaneTemplate.isForbidden(own[nameStart...]) {
+                own.removeSubrange(nameStart...)
+                continue
             }
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            spans.append((nameStart..<valueStart, valueStart..<storage.count))
+            let valueStart = own.count
+            own.append(contentsOf: header.value.utf8)
+            ownSpans.append((nameStart..<valueStart, valueStart..<own.count))
         }
-        add(":method", request.method)
-        add(":scheme", origin.tls ? "https" : "http")
-        add(":authority", origin.authority)
-        add(":path", job.path)
-        var agent = false
-        for header in request.headers {
-            let mark = storage.count
-            add(header.name, header.value, lowercase: true)
-            let name = storage[spans[spans.count - 1].name]
-            if name.elementsEqual("user-agent".utf8) {
-                agent = true
-            } else if Self.forbidden.contains(where: { name.elementsEqual($0) }) {
-                storage.removeSubrange(mark...)
-                spans.removeLast()
+        let pathEnd = job.path.utf8.count
+        let stream: Int32 = template.bytes.withUnsafeBufferPointer { shared in
+            own.withUnsafeMutableBufferPointer { own in
+                let sharedBase = UnsafeMutablePointer(mutating: shared.baseAddress!)
+                func field(_ base: UnsafeMutablePointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>) -> nghttp2_nv {
+                    nghttp2_nv(
+                        name: base + name.lowerBound, value: base + value.lowerBound, namelen: name.count,
+                        valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                fields.removeAll(keepingCapacity: true)
+                for (index, span) in template.spans.enumerated() {
+                    if index == LaneTemplate.pseudoCount {
+                        Self.pathName.withUnsafeBufferPointer { name in
+                            fields.append(
+                                nghttp2_nv(
+                                    name: UnsafeMutablePointer(mutating: name.baseAddress!), value: own.baseAddress!,
+                                    namelen: name.count, valuelen: pathEnd, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                                ))
+                        }
+                    }
+                    fields.append(field(sharedBase, span.name, span.value))
+                }
+                for span in ownSpans { fields.append(field(own.baseAddress!, span.name, span.value)) }
+                // nghttp2 copies the fields; the buffers are free again once it returns.
+                if let body = template.body, !body.isEmpty {
+                    var provider = nghttp2_data_provider(
+                        source: nghttp2_data_source(ptr: nil), read_callback: laneReadBody)
+                    return nghttp2_submit_request(session, nil, &fields, fields.count, &provider, nil)
+                }
+                return nghttp2_submit_request(session, nil, &fields, fields.count, nil, nil)
             }
-        }
-        if !agent { add("user-agent", "LiveRelay") }
-        if let validators = request.validators {
-            if let tag = validators.etag { add("if-none-match", tag) }
-            if let date = validators.lastModified { add("if-modified-since", date) }
-        }
-        let body = request.body ?? (["POST", "PUT", "PATCH"].contains(request.method) ? Data() : nil)
-        if let body { add("content-length", String(body.count)) }
-        let stream: Int32 = storage.withUnsafeMutableBufferPointer { bytes in
-            var fields = spans.map { span in
-                nghttp2_nv(
-                    name: bytes.baseAddress! + span.name.lowerBound,
-                    value: bytes.baseAddress! + span.value.lowerBound, namelen: span.name.count,
-                    valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            if body != nil, body?.isEmpty == false {
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: laneReadBody)
-                return nghttp2_submit_request(session, nil, &fields, fields.count, &provider, nil)
-            }
-            return nghttp2_submit_request(session, nil, &fields, fields.count, nil, nil)
         }
         guard stream > 0 else {
             if stream == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
@@ -161,6 +158,8 @@ final class LaneConnection {
         }
         streams[stream] = job
     }
+
+    private static let pathName = Array(":path".utf8)
 
     /// Gives up on a request (its deadline passed, or its caller cancelled): resets its stream.
     func abandon(_ job: LaneJob) -> Bool {
@@ -194,25 +193,26 @@ final class LaneConnection {
             for byte in value where byte >= 48 && byte <= 57 { status = status * 10 + Int(byte - 48) }
             if status >= 200 {  // a final response; informational ones are left out
                 job.status = status
-                job.headers.removeAll()
+                job.responseHeaders.removeAll()
             }
             return
         }
-        job.headers.append(
+        guard job.keepsHeaders else { return }
+        job.responseHeaders.append(
             HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
     }
 
     fileprivate func data(_ stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard let job = streams[stream] else { return }
-        guard job.body.count + bytes.count <= job.request.maxResponseBytes else {
+        guard job.body.count + bytes.count <= job.template.maxResponseBytes else {
             _ = abandon(job)
             finished.append(
                 (
                     job,
                     .failure(
                         HTTPError(
-                            code: .responseTooLarge, url: job.request.url,
-                            message: "the response body is larger than \(job.request.maxResponseBytes) bytes"))
+                            code: .responseTooLarge, url: job.url,
+                            message: "the response body is larger than \(job.template.maxResponseBytes) bytes"))
                 ))
             return
         }
@@ -227,7 +227,8 @@ final class LaneConnection {
                 (
                     job,
                     .success(
-                        HTTPResponse(status: job.status, headers: job.headers, body: job.body, httpVersion: .http2))
+                        HTTPResponse(
+                            status: job.status, headers: job.responseHeaders, body: job.body, httpVersion: .http2))
                 ))
         } else if code == NGHTTP2_REFUSED_STREAM.rawValue, job.status == 0 {
             refused.append(job)
@@ -238,7 +239,7 @@ final class LaneConnection {
                     job,
                     .failure(
                         HTTPError(
-                            code: .connectionReset, url: job.request.url,
+                            code: .connectionReset, url: job.url,
                             message: "\(origin.authority) reset the stream: \(reason)"))
                 ))
         }
@@ -255,7 +256,7 @@ final class LaneConnection {
     fileprivate func bodyBytes(
         _ stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        guard let job = streams[stream], let body = job.request.body else {
+        guard let job = streams[stream], let body = job.template.body else {
             flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
             return 0
         }
@@ -314,8 +315,8 @@ extension LaneConnection {
         streams.values.filter { $0.deadline <= now }
     }
 
-    /// The request `id`, if it is on the connection.
-    func job(id: UInt64) -> LaneJob? {
-        streams.values.first { $0.id == id }
+    /// The requests on the connection whose id is among `ids`.
+    func jobs(among ids: Range<UInt64>) -> [LaneJob] {
+        streams.values.filter { ids.contains($0.id) }
     }
 }

@@ -75,17 +75,143 @@ func laneNow() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
-/// One request on its way through a lane: created by the caller, handed to one lane thread under its lock,
-/// and from then on touched only by that thread, which resumes the caller exactly once.
-final class LaneJob: @unchecked Sendable {
-    let request: HTTPRequest
+/// What the requests of one ``HTTP2Lane/send(_:)-(HTTPRequest)`` or one batch share: the method, the pseudo-header
+/// fields and header fields (lower-cased, with `user-agent`, the conditional fields and `content-length`
+/// added and what HTTP/2 forbids left out), encoded once into one buffer; the body; the limits.
+final class LaneTemplate: @unchecked Sendable {
     let origin: LaneOrigin
+    /// `scheme://authority`, the start of every request's URL (for errors).
+    let base: String
+    let method: String
+    let body: Data?
+    let timeout: Duration
+    let maxResponseBytes: Int
+    /// Whether a `2xx` response's header fields are kept.
+    let keepsSuccessHeaders: Bool
+    /// The names and values of the shared fields, back to back.
+    let bytes: [UInt8]
+    /// Where each field is in `bytes`: first `:method`, `:scheme` and `:authority` (`:path` is each request's
+    /// own and follows them), then the shared header fields.
+    let spans: [(name: Range<Int>, value: Range<Int>)]
+    /// How many of `spans` are pseudo-header fields.
+    static let pseudoCount = 3
+
+    /// Header fields HTTP/2 forbids or the lane sets itself.
+    private static let forbidden: [[UInt8]] = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "content-length",
+        "expect",
+    ].map { Array($0.utf8) }
+
+    init(_ request: HTTPRequest, origin: LaneOrigin, base: String, keepsSuccessHeaders: Bool) {
+        self.origin = origin
+        self.base = base
+        method = request.method
+        switch request.method {
+        case "POST", "PUT", "PATCH": body = request.body ?? Data()
+        default: body = request.body
+        }
+        timeout = request.timeout
+        maxResponseBytes = request.maxResponseBytes
+        self.keepsSuccessHeaders = keepsSuccessHeaders
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + request.headers.count * 48)
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        spans.reserveCapacity(request.headers.count + 6)
+        func add(_ name: String, _ value: String) {
+            let nameStart = bytes.count
+            bytes.append(contentsOf: name.utf8)
+            for i in nameStart..<bytes.count where bytes[i] &- 65 < 26 { bytes[i] &+= 32 }
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+        }
+        add(":method", request.method)
+        add(":scheme", origin.tls ? "https" : "http")
+        add(":authority", origin.authority)
+        var agent = false
+        for header in request.headers {
+            let mark = bytes.count
+            add(header.name, header.value)
+            let name = bytes[spans[spans.count - 1].name]
+            if name.elementsEqual("user-agent".utf8) {
+                agent = true
+            } else if Self.forbidden.contains(where: { name.elementsEqual($0) }) {
+                bytes.removeSubrange(mark...)
+                spans.removeLast()
+            }
+        }
+        if !agent { add("user-agent", "LiveRelay") }
+        if let validators = request.validators {
+            if let tag = validators.etag { add("if-none-match", tag) }
+            if let date = validators.lastModified { add("if-modified-since", date) }
+        }
+        if let body { add("content-length", String(body.count)) }
+        self.bytes = bytes
+        self.spans = spans
+    }
+
+    /// Whether a field a request adds on its own is one HTTP/2 forbids or the lane sets (`name` lower-cased).
+    static func isForbidden(_ name: ArraySlice<UInt8>) -> Bool {
+        forbidden.contains { name.elementsEqual($0) }
+    }
+}
+
+/// The results of one batch, filled in by the one lane thread that carries all of its requests; the caller
+/// is resumed when the last comes in.
+final class LaneBatchResults: @unchecked Sendable {
+    private var results: [Result<HTTPResponse, HTTPError>?]
+    private var remaining: Int
+    private var continuation: UnsafeContinuation<[Result<HTTPResponse, HTTPError>], Never>?
+
+    init(count: Int, continuation: UnsafeContinuation<[Result<HTTPResponse, HTTPError>], Never>) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.continuation = continuation
+    }
+
+    /// Records the result of request `index` (the first only); resumes the caller after the last.
+    func record(_ index: Int, _ result: Result<HTTPResponse, HTTPError>) {
+        guard results[index] == nil else { return }
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 {
+            continuation?.resume(returning: results.map { $0! })
+            continuation = nil
+        }
+    }
+}
+
+/// One request on its way through a lane: created by the caller, handed to one lane thread under its lock,
+/// and from then on touched only by that thread, which hands its result over exactly once (resuming its
+/// caller, or recording it in its batch).
+final class LaneJob: @unchecked Sendable {
+    /// Who waits for the result.
+    enum Waiter {
+        case caller(UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>)
+        case batch(LaneBatchResults, index: Int)
+    }
+
+    let origin: LaneOrigin
+    /// A request of its own, until the lane thread makes its template (on that thread: the caller only hands
+    /// it over, so the thread takes in many requests at each wake).
+    private var request: (HTTPRequest, base: String)?
+    private var made: LaneTemplate?
+    /// What the request shares with its batch, or its own fields.
+    var template: LaneTemplate {
+        if let made { return made }
+        let (request, base) = request!
+        let template = LaneTemplate(request, origin: origin, base: base, keepsSuccessHeaders: true)
+        (made, self.request) = (template, nil)
+        return template
+    }
     let path: String
+    /// Header fields of this request alone, after the template's.
+    let headers: [HTTPHeader]
     /// When the whole exchange must be over (`laneNow()` nanoseconds).
     let deadline: UInt64
     /// Identifies the job for a cancellation.
     let id: UInt64
-    private var continuation: UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>?
+    private var waiter: Waiter?
     /// Whether it was already sent again after its connection was lost.
     var resent = false
     /// The caller's fence, asked before the request goes out again.
@@ -94,38 +220,67 @@ final class LaneJob: @unchecked Sendable {
     var refusals = 0
     /// The response so far.
     var status = 0
-    var headers: [HTTPHeader] = []
+    var responseHeaders: [HTTPHeader] = []
     var body = Data()
     /// How much of the request body nghttp2 has taken.
     var sentBytes = 0
 
+    /// A request of a batch.
     init(
-        request: HTTPRequest, origin: LaneOrigin, path: String, id: UInt64, fence: SendFence?,
-        continuation: UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
+        template: LaneTemplate, path: String, headers: [HTTPHeader], id: UInt64, deadline: UInt64, fence: SendFence?,
+        waiter: Waiter
     ) {
-        self.request = request
+        made = template
+        origin = template.origin
+        self.path = path
+        self.headers = headers
+        self.id = id
+        self.deadline = deadline
         self.fence = fence
+        self.waiter = waiter
+    }
+
+    /// A request of its own.
+    init(
+        request: HTTPRequest, origin: LaneOrigin, base: String, path: String, id: UInt64, fence: SendFence?,
+        waiter: Waiter
+    ) {
+        self.request = (request, base)
         self.origin = origin
         self.path = path
+        headers = []
         self.id = id
-        self.continuation = continuation
-        let limit = request.timeout.components
-        let nanos = max(0, limit.seconds) * 1_000_000_000 + limit.attoseconds / 1_000_000_000
-        deadline = laneNow() &+ UInt64(clamping: nanos)
+        deadline = Self.deadline(after: request.timeout)
+        self.fence = fence
+        self.waiter = waiter
     }
+
+    /// `laneNow()` plus `timeout`.
+    static func deadline(after timeout: Duration) -> UInt64 {
+        let limit = timeout.components
+        let nanos = max(0, limit.seconds) * 1_000_000_000 + limit.attoseconds / 1_000_000_000
+        return laneNow() &+ UInt64(clamping: nanos)
+    }
+
+    /// The request's URL, for errors.
+    var url: String { template.base + path }
 
     /// Forgets what a lost connection delivered of the response, to send it again.
     func rewind() {
         status = 0
-        headers.removeAll()
+        responseHeaders.removeAll()
         body.removeAll()
         sentBytes = 0
     }
 
-    /// Resumes the caller; later calls do nothing.
+    /// Hands the result over; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPError>) {
-        continuation?.resume(returning: result)
-        continuation = nil
+        switch waiter {
+        case .caller(let continuation): continuation.resume(returning: result)
+        case .batch(let results, let index): results.record(index, result)
+        case nil: break
+        }
+        waiter = nil
     }
 
     /// Whether it may go out again: its fence, if it has one, still admits it.
@@ -133,6 +288,9 @@ final class LaneJob: @unchecked Sendable {
 
     /// Fails the request with `code`.
     func fail(_ code: HTTPError.Code, _ message: String) {
-        finish(.failure(HTTPError(code: code, url: request.url, message: message)))
+        finish(.failure(HTTPError(code: code, url: url, message: message)))
     }
+
+    /// Whether the header fields of the response under way are kept.
+    var keepsHeaders: Bool { template.keepsSuccessHeaders || !(200..<300).contains(status) }
 }

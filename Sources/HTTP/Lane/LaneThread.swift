@@ -18,7 +18,7 @@ final class LaneThread: @unchecked Sendable {
     private var inbox: [LaneJob] = []
     /// Connections made by helper threads, waiting to be taken in (under `lock`).
     private var opened: [Opened] = []
-    private var cancels: [UInt64] = []
+    private var cancels: [Range<UInt64>] = []
     private var stopping = false
     private var sleeping = false
     private var wakePending = false
@@ -52,25 +52,26 @@ final class LaneThread: @unchecked Sendable {
 
     deinit { Glibc.close(wakeFD) }
 
-    /// Queues a request; fails it at once after `stop`.
-    func submit(_ job: LaneJob) {
+    /// Queues requests, in order; fails them at once after `stop`.
+    func submit(_ jobs: some Collection<LaneJob>) {
         lock.lock()
         if stopping {
             lock.unlock()
-            return job.fail(.shutdown, "the HTTP/2 lane was shut down")
+            for job in jobs { job.fail(.shutdown, "the HTTP/2 lane was shut down") }
+            return
         }
-        inbox.append(job)
+        inbox.append(contentsOf: jobs)
         let wake = sleeping && !wakePending
         if wake { wakePending = true }
         lock.unlock()
         if wake { signal() }
     }
 
-    /// Stops the request `id` if it is still queued or in flight; its caller gets `cancelled`.
-    func cancel(_ id: UInt64) {
+    /// Stops the requests `ids` that are still queued or in flight; their callers get `cancelled`.
+    func cancel(_ ids: Range<UInt64>) {
         lock.lock()
         guard !stopping else { return lock.unlock() }
-        cancels.append(id)
+        cancels.append(ids)
         let wake = sleeping && !wakePending
         if wake { wakePending = true }
         lock.unlock()
@@ -109,7 +110,7 @@ final class LaneThread: @unchecked Sendable {
             for connection in made { takeIn(connection) }
             if stop { return shutDown() }
             for job in incoming { waiting.append((job.origin, job)) }
-            for id in cancelled { cancel(id: id) }
+            for ids in cancelled { cancel(ids: ids) }
             let now = laneNow()
             if now >= nextTimeoutScan {
                 expire(now)
@@ -339,13 +340,13 @@ final class LaneThread: @unchecked Sendable {
     private func expire(_ now: UInt64) {
         waiting.removeAll { entry in
             guard entry.job.deadline <= now else { return false }
-            entry.job.fail(.timeout, "no response within \(entry.job.request.timeout)")
+            entry.job.fail(.timeout, "no response within \(entry.job.template.timeout)")
             return true
         }
         for origin in Array(held.keys) {
             held[origin]!.removeAll { job in
                 guard job.deadline <= now else { return false }
-                job.fail(.timeout, "no response within \(job.request.timeout)")
+                job.fail(.timeout, "no response within \(job.template.timeout)")
                 return true
             }
             if held[origin]!.isEmpty { held[origin] = nil }
@@ -353,25 +354,28 @@ final class LaneThread: @unchecked Sendable {
         for connection in connections {
             for job in connection.jobs(expiringBy: now) {
                 _ = connection.abandon(job)
-                job.fail(.timeout, "no response within \(job.request.timeout)")
+                job.fail(.timeout, "no response within \(job.template.timeout)")
             }
         }
     }
 
-    private func cancel(id: UInt64) {
-        if let index = waiting.firstIndex(where: { $0.job.id == id }) {
-            let job = waiting.remove(at: index).job
-            return job.fail(.cancelled, "the request was cancelled")
+    private func cancel(ids: Range<UInt64>) {
+        waiting.removeAll { entry in
+            guard ids.contains(entry.job.id) else { return false }
+            entry.job.fail(.cancelled, "the request was cancelled")
+            return true
         }
-        for (origin, jobs) in held {
-            guard let index = jobs.firstIndex(where: { $0.id == id }) else { continue }
-            let job = held[origin]!.remove(at: index)
+        for origin in Array(held.keys) {
+            held[origin]!.removeAll { job in
+                guard ids.contains(job.id) else { return false }
+                job.fail(.cancelled, "the request was cancelled")
+                return true
+            }
             if held[origin]!.isEmpty { held[origin] = nil }
-            return job.fail(.cancelled, "the request was cancelled")
         }
         for connection in connections {
-            if let job = connection.job(id: id), connection.abandon(job) {
-                return job.fail(.cancelled, "the request was cancelled")
+            for job in connection.jobs(among: ids) where connection.abandon(job) {
+                job.fail(.cancelled, "the request was cancelled")
             }
         }
     }

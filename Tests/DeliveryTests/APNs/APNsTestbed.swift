@@ -14,15 +14,15 @@ final class SimulatedTime: Sendable {
     func advance(by delta: Int) { seconds.withLock { $0 += delta } }
 }
 
-/// The real APNs provider, over the real `CurlTransport` (HTTP/2 + TLS with the test CA), against the fake
-/// APNs, with a simulated wall clock.
+/// The real APNs provider, over the real `CurlTransport` or the push lane (HTTP/2 + TLS with the test CA),
+/// against the fake APNs, with a simulated wall clock.
 struct APNsTestbed {
     static let authority = try! TestCertificateAuthority(extraDNSNames: ["api.push.apple.com"])
     static let bundleID = "com.example.scores"
 
     let key: APNsSigningKey
     let fake: FakeAPNs
-    let transport: CurlTransport
+    let transport: any HTTPTransport
     let provider: APNsProvider
     let time: SimulatedTime
 
@@ -32,7 +32,7 @@ struct APNsTestbed {
     }
 
     static func with(
-        maxConcurrentStreams: Int? = nil, connections: Int = 1, refresh: Int = 50 * 60,
+        maxConcurrentStreams: Int? = nil, connections: Int = 1, refresh: Int = 50 * 60, lane: Bool = false,
         tokenCache: (any ProviderTokenCache)? = nil, configure: (inout APNsProvider.Configuration) -> Void = { _ in },
         _ body: (APNsTestbed) async throws -> Void
     ) async throws {
@@ -43,9 +43,19 @@ struct APNsTestbed {
             configuration: FakeAPNs.Configuration(
                 keyID: key.keyID, teamID: key.teamID, publicKey: key.publicKey, bundleID: bundleID,
                 maxConcurrentStreams: maxConcurrentStreams, now: { time.now }))
-        let transport = try CurlTransport(
-            configuration: CurlTransport.Configuration(
-                caFile: authority.caFile, maxConnectionsPerHost: 1, threads: connections))
+        let transport: any HTTPTransport
+        let shutdown: () -> Void
+        if lane {
+            let pushLane = try HTTP2Lane(
+                configuration: HTTP2Lane.Configuration(
+                    caFile: authority.caFile, connections: connections, connectionsPerOrigin: 1))
+            (transport, shutdown) = (pushLane, pushLane.shutdown)
+        } else {
+            let curl = try CurlTransport(
+                configuration: CurlTransport.Configuration(
+                    caFile: authority.caFile, maxConnectionsPerHost: 1, threads: connections))
+            (transport, shutdown) = (curl, curl.shutdown)
+        }
         var configuration = APNsProvider.Configuration(
             endpoint: APNsEndpoint(url: fake.url, environment: .sandbox), bundleID: bundleID,
             tokenRefreshInterval: refresh)
@@ -58,11 +68,11 @@ struct APNsTestbed {
         do {
             try await body(bed)
         } catch {
-            transport.shutdown()
+            shutdown()
             try? await fake.stop()
             throw error
         }
-        transport.shutdown()
+        shutdown()
         try await fake.stop()
     }
 
