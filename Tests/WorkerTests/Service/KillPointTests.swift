@@ -205,4 +205,31 @@ struct KillPointTests {
             #expect(duplicates < beforeKill / 2)
         }
     }
+
+    /// The same with a window of 40: the fan-out goes to the push lane in batches of 10 tokens, each batch's
+    /// receipts written when its last answer is in. What goes again after the kill stays within the window
+    /// and two batches.
+    @Test func aKillMidFanOutInBatchesResendsWithinTheWindowAndTwoBatches() async throws {
+        let devices = 200
+        try await Self.withBed(devices: devices, streams: 40) { bed in
+            bed.fake.setResponseDelay(.milliseconds(5))
+            let kickOff = Self.realNow - 10 * 60
+            bed.feed.advance(to: 1)
+            #expect(try await bed.tick(at: kickOff).status == 0)
+            try await Self.registerActivityTokens(bed, devices: devices)
+            bed.feed.advance(to: 3)
+            let offset = bed.fake.accepted.count
+            // The poll's write, the release's, then a batch's receipts at a time: the 10th is mid-fan-out.
+            let killed = try await bed.tick(at: kickOff + 5 * 60, kill: "before:10")
+            #expect(killed.status == SIGKILL)
+            let beforeKill = bed.fake.accepted.count - offset
+            #expect(beforeKill > 30 && beforeKill < devices, "the kill landed mid-fan-out (\(beforeKill) sent)")
+            #expect(try await bed.tick(at: kickOff + 5 * 60).status == 0)
+            let got = bed.pushes(since: offset)
+            #expect(got.count == devices, "every device got the goal")
+            #expect(got.values.allSatisfy { $0 <= 2 })
+            let duplicates = got.values.reduce(0, +) - got.count
+            #expect(duplicates <= 40 + 2 * 10, "\(duplicates) sent twice")
+        }
+    }
 }
