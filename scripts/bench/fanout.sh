@@ -2,7 +2,8 @@
 # The fan-out benchmark: the same pushes (160-hex tokens, 300–600-byte Live Activity payloads) to the same
 # loopback HTTP/2 + TLS server (nginx on one core) from h2load (the ceiling), aioapns (the peer) and
 # LiveRelay's APNs sender over its push lane (nghttp2) and over libcurl, each pinned to the other core;
-# prints one table with the ratios.
+# prints one table with the ratios. h2load and LiveRelay send one push to many tokens (a goal: LiveRelay
+# in batches); "liverelay-distinct" sends the set's 1,000 payloads in turn, one token each, as aioapns does.
 #   usage: scripts/bench/fanout.sh [pushes] [connections] [streams]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,6 +42,9 @@ taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" 
     --streams "$streams" >> "$results"
 taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
     --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
+    --streams "$streams" --payload distinct | sed 's/"client":"liverelay"/"client":"liverelay-distinct"/' >> "$results"
+taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" \
+    --key "$FANOUT_KEY" --payloads "$dir/payloads.jsonl" --count "$count" --connections "$connections" \
     --streams "$streams" --lane curl | sed 's/"client":"liverelay"/"client":"liverelay-curl"/' >> "$results"
 
 python3 - "$results" <<'PY'
@@ -50,7 +54,7 @@ by = {r["client"]: r for r in rows}
 lr, ceiling, peer = by["liverelay"]["pushes_per_second"], by["h2load"]["pushes_per_second"], by["aioapns"]["pushes_per_second"]
 print("| client | pushes/s | p50 ms | p99 ms | CPU s | CPU µs/push | peak RSS MB | failures |")
 print("|---|---|---|---|---|---|---|---|")
-for name in ["h2load", "liverelay", "liverelay-curl", "aioapns"]:
+for name in ["h2load", "liverelay", "liverelay-distinct", "liverelay-curl", "aioapns"]:
     r = by[name]
     cpu = r.get("cpu_seconds")
     per = f"{cpu / r['pushes'] * 1e6:.1f}" if cpu else ""
