@@ -138,4 +138,53 @@ extension HTTP2LaneTests {
             #expect(server.requests.isEmpty)
         }
     }
+
+    @Test func aBatchFollowsALoweredStreamLimitAndAResetFailsOnlyItsRequest() async throws {
+        let inFlight = Atomic<Int>(0)
+        let mostAfter = Atomic<Int>(0)
+        let lowered = Atomic<Bool>(false)
+        try await withLane(handler: { request in
+            if request.path == "/lower" {
+                return ServerResponse(status: 200, body: Data("lowered".utf8), fault: .lowerStreamLimit(3))
+            }
+            if request.path == "/n/50" { return .fault(.reset) }
+            let now = inFlight.add(1, ordering: .relaxed).newValue
+            if lowered.load(ordering: .relaxed) { mostAfter.max(now, ordering: .relaxed) }
+            try? await Task.sleep(for: .milliseconds(2))
+            inFlight.subtract(1, ordering: .relaxed)
+            return .text(request.path)
+        }) { server, lane in
+            _ = try await lane.send(HTTPRequest(url: server.url("/lower")))
+            lowered.store(true, ordering: .relaxed)
+            let results = await lane.send(Self.batch(server, count: 200))
+            #expect(answered(results) == (0..<200).filter { $0 != 50 }.map { "/n/\($0)" }, "\(failures(results))")
+            if case .failure(let error) = results[50] {
+                #expect(error.code == .connectionReset)
+            } else {
+                Issue.record("the reset request was answered: \(results[50])")
+            }
+            #expect(mostAfter.load(ordering: .relaxed) <= 3)
+            #expect(server.requests.count == 201)
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    /// The slow server of `aServerThatHoldsItsWindowsGetsEveryBodyWholeAndOnce`, 100 bytes of window at a
+    /// time: the batch's one body goes out whole to every request, once each.
+    @Test func aBatchsBodyGoesWholeToEachRequestThroughAServerThatHoldsItsWindows() async throws {
+        let body = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try await withLane(
+            initialWindowSize: 100,
+            handler: { request in
+                try? await Task.sleep(for: .milliseconds(10))
+                return .text(request.body == body ? request.path : "\(request.path) differs")
+            }
+        ) { server, lane in
+            var batch = Self.batch(server, count: 60)
+            batch.shared.body = body
+            let results = await lane.send(batch)
+            #expect(answered(results) == (0..<60).map { "/n/\($0)" }, "\(failures(results))")
+            #expect(server.requests.count == 60)
+        }
+    }
 }

@@ -103,8 +103,9 @@ public final class APNsProvider: SingleTargetProvider {
     }
 
     /// The tokens of a fan-out handed to the transport at once: up to 64, and no more than a quarter of the
-    /// requests in flight. A batch's receipts are known when its last answer is, so what a kill leaves sent
-    /// but unrecorded (sent again at the next start) stays within the window and a batch or two.
+    /// requests in flight. A batch's receipts are known when its last answer is, so a small batch keeps what
+    /// a kill leaves sent but unrecorded (sent again at the next start) near the window, as with a request
+    /// at a time.
     public static func batchSize(inFlight: Int) -> Int { max(1, min(64, inFlight / 4)) }
     /// The configuration the provider was made with.
     public let configuration: Configuration

@@ -168,21 +168,27 @@ public struct APNsRequestEncoder: Sendable {
     /// The whole request. `token` is the device or activity token in hex; the console shows a placeholder
     /// when none is registered.
     public func request(for push: LiveActivityPush, token: String, body: Data) -> APNsRequest {
-        var headers = sharedHeaders(for: push)
-        headers.insert(("apns-id", Self.apnsID(for: push, token: token)), at: headers.count - 1)
-        return APNsRequest(method: "POST", path: "/3/device/" + token, headers: headers, body: body)
+        APNsRequest(
+            method: "POST", path: "/3/device/" + token,
+            headers: headers(for: push, apnsID: Self.apnsID(for: push, token: token)), body: body)
     }
 
     /// The header fields every token of a push gets alike: all of ``request(for:token:body:)``'s but
     /// `apns-id`, in the same order.
     public func sharedHeaders(for push: LiveActivityPush) -> [(name: String, value: String)] {
-        [
-            ("apns-push-type", "liveactivity"),
-            ("apns-topic", topic),
-            ("apns-priority", String(push.priority.rawValue)),
-            ("apns-expiration", String(push.timestamp + expirationSeconds)),
-            ("content-type", "application/json"),
-        ]
+        headers(for: push, apnsID: nil)
+    }
+
+    private func headers(for push: LiveActivityPush, apnsID: String?) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(6)
+        headers.append(("apns-push-type", "liveactivity"))
+        headers.append(("apns-topic", topic))
+        headers.append(("apns-priority", String(push.priority.rawValue)))
+        headers.append(("apns-expiration", String(push.timestamp + expirationSeconds)))
+        if let apnsID { headers.append(("apns-id", apnsID)) }
+        headers.append(("content-type", "application/json"))
+        return headers
     }
 
     /// The body of a broadcast: a start cannot be broadcast (APNs starts channel activities by push-to-start
