@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Encodes each push (refusing what APNs would refuse), sends it through the transport (the push lane, or
 /// libcurl, multiplexing the requests over their connections), and classifies the answer; retries, pruning
-/// and logging are the `Sender`'s. A fan-out goes to the push lane in batches: one body and one set of shared
-/// header fields for many tokens. One provider token is shared by every request and replaced as ``ProviderTokenPolicy`` says.
+/// and logging are the `Sender`'s. A fan-out goes to the push lane in batches: one body and one set of
+/// shared header fields for many tokens. One provider token is shared by every request and replaced as
+/// ``ProviderTokenPolicy`` says.
 ///
 /// Two answers are checked before a token is dropped: `BadDeviceToken` for a token registered in the
 /// other environment is this push's problem, not the token's; and `DeviceTokenNotForTopic` before any push
@@ -94,7 +95,8 @@ public final class APNsProvider: SingleTargetProvider {
     }
 
     /// APNs tokens of the provider's environment, as many requests in flight as the connections carry. Over
-    /// a transport that takes batches, a fan-out goes in batches of ``batchSize`` tokens (a request each).
+    /// a transport that takes batches, a fan-out goes in batches of ``batchSize(inFlight:)`` tokens (a request
+    /// each).
     public var traits: ProviderTraits {
         ProviderTraits(
             kind: .apns, addressing: .apnsTokens(environment: configuration.endpoint.environment),
@@ -287,20 +289,15 @@ public final class APNsProvider: SingleTargetProvider {
                     headers: [HTTPHeader("apns-id", APNsRequestEncoder.apnsID(for: push, token: token))])
             })
         let results = await batches!.send(batch)
-        var verified = false
-        let outcomes = zip(targets, results).map { target, result -> DeliveryOutcome in
+        // A success in the batch shows the topic is right before its refusals are read.
+        if results.contains(where: { (try? $0.get())?.status == 200 }) { state.withLock { $0.topicVerified = true } }
+        return zip(targets, results).map { target, result -> DeliveryOutcome in
             switch result {
-            case .success(let response) where response.status == 200:
-                verified = true
-                return .delivered
-            case .success(let response):
-                return classify(response, target: target)
-            case .failure(let error):
-                return .unanswered(error, by: "APNs")
+            case .success(let response) where response.status == 200: .delivered
+            case .success(let response): classify(response, target: target)
+            case .failure(let error): .unanswered(error, by: "APNs")
             }
         }
-        if verified { state.withLock { $0.topicVerified = true } }
-        return outcomes
     }
 
     /// One broadcast of an update or end to every activity subscribed to `channel`.

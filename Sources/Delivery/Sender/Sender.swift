@@ -16,8 +16,9 @@ import Synchronization
 ///
 /// Pushes go out in requests of up to the provider's ``ProviderTraits/maxBatchSize`` targets, at most
 /// ``ProviderTraits/maxConcurrentDeliveries`` requests at once (or about that many targets, for a provider
-/// whose ``ProviderTraits/concurrencyCountsTargets``); a single push to a single target is a batch of one. It logs each final outcome once, with the same metadata keys for every provider (never the
-/// token), and records every receipt in the push metrics.
+/// whose ``ProviderTraits/concurrencyCountsTargets``); a single push to a single target is a batch of one.
+/// It logs each final outcome once, with the same metadata keys for every provider (never the token), and
+/// records every receipt in the push metrics.
 public struct Sender: Sendable {
     /// The provider behind this sender.
     public let provider: any PushProvider

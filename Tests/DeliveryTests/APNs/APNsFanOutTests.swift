@@ -88,6 +88,18 @@ struct APNsFanOutTests {
         }
     }
 
+    /// `DeviceTokenNotForTopic` before any push succeeded stops the provider (the bundle id may be wrong); in a
+    /// first batch whose other requests succeeded it is that token's problem only.
+    @Test func aFirstBatchsSuccessesShowTheTopicIsRightBeforeItsRefusalsAreRead() async throws {
+        try await Bed.with(lane: true) { bed in
+            bed.fake.script([.status(400, reason: "DeviceTokenNotForTopic")])
+            let outcomes = await bed.provider.deliver(
+                Bed.update(), to: (0..<10).map { PushTarget(kind: .activity, token: Bed.token($0)) })
+            #expect(outcomes.filter { $0 == .delivered }.count == 9)
+            #expect(outcomes.contains(.dropToken(reason: "APNs answered DeviceTokenNotForTopic (400)")), "\(outcomes)")
+        }
+    }
+
     @Test func overLibcurlEachTokenIsARequestOfItsOwn() async throws {
         try await Bed.with(lane: false) { bed in
             #expect(bed.provider.traits.maxBatchSize == 1)
