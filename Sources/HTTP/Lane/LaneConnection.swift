@@ -103,7 +103,10 @@ final class LaneConnection {
         let template = job.template
         own.removeAll(keepingCapacity: true)
         ownSpans.removeAll(keepingCapacity: true)
+        // `:path` and its value first, then the request's own fields.
+        own.append(contentsOf: ":path".utf8)
         own.append(contentsOf: job.path.utf8)
+        let pathEnd = own.count
         for header in job.headers {
             let nameStart = own.count
             own.append(contentsOf: header.name.utf8)
@@ -116,7 +119,6 @@ final class LaneConnection {
             own.append(contentsOf: header.value.utf8)
             ownSpans.append((nameStart..<valueStart, valueStart..<own.count))
         }
-        let pathEnd = job.path.utf8.count
         let stream: Int32 = template.bytes.withUnsafeBufferPointer { shared in
             own.withUnsafeMutableBufferPointer { own in
                 let sharedBase = UnsafeMutablePointer(mutating: shared.baseAddress!)
@@ -128,13 +130,7 @@ final class LaneConnection {
                 fields.removeAll(keepingCapacity: true)
                 for (index, span) in template.spans.enumerated() {
                     if index == LaneTemplate.pseudoCount {
-                        Self.pathName.withUnsafeBufferPointer { name in
-                            fields.append(
-                                nghttp2_nv(
-                                    name: UnsafeMutablePointer(mutating: name.baseAddress!), value: own.baseAddress!,
-                                    namelen: name.count, valuelen: pathEnd, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                                ))
-                        }
+                        fields.append(field(own.baseAddress!, 0..<5, 5..<pathEnd))
                     }
                     fields.append(field(sharedBase, span.name, span.value))
                 }
@@ -158,8 +154,6 @@ final class LaneConnection {
         }
         streams[stream] = job
     }
-
-    private static let pathName = Array(":path".utf8)
 
     /// Gives up on a request (its deadline passed, or its caller cancelled): resets its stream.
     func abandon(_ job: LaneJob) -> Bool {
