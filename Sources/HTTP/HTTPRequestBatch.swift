@@ -1,5 +1,3 @@
-public import Foundation
-
 /// Requests that share everything but their path and a few header fields: one push to many device
 /// tokens. A transport that takes them together (``HTTPBatchTransport``) encodes what they share once.
 public struct HTTPRequestBatch: Sendable {
@@ -31,14 +29,6 @@ public struct HTTPRequestBatch: Sendable {
         self.shared = shared
         self.items = items
         self.keepsSuccessHeaders = keepsSuccessHeaders
-    }
-
-    /// The request `index` on its own, as ``HTTPTransport/send(_:)`` takes it.
-    public func request(_ index: Int) -> HTTPRequest {
-        var request = shared
-        request.url = shared.url + items[index].path
-        request.headers += items[index].headers
-        return request
     }
 }
 

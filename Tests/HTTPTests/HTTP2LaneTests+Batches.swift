@@ -63,29 +63,14 @@ extension HTTP2LaneTests {
     }
 
     @Test func aBatchOutlivesAGoAwayAndADroppedConnectionWithNothingLostOrSentTwiceBeyondTheInFlight() async throws {
-        let sentGoAway = Atomic<Bool>(false)
-        try await withLane(handler: { request in
-            if request.path == "/n/100", request.connectionID == 1, !sentGoAway.exchange(true, ordering: .relaxed) {
-                return .fault(.goAway)
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-            return .text(request.path)
-        }) { server, lane in
+        try await withLane(handler: LaneFaults.goAwayOnce(at: "/n/100")) { server, lane in
             let results = await lane.send(Self.batch(server, count: 300))
             #expect(answered(results) == (0..<300).map { "/n/\($0)" }, "\(failures(results))")
             #expect(server.connectionCount == 2)
             let again = server.requests.filter { $0.connectionID == 2 }.count
             #expect(again > 0 && again < 300, "\(again) requests on the second connection")
         }
-        let drops = Atomic<Int>(0)
-        try await withLane(handler: { request in
-            if request.path == "/n/20", drops.add(1, ordering: .relaxed).newValue == 1 {
-                try? await Task.sleep(for: .milliseconds(20))
-                return .fault(.closeConnection)
-            }
-            if request.connectionID == 1 { try? await Task.sleep(for: .milliseconds(200)) }
-            return .text(request.path)
-        }) { server, lane in
+        try await withLane(handler: LaneFaults.dropOnce(at: "/n/20")) { server, lane in
             let results = await lane.send(Self.batch(server, count: 60))
             #expect(answered(results) == (0..<60).map { "/n/\($0)" }, "\(failures(results))")
             #expect(server.connectionCount == 2)
@@ -140,22 +125,10 @@ extension HTTP2LaneTests {
     }
 
     @Test func aBatchFollowsALoweredStreamLimitAndAResetFailsOnlyItsRequest() async throws {
-        let inFlight = Atomic<Int>(0)
-        let mostAfter = Atomic<Int>(0)
-        let lowered = Atomic<Bool>(false)
-        try await withLane(handler: { request in
-            if request.path == "/lower" {
-                return ServerResponse(status: 200, body: Data("lowered".utf8), fault: .lowerStreamLimit(3))
-            }
-            if request.path == "/n/50" { return .fault(.reset) }
-            let now = inFlight.add(1, ordering: .relaxed).newValue
-            if lowered.load(ordering: .relaxed) { mostAfter.max(now, ordering: .relaxed) }
-            try? await Task.sleep(for: .milliseconds(2))
-            inFlight.subtract(1, ordering: .relaxed)
-            return .text(request.path)
-        }) { server, lane in
+        let lowering = LoweringServer()
+        try await withLane(handler: lowering.handler(resetting: "/n/50")) { server, lane in
             _ = try await lane.send(HTTPRequest(url: server.url("/lower")))
-            lowered.store(true, ordering: .relaxed)
+            lowering.lowered()
             let results = await lane.send(Self.batch(server, count: 200))
             #expect(answered(results) == (0..<200).filter { $0 != 50 }.map { "/n/\($0)" }, "\(failures(results))")
             if case .failure(let error) = results[50] {
@@ -163,7 +136,7 @@ extension HTTP2LaneTests {
             } else {
                 Issue.record("the reset request was answered: \(results[50])")
             }
-            #expect(mostAfter.load(ordering: .relaxed) <= 3)
+            #expect(lowering.most <= 3)
             #expect(server.requests.count == 201)
             #expect(server.connectionCount == 1)
         }

@@ -125,27 +125,16 @@ extension HTTP2LaneTests {
     }
 
     @Test func followsAServerThatLowersItsStreamLimitMidConnection() async throws {
-        let inFlight = Atomic<Int>(0)
-        let mostAfter = Atomic<Int>(0)
-        let lowered = Atomic<Bool>(false)
-        try await withLane(handler: { request in
-            if request.path == "/lower" {
-                return ServerResponse(status: 200, body: Data("lowered".utf8), fault: .lowerStreamLimit(3))
-            }
-            let now = inFlight.add(1, ordering: .relaxed).newValue
-            if lowered.load(ordering: .relaxed) { mostAfter.max(now, ordering: .relaxed) }
-            try? await Task.sleep(for: .milliseconds(2))
-            inFlight.subtract(1, ordering: .relaxed)
-            return .text(request.path)
-        }) { server, lane in
+        let lowering = LoweringServer()
+        try await withLane(handler: lowering.handler()) { server, lane in
             _ = try await lane.send(HTTPRequest(url: server.url("/lower")))
             // The SETTINGS frame came before the response that carried it; requests sent from now on are held
             // to three at a time.
-            lowered.store(true, ordering: .relaxed)
+            lowering.lowered()
             let results = await fanOut(lane, server, count: 200)
             #expect(answered(results).count == 200, "\(failures(results))")
             #expect(Set(answered(results)) == Set((0..<200).map { "/n/\($0)" }))
-            #expect(mostAfter.load(ordering: .relaxed) <= 3)
+            #expect(lowering.most <= 3)
             #expect(server.connectionCount == 1)
         }
     }

@@ -56,16 +56,7 @@ struct HTTP2LaneTests {
     }
 
     @Test func aGoAwayMidFanOutFinishesTheAcceptedStreamsAndSendsTheRestOnANewConnection() async throws {
-        let sentGoAway = Atomic<Bool>(false)
-        try await withLane(handler: { request in
-            if request.path == "/n/100", request.connectionID == 1,
-                !sentGoAway.exchange(true, ordering: .relaxed)
-            {
-                return .fault(.goAway)
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-            return .text(request.path)
-        }) { server, lane in
+        try await withLane(handler: LaneFaults.goAwayOnce(at: "/n/100")) { server, lane in
             let results = await fanOut(lane, server, count: 300)
             let paths = answered(results)
             // Every push answered exactly once.
@@ -102,15 +93,7 @@ struct HTTP2LaneTests {
     }
 
     @Test func aDroppedConnectionSendsItsStreamsOnceMoreOnANewOne() async throws {
-        let drops = Atomic<Int>(0)
-        try await withLane(handler: { request in
-            if request.path == "/n/20", drops.add(1, ordering: .relaxed).newValue == 1 {
-                try? await Task.sleep(for: .milliseconds(20))
-                return .fault(.closeConnection)
-            }
-            if request.connectionID == 1 { try? await Task.sleep(for: .milliseconds(200)) }
-            return .text(request.path)
-        }) { server, lane in
+        try await withLane(handler: LaneFaults.dropOnce(at: "/n/20")) { server, lane in
             let results = await fanOut(lane, server, count: 60)
             #expect(Set(answered(results)) == Set((0..<60).map { "/n/\($0)" }))
             #expect(server.connectionCount == 2)

@@ -304,13 +304,8 @@ private let laneReadBody: nghttp2_data_source_read_callback = { _, stream, buffe
 }
 
 extension LaneConnection {
-    /// The requests on the connection whose deadline is at or before `now`.
-    func jobs(expiringBy now: UInt64) -> [LaneJob] {
-        streams.values.filter { $0.deadline <= now }
-    }
-
-    /// The requests on the connection whose id is among `ids`.
-    func jobs(among ids: Range<UInt64>) -> [LaneJob] {
-        streams.values.filter { ids.contains($0.id) }
+    /// The requests on the connection that `matches` says.
+    func jobs(where matches: (LaneJob) -> Bool) -> [LaneJob] {
+        streams.values.filter(matches)
     }
 }

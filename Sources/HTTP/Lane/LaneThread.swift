@@ -338,45 +338,33 @@ final class LaneThread: @unchecked Sendable {
 
     /// Fails the requests whose deadline has passed.
     private func expire(_ now: UInt64) {
-        waiting.removeAll { entry in
-            guard entry.job.deadline <= now else { return false }
-            entry.job.fail(.timeout, "no response within \(entry.job.template.timeout)")
-            return true
-        }
-        for origin in Array(held.keys) {
-            held[origin]!.removeAll { job in
-                guard job.deadline <= now else { return false }
-                job.fail(.timeout, "no response within \(job.template.timeout)")
-                return true
-            }
-            if held[origin]!.isEmpty { held[origin] = nil }
-        }
-        for connection in connections {
-            for job in connection.jobs(expiringBy: now) {
-                _ = connection.abandon(job)
-                job.fail(.timeout, "no response within \(job.template.timeout)")
-            }
-        }
+        fail(where: { $0.deadline <= now }, .timeout) { "no response within \($0.template.timeout)" }
     }
 
     private func cancel(ids: Range<UInt64>) {
+        fail(where: { ids.contains($0.id) }, .cancelled) { _ in "the request was cancelled" }
+    }
+
+    /// Takes the requests that `matches` says out of the queues and off the connections (their streams
+    /// reset), and fails each with `code` and its message.
+    private func fail(
+        where matches: (LaneJob) -> Bool, _ code: HTTPError.Code, _ message: (LaneJob) -> String
+    ) {
         waiting.removeAll { entry in
-            guard ids.contains(entry.job.id) else { return false }
-            entry.job.fail(.cancelled, "the request was cancelled")
+            guard matches(entry.job) else { return false }
+            entry.job.fail(code, message(entry.job))
             return true
         }
         for origin in Array(held.keys) {
             held[origin]!.removeAll { job in
-                guard ids.contains(job.id) else { return false }
-                job.fail(.cancelled, "the request was cancelled")
+                guard matches(job) else { return false }
+                job.fail(code, message(job))
                 return true
             }
             if held[origin]!.isEmpty { held[origin] = nil }
         }
         for connection in connections {
-            for job in connection.jobs(among: ids) where connection.abandon(job) {
-                job.fail(.cancelled, "the request was cancelled")
-            }
+            for job in connection.jobs(where: matches) where connection.abandon(job) { job.fail(code, message(job)) }
         }
     }
 

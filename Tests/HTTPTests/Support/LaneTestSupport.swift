@@ -148,3 +148,61 @@ func bodies(_ lane: HTTP2Lane, count: Int, _ request: @escaping @Sendable (Int) 
         return all
     }
 }
+
+/// Server faults that the one-request and the batch tests both meet.
+enum LaneFaults {
+    /// A GOAWAY for the first request to `path` on the first connection; every other request answered with
+    /// its path after 5 ms.
+    static func goAwayOnce(at path: String) -> LoopbackHTTPServer.Handler {
+        let sent = Atomic<Bool>(false)
+        return { request in
+            if request.path == path, request.connectionID == 1, !sent.exchange(true, ordering: .relaxed) {
+                return .fault(.goAway)
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+            return .text(request.path)
+        }
+    }
+
+    /// The connection closed 20 ms after the first request to `path` arrives; the first connection answers
+    /// each request after 200 ms, so many are in flight when it drops. Answers are the requests' paths.
+    static func dropOnce(at path: String) -> LoopbackHTTPServer.Handler {
+        let drops = Atomic<Int>(0)
+        return { request in
+            if request.path == path, drops.add(1, ordering: .relaxed).newValue == 1 {
+                try? await Task.sleep(for: .milliseconds(20))
+                return .fault(.closeConnection)
+            }
+            if request.connectionID == 1 { try? await Task.sleep(for: .milliseconds(200)) }
+            return .text(request.path)
+        }
+    }
+}
+
+/// A server that lowers its stream limit to 3 when asked (`/lower`), resets the stream of `resetPath`, and
+/// counts the most requests it answered at once after ``lowered()``.
+final class LoweringServer: Sendable {
+    private let inFlight = Atomic<Int>(0)
+    private let mostAfter = Atomic<Int>(0)
+    private let after = Atomic<Bool>(false)
+
+    /// The most requests answered at once since ``lowered()``.
+    var most: Int { mostAfter.load(ordering: .relaxed) }
+
+    /// Notes that the lowered limit has reached the client.
+    func lowered() { after.store(true, ordering: .relaxed) }
+
+    func handler(resetting resetPath: String? = nil) -> LoopbackHTTPServer.Handler {
+        { request in
+            if request.path == "/lower" {
+                return ServerResponse(status: 200, body: Data("lowered".utf8), fault: .lowerStreamLimit(3))
+            }
+            if request.path == resetPath { return .fault(.reset) }
+            let now = self.inFlight.add(1, ordering: .relaxed).newValue
+            if self.after.load(ordering: .relaxed) { self.mostAfter.max(now, ordering: .relaxed) }
+            try? await Task.sleep(for: .milliseconds(2))
+            self.inFlight.subtract(1, ordering: .relaxed)
+            return .text(request.path)
+        }
+    }
+}
