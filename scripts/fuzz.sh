@@ -30,6 +30,7 @@ case "$TARGET" in
 esac
 
 SCRATCH=${FUZZ_SCRATCH:-$ROOT/Fuzz/.build}
+. "$ROOT/scripts/replan-on-new-sources.sh"
 BUILD_FLAGS=(-c release --package-path "$ROOT/Fuzz" --scratch-path "$SCRATCH"
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing -Xswiftc -g)
 
@@ -37,7 +38,9 @@ build() {
     local products=()
     if [ "$TARGET" != all ]; then products=(--product "fuzz-$TARGET"); fi
     echo "== building ${products[*]:-all targets} (release, -sanitize=fuzzer,address)"
+    liverelay_replan_on_new_sources "$ROOT/Fuzz" "$SCRATCH"
     nice -n "$NICE" swift build "${BUILD_FLAGS[@]}" "${products[@]}"
+    liverelay_record_sources "$SCRATCH"
     BIN=$(nice -n "$NICE" swift build "${BUILD_FLAGS[@]}" --show-bin-path)
 }
 
