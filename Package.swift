@@ -159,6 +159,7 @@ let package = Package(
             dependencies: [
                 "Delivery", "LiveRelayCore", "HTTP", "LiveRelayTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

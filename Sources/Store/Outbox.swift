@@ -106,12 +106,15 @@ extension SQLiteStore {
         let (due, spent) = try await run(
             "reading the outbox",
             { db in
-                let rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"),
-                    arguments: [now, limit]
-                ).map { (entry: Self.entry($0), seq: $0[15] as Int) }
+                // Each value read from the statement's current row (a cursor), not from a copy of every row.
+                let rows = try Array(
+                    Row.fetchCursor(
+                        db.cachedStatement(
+                            sql:
+                                "SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"
+                        ),
+                        arguments: [now, limit]
+                    ).map { (entry: Self.entry($0), seq: $0[15] as Int) })
                 let fanOuts = try Self.dueFanOuts(now: now, db)
                 guard !fanOuts.isEmpty else { return (rows.map(\.entry), [(ActivityKey, Int)]()) }
                 // Rows and fan-outs in release order, the fan-outs' targets read as far as the limit allows.

@@ -94,20 +94,27 @@ extension SQLiteStore {
     /// the last one is marked when the fan-out has no more.
     static func fanOutTargets(_ f: DueFanOut, limit: Int, _ db: Database) throws -> [OutboxEntry] {
         guard limit > 0 else { return [] }
-        let rows = try Row.fetchAll(
+        // Read through a cursor, each value taken from the statement's current row: fetching rows whole
+        // would copy every row (its column names too) before a value is read.
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT device, token, environment FROM activity_token
                     WHERE activity = ? AND device > ? AND (? IS NULL OR environment = ?) ORDER BY device LIMIT ?
                     """), arguments: [f.activity.rawValue, f.cursor, f.environment, f.environment, limit])
-        let kind = "activity"
-        return rows.enumerated().map { index, row in
+        var targets: [OutboxEntry] = []
+        targets.reserveCapacity(min(limit, 10_000))
+        while let row = try rows.next() {
             let device: String = row[0]
-            return OutboxEntry(
-                key: OutboxKey(activity: f.activity, target: row[1]), kind: kind, device: device, environment: row[2],
-                push: f.push, timestamp: f.timestamp, nextAttempt: f.nextAttempt, provider: f.provider,
-                fanOut: FanOutMark(position: device, last: rows.count < limit && index == rows.count - 1))
+            targets.append(
+                OutboxEntry(
+                    key: OutboxKey(activity: f.activity, target: row[1]), kind: "activity", device: device,
+                    environment: row[2], push: f.push, timestamp: f.timestamp, nextAttempt: f.nextAttempt,
+                    provider: f.provider, fanOut: FanOutMark(position: device, last: false)))
         }
+        // The last target is marked when the fan-out has no more.
+        if targets.count < limit, !targets.isEmpty { targets[targets.count - 1].fanOut?.last = true }
+        return targets
     }
 
     /// Writes what a round's receipts did to fan-outs: cursors moved (a fan-out a newer push replaced is left

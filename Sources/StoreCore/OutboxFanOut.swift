@@ -82,16 +82,29 @@ public struct FanOutProgress: Sendable {
     }
 
     private var lanes: [ActivityKey: Lane] = [:]
-    private var written = Set<Int>()
+    /// By index in the round: whether its receipt is written.
+    private var written: [Bool] = []
 
     /// The progress of the fan-out targets among a round's `rows`, in the order the store read them (its
     /// cursor's order; rows without a mark are not followed).
     public init(_ rows: [OutboxEntry]) {
-        for (index, row) in rows.enumerated() {
-            guard let mark = row.fanOut else { continue }
-            lanes[row.key.activity, default: Lane(timestamp: row.timestamp, targets: [])].targets.append(
-                (index, mark))
+        // A fan-out's targets come one after another: they gather in `run` and join their lane at its end.
+        var run: (activity: ActivityKey, timestamp: Int, targets: [(index: Int, mark: FanOutMark)])?
+        func close() {
+            guard let run else { return }
+            lanes[run.activity, default: Lane(timestamp: run.timestamp, targets: [])].targets += run.targets
         }
+        // By index, not by element: reading a row whole would copy every one of its fields.
+        for index in rows.indices {
+            guard let mark = rows[index].fanOut else { continue }
+            if run?.activity != rows[index].key.activity {
+                close()
+                run = (rows[index].key.activity, rows[index].timestamp, [])
+            }
+            run!.targets.append((index, mark))
+        }
+        close()
+        if !lanes.isEmpty { written = Array(repeating: false, count: rows.count) }
     }
 
     /// True when no row of the round is a fan-out's target.
@@ -101,12 +114,12 @@ public struct FanOutProgress: Sendable {
     /// one per fan-out, to write with those receipts.
     public mutating func written(_ indices: some Sequence<Int>) -> [FanOutCursor] {
         guard !lanes.isEmpty else { return [] }
-        written.formUnion(indices)
+        for index in indices where written.indices.contains(index) { written[index] = true }
         var moved: [FanOutCursor] = []
         for key in lanes.keys.sorted() {
             var lane = lanes[key]!
             let before = lane.passed
-            while lane.passed < lane.targets.count, written.contains(lane.targets[lane.passed].index) {
+            while lane.passed < lane.targets.count, written[lane.targets[lane.passed].index] {
                 lane.passed += 1
             }
             guard lane.passed > before else { continue }

@@ -18,33 +18,54 @@ public struct PushMetrics: Sendable {
     /// Metrics that go nowhere.
     public static let none = PushMetrics(factory: NOOPMetricsHandler.instance)
 
-    /// Counts one receipt.
-    func record(_ receipt: DeliveryReceipt, priority: PushPriority, provider: ProviderKind, duration: Duration) {
-        let outcome = receipt.outcome.metricLabel
-        let (pushes, time) = handles.series.withLock { series in
-            let key = SeriesKey(provider: provider.rawValue, priority: priority.rawValue, outcome: outcome)
-            if let known = series.pushes[key] { return (known, series.durations[key.provider]!) }
-            let pushes = Counter(
-                label: "liverelay_pushes_total",
-                dimensions: [
-                    ("provider", key.provider), ("priority", String(key.priority)), ("outcome", key.outcome),
-                ], factory: factory)
-            series.pushes[key] = pushes
-            if series.durations[key.provider] == nil {
-                series.durations[key.provider] = Timer(
-                    label: "liverelay_send_duration_seconds", dimensions: [("provider", key.provider)],
-                    factory: factory)
+    /// Counts one request's receipts (a fan-out's batch has one per device) and the time the request took:
+    /// one handle lookup per outcome among them, one observation of the duration.
+    func record(
+        _ receipts: some Collection<DeliveryReceipt>, priority: PushPriority, provider: ProviderKind, duration: Duration
+    ) {
+        guard let first = receipts.first else { return }
+        // A batch's receipts mostly share one outcome: counted in runs, each run one increment.
+        var run = (label: first.outcome.metricLabel, count: 0)
+        var dropped = 0
+        for receipt in receipts {
+            if case .dropToken = receipt.outcome { dropped += 1 }
+            let label = receipt.outcome.metricLabel
+            if label != run.label {
+                counter(provider: provider, priority: priority, outcome: run.label).increment(by: Int64(run.count))
+                run = (label, 0)
             }
-            return (pushes, series.durations[key.provider]!)
+            run.count += 1
         }
-        pushes.increment()
+        counter(provider: provider, priority: priority, outcome: run.label).increment(by: Int64(run.count))
+        let time = handles.series.withLock { series in
+            if let known = series.durations[provider.rawValue] { return known }
+            let timer = Timer(
+                label: "liverelay_send_duration_seconds", dimensions: [("provider", provider.rawValue)],
+                factory: factory)
+            series.durations[provider.rawValue] = timer
+            return timer
+        }
         time.recordNanoseconds(
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-        if case .dropToken = receipt.outcome {
+        if dropped > 0 {
             Counter(
                 label: "liverelay_tokens_dropped_total", dimensions: [("provider", provider.rawValue)],
                 factory: factory
-            ).increment()
+            ).increment(by: Int64(dropped))
+        }
+    }
+
+    /// The kept handle of one series of `liverelay_pushes_total`.
+    private func counter(provider: ProviderKind, priority: PushPriority, outcome: String) -> Counter {
+        handles.series.withLock { series in
+            let key = SeriesKey(provider: provider.rawValue, priority: priority.rawValue, outcome: outcome)
+            if let known = series.pushes[key] { return known }
+            let pushes = Counter(
+                label: "liverelay_pushes_total",
+                dimensions: [("provider", key.provider), ("priority", String(key.priority)), ("outcome", key.outcome)],
+                factory: factory)
+            series.pushes[key] = pushes
+            return pushes
         }
     }
 

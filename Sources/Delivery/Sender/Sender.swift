@@ -285,7 +285,7 @@ public struct Sender: Sendable {
         }
         let done = receipts.map { $0! }
         let elapsed = ContinuousClock.now - started
-        for receipt in done { metrics.record(receipt, priority: push.priority, provider: kind, duration: elapsed) }
+        metrics.record(done, priority: push.priority, provider: kind, duration: elapsed)
         return done
     }
 

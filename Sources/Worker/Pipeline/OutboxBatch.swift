@@ -16,8 +16,13 @@ struct OutboxBatch: Sendable {
     private(set) var rows: [OutboxEntry] = []
     /// Provider id → its pushes, in release order.
     private(set) var byProvider: [String: [Push]] = [:]
-    /// Each row's push: its activity, timestamp and content-state (``SentPush`` when it gets through).
+    /// The round's pushes, each once: its activity, timestamp and content-state (``SentPush`` when it gets
+    /// through).
     private(set) var sentPushes: [SentPush] = []
+    /// Each row's push: its index in ``sentPushes``.
+    private(set) var pushOfRow: [Int] = []
+    /// Each row's target.
+    private(set) var targets: [PushTarget] = []
 
     /// One push's rows: its activity and timestamp, and whether they start the activity (a start that waited
     /// carries the state of the update released with it, under the update's timestamp).
@@ -29,29 +34,56 @@ struct OutboxBatch: Sendable {
     /// Groups `due`: a row keeps the provider it was released to (rows from before providers were recorded
     /// follow `routes`); a row whose push cannot be read is left out.
     init(_ due: [OutboxEntry], routes: ProviderRoutes, providers: Set<String>) {
-        var decoded: [Group: LiveActivityPush] = [:]
+        var decoded: [Group: (push: LiveActivityPush, sent: Int)] = [:]
         var position: [String: [Group: Int]] = [:]
         let decoder = JSONValueDecoder()
+        rows.reserveCapacity(due.count)
+        pushOfRow.reserveCapacity(due.count)
+        targets.reserveCapacity(due.count)
+        // A fan-out's targets come one after another with the same push and provider: the row before's
+        // group and place are taken without hashing them again.
+        var last: (group: Group, provider: String?, at: Int, sent: Int)?
         for var row in due {
             // A broadcast and the token pushes of the same update are one push to several targets.
             let kind =
                 row.kind == PushTarget.TokenKind.channel.rawValue ? PushTarget.TokenKind.activity.rawValue : row.kind
             let group = Group(id: row.pushID, kind: kind)
-            guard let push = decoded[group] ?? (try? decoder.decode(LiveActivityPush.self, stored: row.push)) else {
+            let index = rows.count
+            if let last, last.group == group, last.provider != nil, row.provider == last.provider {
+                targets.append(row.target)
+                rows.append(row)
+                pushOfRow.append(last.sent)
+                byProvider[last.provider!]![last.at].rows.append(index)
                 continue
             }
-            decoded[group] = push
-            let provider = row.provider.flatMap { providers.contains($0) ? $0 : nil } ?? routes.provider(for: push)
+            let stored = row.provider
+            let found: (push: LiveActivityPush, sent: Int)
+            if let known = decoded[group] {
+                found = known
+            } else {
+                guard let push = try? decoder.decode(LiveActivityPush.self, stored: row.push) else { continue }
+                found = (push, sentPushes.count)
+                sentPushes.append(
+                    SentPush(activity: push.activity, timestamp: push.timestamp, state: push.contentState))
+                decoded[group] = found
+            }
+            let provider =
+                row.provider.flatMap { providers.contains($0) ? $0 : nil } ?? routes.provider(for: found.push)
             row.provider = provider
-            let index = rows.count
+            targets.append(row.target)
             rows.append(row)
-            sentPushes.append(SentPush(activity: push.activity, timestamp: push.timestamp, state: push.contentState))
-            if let at = position[provider]?[group] {
+            pushOfRow.append(found.sent)
+            let at: Int
+            if let known = position[provider]?[group] {
+                at = known
                 byProvider[provider]![at].rows.append(index)
             } else {
-                position[provider, default: [:]][group] = byProvider[provider, default: []].count
-                byProvider[provider, default: []].append(Push(push: push, rows: [index]))
+                at = byProvider[provider, default: []].count
+                position[provider, default: [:]][group] = at
+                byProvider[provider, default: []].append(Push(push: found.push, rows: [index]))
             }
+            // Only a row that named its provider, and kept it, lets the next row skip the lookups.
+            last = (group, stored == provider ? provider : nil, at, found.sent)
         }
     }
 

@@ -11,8 +11,10 @@ import Synchronization
 struct OutboxSettlement: Sendable {
     /// The round's rows, by index.
     let rows: [OutboxEntry]
-    /// Each row's push, as the activity keeps it when it gets through.
+    /// The round's pushes, as their activities keep them when they get through.
     let pushes: [SentPush]
+    /// Each row's push: its index in `pushes`.
+    let pushOfRow: [Int]
     let now: Int
     /// A random number in `0..<1` per row put off.
     let jitter: @Sendable () -> Double
@@ -42,13 +44,18 @@ struct OutboxSettlement: Sendable {
         var later: [OutboxEntry] = []
         var started: [DeviceStart] = []
         var sent: [SentPush] = []
+        // Each push once per write, however many of its targets got it (a fan-out's batch is one push).
+        var sentPushes = Set<Int>()
+        var lastSent = -1
         for (index, receipt) in zip(indices, receipts) {
-            var row = rows[index]
             if receipt.delivered {
-                sent.append(pushes[index])
-                if let start = row.deviceStart { started.append(start) }
+                let push = pushOfRow[index]
+                if push != lastSent, sentPushes.insert(push).inserted { sent.append(pushes[push]) }
+                lastSent = push
+                if let start = rows[index].deviceStart { started.append(start) }
             }
-            if let delay = delay(row, receipt.outcome, jitter: receipt.outcome.isRetry ? jitter() : 0) {
+            if let delay = delay(rows[index], receipt.outcome, jitter: receipt.outcome.isRetry ? jitter() : 0) {
+                var row = rows[index]
                 row.attempts += 1
                 row.nextAttempt = now + max(1, Int((delay / .seconds(1)).rounded(.up)))
                 later.append(row)
@@ -56,9 +63,12 @@ struct OutboxSettlement: Sendable {
                 if receipt.outcome.isRetry {
                     logger.error(
                         "push given up after retries",
-                        metadata: ["activity.key": "\(row.key.activity)", "attempts": "\(row.attempts + 1)"])
+                        metadata: [
+                            "activity.key": "\(rows[index].key.activity)", "attempts": "\(rows[index].attempts + 1)",
+                        ])
                 }
-                done.append(row)
+                // A fan-out's target has no row to take out: its cursor moves past it (``FanOutProgress``).
+                if rows[index].fanOut == nil { done.append(rows[index]) }
             }
         }
         return (done, later, started, sent)

@@ -80,7 +80,8 @@ struct DeliverStage: Sendable {
         let batch = OutboxBatch(due, routes: rules.routes, providers: Set(senders.keys))
         // Each request's receipts are written as they come in, while the rest are sent (several that arrive
         // during one write share the next), so a crash resends at most what was in flight.
-        let settlement = OutboxSettlement(rows: batch.rows, pushes: batch.sentPushes, now: now, jitter: random)
+        let settlement = OutboxSettlement(
+            rows: batch.rows, pushes: batch.sentPushes, pushOfRow: batch.pushOfRow, now: now, jitter: random)
         // A fan-out's cursor moves past the targets whose receipts are written, in the same writes.
         let progress = FanOutTracker(batch.rows)
         let journal = ReceiptJournal()
@@ -153,7 +154,7 @@ struct DeliverStage: Sendable {
                 guard let sender = senders[provider] else { continue }
                 group.addTask {
                     let sent = await sender.send(
-                        pushes.map { ($0.push, $0.rows.map { batch.rows[$0].target }) }, admit: fence
+                        pushes.map { ($0.push, $0.rows.map { batch.targets[$0] }) }, admit: fence
                     ) { item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts) }
                     return (pushes.flatMap(\.rows), sent.flatMap { $0 })
                 }
@@ -167,7 +168,7 @@ struct DeliverStage: Sendable {
             if let receipt { return receipt }
             unsent.append(index)
             return DeliveryReceipt(
-                target: batch.rows[index].target,
+                target: batch.targets[index],
                 outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
                 attempts: 0)
         }

@@ -3,6 +3,7 @@ import HTTP
 import LiveRelayCore
 import LiveRelayTesting
 import Logging
+import MetricsTestKit
 import Synchronization
 import Testing
 
@@ -219,6 +220,32 @@ import Testing
             logs.all.contains {
                 $0.contains("tokens dropped from a batch") && $0.contains("dropped=1") && $0.contains("targets=2")
             })
+    }
+
+    /// A fan-out's batch is one request: each outcome among its receipts is counted (one increment per run of
+    /// the same outcome), a dropped token too, and the request's time is one observation of the histogram.
+    @Test func aBatchCountsEveryReceiptAndTimesTheRequestOnce() async throws {
+        let targets = (0..<5).map { PushTarget(kind: .activity, token: "t\($0)", device: "phone-\($0)") }
+        let provider = ScriptedBatchProvider(
+            size: 10, ["t2": [.dropToken(reason: "Unregistered")], "t4": [.rejected(reason: "BadDeviceToken")]])
+        let metrics = TestMetrics()
+        let receipts = await Sender(
+            provider: provider, logger: Logger(label: "test"), clock: ImmediateClock(),
+            metrics: PushMetrics(factory: metrics)
+        ).send(Self.push, to: targets)
+        #expect(receipts.map(\.delivered) == [true, true, false, true, false])
+        #expect(provider.requests.withLock { $0.count } == 1)
+        func pushes(_ outcome: String) throws -> Int64 {
+            try metrics.expectCounter(
+                "liverelay_pushes_total",
+                [("provider", "getui"), ("priority", "\(Self.push.priority.rawValue)"), ("outcome", outcome)]
+            ).totalValue
+        }
+        #expect(try pushes("delivered") == 3)
+        #expect(try pushes("token_dropped") == 1)
+        #expect(try pushes("rejected") == 1)
+        #expect(try metrics.expectCounter("liverelay_tokens_dropped_total", [("provider", "getui")]).totalValue == 1)
+        #expect(try metrics.expectTimer("liverelay_send_duration_seconds", [("provider", "getui")]).values.count == 1)
     }
 
     /// A server that echoes the request's `authorization` (and writes a novel) in its error: the reason that
