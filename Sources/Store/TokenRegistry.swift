@@ -124,7 +124,9 @@ extension SQLiteStore {
     {
         let isDropped = try db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM dropped_token WHERE token = ?)")
         var dropped = Set<String>()
-        for token in Set(reports.map { ActivityTokenAdmission.normalized($0.token) })
+        // No token looked up one by one when none was ever dropped (a first import of a large file).
+        let anyDropped = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM dropped_token)") ?? true
+        for token in anyDropped ? Set(reports.map { ActivityTokenAdmission.normalized($0.token) }) : []
         where try Bool.fetchOne(isDropped, arguments: [token]) ?? false {
             dropped.insert(token)
         }

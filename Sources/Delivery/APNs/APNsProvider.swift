@@ -213,10 +213,11 @@ public final class APNsProvider: SingleTargetProvider {
         let results = await batches!.send(batch)
         // A success in the batch shows the topic is right before its refusals are read.
         if results.contains(where: { (try? $0.get())?.status == 200 }) { state.withLock { $0.topicVerified = true } }
-        return zip(targets, results).map { target, result -> DeliveryOutcome in
-            switch result {
+        // By index: a target is read only for a refusal (zipping would copy every one).
+        return results.indices.map { index -> DeliveryOutcome in
+            switch results[index] {
             case .success(let response) where response.status == 200: .delivered
-            case .success(let response): classify(response, target: target)
+            case .success(let response): classify(response, target: targets[index])
             case .failure(let error): .unanswered(error, by: "APNs")
             }
         }
