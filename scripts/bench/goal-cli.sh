@@ -62,6 +62,14 @@ proxy_connections() {
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["connections"])' "$dir/proxy.json"
 }
 
+# The server's CPU (its one worker's user + system time, in clock ticks): read around each client, it tells
+# what each client's requests cost the server, and whether the server's core was the limit.
+server_ticks() {
+    local worker
+    worker=$(pgrep -P "$(cat "$dir/nginx.pid")" | head -1)
+    awk '{print $14 + $15}' "/proc/$worker/stat"
+}
+
 # fanout-server.sh turns the access log off; here each request's status and time are what is counted.
 sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
     "$dir/nginx.conf"
@@ -113,14 +121,17 @@ PY
 bench=$root/Benchmarks/.build/release/liverelay-bench
 [ -x "$bench" ] || { echo "$bench is missing: scripts/bench/build.sh" >&2; exit 1; }
 python3 scripts/bench/make_payloads.py 1000 > "$dir/payloads.jsonl"
+sender_server=$(server_ticks)
 taskset -c "$client_core" "$bench" fanout --url "$FANOUT_URL" --ca "$FANOUT_CA" --key "$FANOUT_KEY" \
     --payloads "$dir/payloads.jsonl" --count "$((devices * pushes_per_device))" --connections 1 \
     --streams "$sender_streams" > "$dir/sender.json"
+sender_server=$(( $(server_ticks) - sender_server ))
 kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
 : > "$dir/logs/access.log"
 before_replay=$(proxy_connections)
+replay_server=$(server_ticks)
 set +e
 start=$(date +%s.%N)
 taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
@@ -134,17 +145,23 @@ line_connections=$(( replay_connections > 0 ? replay_connections : 1 ))
 # connection and the server's stream limit, APNs' headers and a Live Activity body of the match's size.
 # Its path carries "h2load-line" so the count below leaves its requests out.
 printf '%s' '{"aps":{"timestamp":1783101700,"event":"update","content-state":{"homeScore":1,"awayScore":0,"clock":"20:00","period":"1st half","status":"in play"},"relevance-score":50,"stale-date":1783102300}}' > "$dir/line-body.json"
+replay_server=$(( $(server_ticks) - replay_server ))
+line_server=$(server_ticks)
 line=$(taskset -c "$client_core" h2load -n "$((devices * pushes_per_device))" -c "$line_connections" -m "${GOAL_SERVER_STREAMS:-128}" \
     -H 'apns-push-type: liveactivity' -H 'apns-topic: com.example.scores.push-type.liveactivity' \
     -H 'apns-priority: 10' -H 'content-type: application/json' -d "$dir/line-body.json" \
     "$FANOUT_URL/3/device/h2load-line" 2>&1 | sed -n 's/.*finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
+line_server=$(( $(server_ticks) - line_server ))
 # Flush nginx's log buffer (USR1 reopens the log) and let it settle.
 kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
-python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" "${round_trip:-0}" "$replay_connections" "$line_connections" <<'PY'
+python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" "${round_trip:-0}" "$replay_connections" "$line_connections" \
+    "$sender_server" "$replay_server" "$line_server" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
-dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling, round_trip, connections, line_connections = sys.argv[1:]
+(dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling, round_trip, connections, line_connections,
+ sender_server, replay_server, line_server, tick) = sys.argv[1:]
+sender_server, replay_server, line_server = (int(t) / int(tick) for t in (sender_server, replay_server, line_server))
 devices, per, code, start, ceiling = int(devices), int(per), int(code), float(start), float(ceiling)
 sender = json.loads(open(f"{dir}/sender.json").read())
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
@@ -182,6 +199,14 @@ result = {
     "extra": json.loads(extra) if extra else {},
     "added_round_trip_ms": float(round_trip), "replay_connections": int(connections),
     "h2load_connections": int(line_connections),
+    # What each client's requests cost the server's one core (nginx's CPU while that client ran).
+    "server_cpu_us_per_request": {
+        "h2load": round(line_server / (devices * per) * 1e6, 1),
+        "sender_alone": round(sender_server / sender["pushes"] * 1e6, 1),
+        "replay": round(replay_server / pushes * 1e6, 1) if pushes else None,
+    },
+    "server_busy_while_sender_alone": round(sender_server * sender["pushes_per_second"] / sender["pushes"], 2),
+    "server_busy_while_sending": round(replay_server / send, 2) if send else None,
 }
 print(json.dumps(result))
 rtt = f", {float(round_trip):g} ms added round trip, {connections} connections opened" if float(round_trip) else ""
@@ -192,7 +217,10 @@ print(f"goal-cli: {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} f
       f"peak RSS {rss_kb / 1024:.0f} MB; h2load beside it {ceiling:,.0f}/s: {result['of_h2load'] or 0:.2f} of it "
       f"(while sending {result['of_h2load_while_sending'] or 0:.2f}); the sender alone "
       f"{result['sender_alone_pushes_per_second']:,.0f}/s at {result['sender_alone_cpu_us_per_push']:.1f} µs/push: "
-      f"{result['of_sender_alone'] or 0:.2f} of it (while sending {result['of_sender_alone_while_sending'] or 0:.2f})")
+      f"{result['of_sender_alone'] or 0:.2f} of it (while sending {result['of_sender_alone_while_sending'] or 0:.2f}); "
+      f"the server's CPU per request: h2load {result['server_cpu_us_per_request']['h2load']} µs, the sender alone "
+      f"{result['server_cpu_us_per_request']['sender_alone']} µs (server busy {result['server_busy_while_sender_alone']:.0%}), "
+      f"the replay {result['server_cpu_us_per_request']['replay']} µs (busy {result['server_busy_while_sending'] or 0:.0%} while sending)")
 problems = []
 if code != 0:
     problems.append(f"liverelay replay exited {code}")
