@@ -122,10 +122,13 @@ final class LaneConnection {
         let stream: Int32 = template.bytes.withUnsafeBufferPointer { shared in
             own.withUnsafeMutableBufferPointer { own in
                 let sharedBase = UnsafeMutablePointer(mutating: shared.baseAddress!)
-                func field(_ base: UnsafeMutablePointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>) -> nghttp2_nv {
+                func field(
+                    _ base: UnsafeMutablePointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>,
+                    flags: nghttp2_nv_flag = NGHTTP2_NV_FLAG_NONE
+                ) -> nghttp2_nv {
                     nghttp2_nv(
                         name: base + name.lowerBound, value: base + value.lowerBound, namelen: name.count,
-                        valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                        valuelen: value.count, flags: UInt8(flags.rawValue))
                 }
                 fields.removeAll(keepingCapacity: true)
                 for (index, span) in template.spans.enumerated() {
@@ -134,7 +137,11 @@ final class LaneConnection {
                     }
                     fields.append(field(sharedBase, span.name, span.value))
                 }
-                for span in ownSpans { fields.append(field(own.baseAddress!, span.name, span.value)) }
+                // A request's own fields differ from one request to the next (an `apns-id`): kept out of the
+                // HPACK tables, where each would push out a field every request shares (the provider token).
+                for span in ownSpans {
+                    fields.append(field(own.baseAddress!, span.name, span.value, flags: NGHTTP2_NV_FLAG_NO_INDEX))
+                }
                 // nghttp2 copies the fields; the buffers are free again once it returns.
                 if let body = template.body, !body.isEmpty {
                     var provider = nghttp2_data_provider(
