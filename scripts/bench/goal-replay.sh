@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The replay of goal-cli.sh alone, to time two builds in turns with farm-bench: `liverelay replay` of the
+# The replay of goal-cli.sh alone, to time two builds in turns (compare-replays.sh): `liverelay replay` of the
 # recorded match with the config and token file goal-cli.sh wrote (run it once first), into a fresh state
 # file each time, pinned to CLIENT_CORE (1), against the loopback server (started when it is not running;
 # stop it with `scripts/bench/fanout-server.sh stop /tmp/liverelay-goal-cli`). Prints nothing; exits as the
 # replay did.
 #   usage: scripts/bench/goal-replay.sh [liverelay binary]
-#   farm-bench -n 6 --timeout 300 --vs "scripts/bench/goal-replay.sh /tmp/liverelay-before" -- scripts/bench/goal-replay.sh
+#   scripts/bench/compare-replays.sh /tmp/liverelay-before .build/release/liverelay
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
