@@ -26,6 +26,8 @@ extension PostgresStore {
                       AND (claimed_by IS NULL OR claim_expires <= \(unescaped: Self.clock(nil)))
                     """, logger: logger)
             }
+            try await Self.dropFanOuts(drops, connection, logger: logger)
+            let drops = drops.filter { $0.fanOut == nil }
             if !drops.isEmpty {
                 try await connection.checkedQuery(
                     """
@@ -34,8 +36,8 @@ extension PostgresStore {
                     WHERE o.activity = d.activity AND o.target = d.target AND o."timestamp" = d.ts
                     """, logger: logger)
             }
+            try await Self.enqueue(fanOuts, superseding: entries, connection, logger: logger)
             try await Self.enqueue(entries, connection, logger: logger)
-            try await Self.enqueue(fanOuts, connection, logger: logger)
         }
     }
 
@@ -44,15 +46,32 @@ extension PostgresStore {
         try await claim(worker: claimOwner, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
     }
 
+    /// Every row waiting for these activities, due or not; a fan-out as one row at its frontier (marked with
+    /// ``OutboxEntry/fanOut``, no target), before the rows.
     public func waitingOutbox(activities: [ActivityKey]) async throws(Failure) -> [OutboxEntry] {
         guard !activities.isEmpty else { return [] }
+        var out: [OutboxEntry] = []
+        for row in try await rows(
+            "reading the outbox",
+            """
+            SELECT activity, push, "timestamp", provider, next_attempt, frontier FROM outbox_fan_out
+            WHERE activity = ANY(\(activities.map(\.rawValue))::text[]) ORDER BY seq
+            """)
+        {
+            let (activity, push, timestamp, provider, nextAttempt, frontier) = try decode(
+                row, (String, String, Int, String, Int, String).self, "reading the outbox")
+            out.append(
+                OutboxEntry(
+                    key: OutboxKey(activity: ActivityKey(activity), target: ""), kind: "activity", device: nil,
+                    environment: nil, push: Data(push.utf8), timestamp: timestamp, nextAttempt: nextAttempt,
+                    provider: provider, fanOut: FanOutMark(position: frontier, last: false)))
+        }
         let found = try await rows(
             "reading the outbox",
             """
             SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE activity = ANY(\(activities.map(\.rawValue))::text[])
             ORDER BY seq
             """)
-        var out: [OutboxEntry] = []
         for row in found {
             do { out.append(try Self.entry(row).entry) } catch {
                 throw Failure(path: location, message: "reading the outbox: \(error)")
@@ -70,16 +89,20 @@ extension PostgresStore {
     /// claims on them end, all in one transaction. Rows this worker never claimed (read by
     /// ``waitingOutbox(activities:)``) are settled as long as no other worker holds them.
     ///
-    /// A fan-out is written here as one row per target (``enqueue(_:_:logger:)-(OutboxFanOut)``), so a
-    /// round has no cursors to move.
+    /// A fan-out's targets have no rows: `cursors` move this worker's chunks past the targets whose receipts
+    /// are written (``FanOutProgress``), and those of them in `later` become rows of their own.
     public func settleOutbox(
         done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush],
         cursors: [FanOutCursor], now: Int
     ) async throws(Failure) {
-        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty else { return }
+        guard !done.isEmpty || !later.isEmpty || !started.isEmpty || !sent.isEmpty || !cursors.isEmpty else { return }
         let worker = claimOwner
         try await transaction("settling outbox rows") { connection in
-            try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
+            try await Self.settle(
+                done: done.filter { $0.fanOut == nil }, later: later.filter { $0.fanOut == nil }, worker: worker,
+                connection, logger: logger)
+            try await Self.settleFanOuts(
+                cursors: cursors, later: later.filter { $0.fanOut != nil }, owner: worker, connection, logger: logger)
             try await Self.markStarted(started, now: now, connection, logger: logger)
             let newest = SentPush.newest(sent)
             if !newest.isEmpty {
@@ -98,7 +121,14 @@ extension PostgresStore {
     }
 
     public func outboxStatus() async throws(Failure) -> (depth: Int, nextAttempt: Int?) {
-        for row in try await rows("reading the outbox", "SELECT count(*), MIN(next_attempt) FROM outbox") {
+        // A fan-out counts as one: its targets are not counted until they fail.
+        for row in try await rows(
+            "reading the outbox",
+            """
+            SELECT (SELECT count(*) FROM outbox) + (SELECT count(*) FROM outbox_fan_out),
+              LEAST((SELECT MIN(next_attempt) FROM outbox), (SELECT MIN(next_attempt) FROM outbox_fan_out))
+            """)
+        {
             return try decode(row, (Int, Int?).self, "reading the outbox")
         }
         return (0, nil)

@@ -12,15 +12,24 @@ extension PostgresStore: SharedStore {
         return "floor(extract(epoch FROM clock_timestamp()))::bigint"
     }
 
+    /// Renews this worker's claims on `rows`, and on every fan-out chunk it holds (a round's fan-out targets
+    /// have no rows of their own: their chunk is claimed).
     public func renewClaims(_ rows: [OutboxKey]) async throws(Failure) {
         guard !rows.isEmpty else { return }
-        try await execute(
+        let expires = "floor(extract(epoch FROM clock_timestamp()))::bigint + \(claimSeconds)"
+        try await executeAll(
             "renewing outbox claims",
-            """
-            UPDATE outbox o SET claim_expires = floor(extract(epoch FROM clock_timestamp()))::bigint + \(claimSeconds)
-            FROM unnest(\(rows.map(\.activity.rawValue))::text[], \(rows.map(\.target))::text[]) AS r(activity, target)
-            WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(claimOwner)
-            """)
+            [
+                """
+                UPDATE outbox o SET claim_expires = \(unescaped: expires)
+                FROM unnest(\(rows.map(\.activity.rawValue))::text[], \(rows.map(\.target))::text[]) AS r(activity, target)
+                WHERE o.activity = r.activity AND o.target = r.target AND o.claimed_by = \(claimOwner)
+                """,
+                """
+                UPDATE outbox_fan_out_chunk SET claim_expires = \(unescaped: expires)
+                WHERE claimed_by = \(claimOwner)
+                """,
+            ])
     }
 
     public func acquireLease(_ name: String, seconds: Int) async throws(Failure) -> Bool {

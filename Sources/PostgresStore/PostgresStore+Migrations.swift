@@ -208,6 +208,25 @@ extension PostgresStore {
                 "CREATE INDEX activity_entity_running ON activity (entity_feed, entity_id) WHERE phase IN ('pending', 'active')"
             ]
         ),
+        (
+            // A fan-out stored once, and the chunks of it workers claim (see PostgresStore+FanOuts.swift).
+            "v11-outbox-fan-out",
+            [
+                """
+                CREATE TABLE outbox_fan_out (
+                  activity text PRIMARY KEY, push text NOT NULL, "timestamp" bigint NOT NULL, provider text NOT NULL,
+                  environment text, next_attempt bigint NOT NULL, seq bigint NOT NULL, frontier text NOT NULL)
+                """,
+                "CREATE INDEX outbox_fan_out_due ON outbox_fan_out (next_attempt, seq)",
+                """
+                CREATE TABLE outbox_fan_out_chunk (
+                  activity text NOT NULL, "timestamp" bigint NOT NULL, first text NOT NULL, last text NOT NULL,
+                  cursor text NOT NULL, claimed_by text, claim_expires bigint,
+                  PRIMARY KEY (activity, "timestamp", last))
+                """,
+                "CREATE INDEX outbox_fan_out_chunk_claimed_by ON outbox_fan_out_chunk (claimed_by)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date and returns the steps it applied (none when it was). Workers starting

@@ -60,31 +60,6 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    /// Writes each fan-out as one row per update token of its activity (in device order), in one statement
-    /// that reads the tokens where they are: several workers share the rows as they share any others.
-    static func enqueue(_ fanOuts: [OutboxFanOut], _ connection: PostgresConnection, logger: Logger) async throws {
-        for f in fanOuts {
-            try await connection.checkedQuery(
-                """
-                INSERT INTO outbox (activity, target, kind, device, environment, push, "timestamp", attempts,
-                  next_attempt, provider)
-                SELECT t.activity, t.token, 'activity', t.device, t.environment,
-                  \(String(decoding: f.push, as: UTF8.self)), \(f.timestamp), 0, \(f.nextAttempt), \(f.provider)
-                FROM activity_token t
-                WHERE t.activity = \(f.activity.rawValue)
-                  AND (\(f.environment?.rawValue)::text IS NULL OR t.environment = \(f.environment?.rawValue))
-                ORDER BY t.device
-                ON CONFLICT (activity, target) DO UPDATE SET kind = excluded.kind, device = excluded.device,
-                  environment = excluded.environment, push = excluded.push, "timestamp" = excluded."timestamp",
-                  attempts = excluded.attempts, next_attempt = excluded.next_attempt,
-                  seq = nextval(pg_get_serial_sequence('outbox', 'seq')), address_device = NULL,
-                  address_user = NULL, address_activity = NULL, provider = excluded.provider, channel = NULL,
-                  channel_policy = NULL
-                WHERE excluded."timestamp" > outbox."timestamp"
-                """, logger: logger)
-        }
-    }
-
     /// Claims up to `limit` due rows for `worker` until `now + leaseSeconds`, in release order: rows due at
     /// `now` that no live claim holds (a dead worker's expired claims included, and at once the claims of a
     /// worker whose heartbeat has lapsed).
@@ -100,14 +75,18 @@ extension PostgresStore {
         -> [OutboxEntry]
     {
         let clock = Self.clock(claimClock)
-        return try await run("claiming outbox rows") { client in
-            let rows = try await client.query(
+        let gone = goneOwners(clock)
+        return try await transaction("claiming outbox rows") { connection in
+            // A row of a newer push waits while a chunk of an older fan-out of its activity is still out.
+            let rows = try await connection.checkedQuery(
                 """
                 UPDATE outbox o SET claimed_by = \(worker), claim_expires = \(unescaped: clock) + \(leaseSeconds)
-                FROM (SELECT activity, target FROM outbox
+                FROM (SELECT activity, target FROM outbox x
                       WHERE next_attempt <= \(now)
                         AND (claim_expires IS NULL OR claim_expires <= \(unescaped: clock)
-                             OR claimed_by IN (\(unescaped: goneOwners(clock))))
+                             OR claimed_by IN (\(unescaped: gone)))
+                        AND NOT EXISTS (SELECT 1 FROM outbox_fan_out_chunk c
+                                        WHERE c.activity = x.activity AND c."timestamp" < x."timestamp")
                       ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
                 WHERE o.activity = due.activity AND o.target = due.target
                 RETURNING o.activity, o.target, o.kind, o.device, o.environment, o.push, o."timestamp", o.attempts,
@@ -118,17 +97,29 @@ extension PostgresStore {
             for try await row in rows {
                 claimed.append(try Self.entry(row))
             }
-            return claimed.sorted { $0.seq < $1.seq }.map(\.entry)
+            let entries = claimed.sorted { $0.seq < $1.seq }.map(\.entry)
+            guard entries.count < limit else { return entries }
+            return entries
+                + (try await Self.claimFanOuts(
+                    owner: worker, now: now, clock: clock, gone: gone, leaseSeconds: leaseSeconds,
+                    limit: limit - entries.count, connection, logger: logger))
         }
     }
 
     /// Settles `worker`'s claimed rows in one transaction: `done` rows leave the outbox (unless a newer push
     /// replaced one meanwhile), `later` rows get their attempts and next attempt; every claim of theirs
-    /// `worker` holds ends (a replaced row becomes claimable with its newer push).
-    public func settle(done: [OutboxEntry], later: [OutboxEntry], worker: String) async throws(Failure) {
-        guard !done.isEmpty || !later.isEmpty else { return }
+    /// `worker` holds ends (a replaced row becomes claimable with its newer push). Fan-out targets (marked)
+    /// have no rows: `cursors` move `worker`'s chunks, and the marked targets in `later` become rows.
+    public func settle(
+        done: [OutboxEntry], later: [OutboxEntry], cursors: [FanOutCursor] = [], worker: String
+    ) async throws(Failure) {
+        guard !done.isEmpty || !later.isEmpty || !cursors.isEmpty else { return }
         try await transaction("settling outbox rows") { connection in
-            try await Self.settle(done: done, later: later, worker: worker, connection, logger: logger)
+            try await Self.settle(
+                done: done.filter { $0.fanOut == nil }, later: later.filter { $0.fanOut == nil }, worker: worker,
+                connection, logger: logger)
+            try await Self.settleFanOuts(
+                cursors: cursors, later: later.filter { $0.fanOut != nil }, owner: worker, connection, logger: logger)
         }
     }
 
@@ -169,9 +160,10 @@ extension PostgresStore {
     /// How many rows wait (claimed or not).
     public func outboxDepth() async throws(Failure) -> Int {
         try await run("counting outbox rows") { client in
-            for try await count in try await client.query("SELECT count(*) FROM outbox", logger: logger).decode(
-                Int.self)
-            {
+            // A fan-out counts as one, as in ``outboxStatus()``.
+            for try await count in try await client.query(
+                "SELECT (SELECT count(*) FROM outbox) + (SELECT count(*) FROM outbox_fan_out)", logger: logger
+            ).decode(Int.self) {
                 return count
             }
             return 0

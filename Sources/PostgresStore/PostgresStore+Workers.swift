@@ -27,12 +27,22 @@ extension PostgresStore {
         heartbeats.withLock { "\(worker)#\($0.incarnation)" == owner && $0.beats.holdsClaims(now: .now) }
     }
 
-    /// The outbox rows `worker` holds now, under any of its incarnations.
+    /// The outbox rows `worker` holds now, under any of its incarnations, and the targets of its fan-out
+    /// chunks that have no written receipt yet (after the chunk's cursor).
     public func claims(of worker: String) async throws(Failure) -> [OutboxKey] {
         var keys: [OutboxKey] = []
         for row in try await rows(
             "reading a worker's claims",
-            "SELECT activity, target FROM outbox WHERE claimed_by LIKE \(worker + "#%") ORDER BY seq")
+            """
+            SELECT activity, target FROM (
+              SELECT activity, target, seq, '' AS device FROM outbox WHERE claimed_by LIKE \(worker + "#%")
+              UNION ALL
+              SELECT t.activity, t.token, NULL, t.device FROM outbox_fan_out_chunk c
+              JOIN activity_token t ON t.activity = c.activity AND t.device > c.cursor AND t.device <= c.last
+              LEFT JOIN outbox_fan_out f ON f.activity = c.activity
+              WHERE c.claimed_by LIKE \(worker + "#%") AND (f.environment IS NULL OR t.environment = f.environment)) held
+            ORDER BY seq NULLS LAST, activity, device
+            """)
         {
             let (activity, target) = try decode(row, (String, String).self, "reading a worker's claims")
             keys.append(OutboxKey(activity: ActivityKey(activity), target: target))
@@ -57,6 +67,15 @@ extension PostgresStore {
                     """, logger: logger)
                 var count = 0
                 for try await _ in rows { count += 1 }
+                // Its fan-out chunks too: another worker takes each over from its cursor.
+                for try await _ in try await connection.checkedQuery(
+                    """
+                    UPDATE outbox_fan_out_chunk SET claimed_by = NULL, claim_expires = NULL
+                    WHERE claimed_by = \(oldOwner) RETURNING 1
+                    """, logger: logger)
+                {
+                    count += 1
+                }
                 try await connection.checkedQuery(
                     "DELETE FROM worker_heartbeat WHERE owner = \(oldOwner)", logger: logger)
                 return count
@@ -102,8 +121,10 @@ extension PostgresStore {
         for row in try await rows(
             "counting the rows gone workers hold",
             """
-            SELECT count(*) FROM outbox WHERE claim_expires > \(unescaped: clock)
-              AND claimed_by IN (SELECT owner FROM worker_heartbeat WHERE seen_at < \(now) - \(workerTimeout * 1000))
+            SELECT (SELECT count(*) FROM outbox WHERE claim_expires > \(unescaped: clock)
+                AND claimed_by IN (SELECT owner FROM worker_heartbeat WHERE seen_at < \(now) - \(workerTimeout * 1000)))
+              + (SELECT count(*) FROM outbox_fan_out_chunk WHERE claim_expires > \(unescaped: clock)
+                AND claimed_by IN (SELECT owner FROM worker_heartbeat WHERE seen_at < \(now) - \(workerTimeout * 1000)))
             """)
         {
             held = try decode(row, Int.self, "counting the rows gone workers hold")
@@ -128,6 +149,7 @@ extension PostgresStore {
             """
             DELETE FROM worker_heartbeat h WHERE h.seen_at < \(unescaped: Self.milliseconds) - 86400000
               AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.claimed_by = h.owner)
+              AND NOT EXISTS (SELECT 1 FROM outbox_fan_out_chunk c WHERE c.claimed_by = h.owner)
             """)
     }
 
