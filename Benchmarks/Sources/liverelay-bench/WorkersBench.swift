@@ -12,8 +12,8 @@ import Worker
 
 /// The goal moment of a match followed by N devices, end to end through the worker's pipeline (release into
 /// the outbox, claims, the APNs sender, receipts) on SQLite with one worker and on PostgreSQL with one and
-/// two workers (two pipelines, each with its store connection pool, its sender and its HTTP/2 connection,
-/// sharing the fan-out through outbox claims).
+/// two workers (two pipelines, each with its store connection pool, its heartbeat, its sender and its push
+/// lane, sharing the fan-out through outbox claims: chunks of it on PostgreSQL).
 struct WorkersBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "workers",
@@ -26,7 +26,7 @@ struct WorkersBench: AsyncParsableCommand {
     @Option(help: "The environment variable holding the PostgreSQL password.") var passwordEnv: String?
     @Option(help: "Devices following the match.") var devices = 100_000
     @Option(help: "Outbox rows a worker claims at once.") var claimBatch = 1000
-    @Option(help: "Concurrent streams per connection.") var streams = 100
+    @Option(help: "Requests in flight per worker (the server's stream limit applies too).") var streams = 100
 
     func run() async throws {
         var rows: [[String]] = []
@@ -48,7 +48,17 @@ struct WorkersBench: AsyncParsableCommand {
                 let pools = stores.map { store in Task { await store.run() } }
                 try await stores[0].open()
                 for store in stores.dropFirst() { try await store.open() }
+                // Each worker beats as `liverelay run` does: a worker whose heartbeat lapsed claims nothing.
+                let beats = stores.map { store in
+                    Task {
+                        while !Task.isCancelled {
+                            _ = try? await store.heartbeat()
+                            try? await Task.sleep(for: store.heartbeatInterval)
+                        }
+                    }
+                }
                 rows.append(try await goal("PostgreSQL", stores))
+                for beat in beats { beat.cancel() }
                 try await stores[0].dropSchema()
                 for pool in pools { pool.cancel() }
             }
@@ -79,23 +89,19 @@ struct WorkersBench: AsyncParsableCommand {
         ])
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        var transports: [CurlTransport] = []
+        var transports: [HTTP2Lane] = []
         defer { for t in transports { t.shutdown() } }
         var pipelines: [Pipeline] = []
         let signing = try APNsSigningKey(
             pem: Secret(String(contentsOfFile: key, encoding: .utf8)), keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
         for store in stores {
-            var http = CurlTransport.Configuration()
-            http.caFile = ca
-            http.threads = 1
-            http.maxConnectionsPerHost = 1
-            http.maxConcurrentStreams = streams
-            let transport = try CurlTransport(configuration: http)
+            // The push lane, as the APNs provider sends by default.
+            let transport = try HTTP2Lane(configuration: HTTP2Lane.Configuration(caFile: ca, connections: 1))
             transports.append(transport)
             let provider = APNsProvider(
                 configuration: APNsProvider.Configuration(
                     endpoint: APNsEndpoint(url: url, environment: .production), bundleID: "com.example.scores",
-                    requestTimeout: .seconds(60)),
+                    requestTimeout: .seconds(60), maxInFlight: streams),
                 key: signing, transport: transport)
             // Warm up: the connection, TLS and the provider token.
             _ = await provider.deliver(
