@@ -4,7 +4,7 @@ import Store
 import Testing
 
 /// Fan-outs (a push to every update token of its activity, stored once): what the worker relies on, the
-/// same whether the store keeps a cursor (SQLite) or writes a row per token (PostgreSQL).
+/// same whether the store keeps one cursor (SQLite) or hands the fan-out out in chunks (PostgreSQL).
 extension StoreContract {
     static func fanOut(_ timestamp: Int, environment: PushEnvironment? = .production) -> OutboxFanOut {
         OutboxFanOut(

@@ -54,7 +54,7 @@ public enum MetricCatalog {
         .init(
             name: "liverelay_outbox_depth", kind: .gauge, labels: [],
             help:
-                "Rows waiting in the outbox, a fan-out under way counting as one (the whole shared outbox on PostgreSQL, where a fan-out is a row per token), read every delivery round."
+                "Rows waiting in the outbox, a fan-out under way counting as one (the whole shared outbox on PostgreSQL), read every delivery round."
         ),
         .init(
             name: "liverelay_store_errors_total", kind: .counter, labels: [],
