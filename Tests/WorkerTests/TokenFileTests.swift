@@ -66,6 +66,12 @@ struct TokenFileTests {
         #expect(found?.location?.line == 3)
         #expect(found?.location?.column == 47)
         #expect(found?.message == "activities[1].token: expected a string, found integer")
+        // An environment that is not a string is named; a key a token does not have is left aside.
+        let environment = Self.problem(
+            #"{"activities": [{"activity": "m", "device": "a", "token": "ab01", "environment": 1}]}"#)
+        #expect(environment?.message == "activities[0].environment: expected a string, found integer")
+        let extra = try? Self.load(#"{"activities": [{"activity": "m", "device": "a", "token": "ab01", "tokn": "x"}]}"#)
+        #expect(extra?.activities().map(\.token) == ["ab01"], "a key a token does not have is left aside")
     }
 
     @Test func invalidJSONAndABadEntityAreNamedWhereTheyAre() {

@@ -55,6 +55,31 @@ public struct TokenFile: Sendable, Decodable {
         public var token: String
         /// Its APNs environment; the provider's when absent.
         public var environment: PushEnvironment?
+
+        /// Read from `value` directly when it is an object of these string fields and no others (every
+        /// token of a well-formed file); `nil` otherwise, for `Decodable` to read and to say what is wrong.
+        init?(plain value: JSONValue) {
+            guard case .object(let fields) = value, fields.count <= 4,
+                case .string(let activity) = fields["activity"], case .string(let device) = fields["device"],
+                case .string(let token) = fields["token"]
+            else { return nil }
+            switch fields["environment"] {
+            case .string(let name): environment = PushEnvironment(rawValue: name)
+            case nil where fields.count == 3: environment = nil
+            default: return nil
+            }
+            self.activity = activity
+            self.device = device
+            self.token = token
+        }
+
+        /// `value` as an update token: directly, or through `Decodable` (which names what is wrong).
+        static func read(_ value: JSONValue, _ decoder: JSONValueDecoder) throws(JSONValueDecoder.Failure)
+            -> ActivityToken
+        {
+            if let token = ActivityToken(plain: value) { return token }
+            return try decoder.decode(ActivityToken.self, from: value)
+        }
     }
 
     /// Devices and the entities they follow.
@@ -67,6 +92,8 @@ public struct TokenFile: Sendable, Decodable {
     /// tokens are read, checked and stored a slice at a time, never all in memory at once.
     private var source = Data()
     private var slices: [(offset: Int, count: Int)] = []
+    /// The update tokens of a file that holds one slice or less, as its check read them: not read again.
+    private var kept: [ActivityToken]?
     /// Update tokens per slice, and per store transaction.
     public static let sliceSize = 50_000
     /// Devices whose app subscribes its activities by broadcast channel (iOS 18; `both` mode).
@@ -112,11 +139,13 @@ public struct TokenFile: Sendable, Decodable {
         var wrong: (pointer: String, message: String)?
         let decoder = JSONValueDecoder()
         let rest: JSONValue
+        var firstSlice: [ActivityToken] = []
         do throws(JSONParseError) {
             rest = try JSONParser.parse(data, streaming: CodingKeys.activities.rawValue) { position, offset, value in
                 guard wrong == nil else { return }
                 do throws(JSONValueDecoder.Failure) {
-                    _ = try decoder.decode(ActivityToken.self, from: value)
+                    let token = try ActivityToken.read(value, decoder)
+                    if position < sliceSize { firstSlice.append(token) }
                 } catch {
                     wrong = ("/activities/\(position)" + error.pointer.description, error.message)
                 }
@@ -137,8 +166,12 @@ public struct TokenFile: Sendable, Decodable {
             throw located(error.pointer.description, error.message)
         }
         file.activityCount = count
-        file.source = count > 0 ? data : Data()
         file.slices = slices
+        if count <= sliceSize {
+            file.kept = firstSlice
+        } else {
+            file.source = data
+        }
         for (i, s) in file.subscriptions.enumerated() {
             guard entityKey(s.entity) != nil else {
                 throw located("/subscriptions/\(i)/entity", "\"\(s.entity)\" is not feed/id")
@@ -158,12 +191,13 @@ public struct TokenFile: Sendable, Decodable {
 
     /// The update tokens of one slice, read again from the file's bytes (checked when it was loaded).
     private func activities(in slice: (offset: Int, count: Int)) -> [ActivityToken] {
+        if let kept { return kept }
         var tokens: [ActivityToken] = []
         tokens.reserveCapacity(slice.count)
         let decoder = JSONValueDecoder()
         // Both were read without an error at load, from the same bytes.
         try? JSONParser.parseElements(source, from: slice.offset, count: slice.count) { value in
-            if let token = try? decoder.decode(ActivityToken.self, from: value) { tokens.append(token) }
+            if let token = try? ActivityToken.read(value, decoder) { tokens.append(token) }
         }
         return tokens
     }
