@@ -99,10 +99,7 @@ extension PostgresStore {
         let worker = claimOwner
         try await transaction("settling outbox rows") { connection in
             try await Self.settle(
-                done: done.filter { $0.fanOut == nil }, later: later.filter { $0.fanOut == nil }, worker: worker,
-                connection, logger: logger)
-            try await Self.settleFanOuts(
-                cursors: cursors, later: later.filter { $0.fanOut != nil }, owner: worker, connection, logger: logger)
+                done: done, later: later, cursors: cursors, worker: worker, connection, logger: logger)
             try await Self.markStarted(started, now: now, connection, logger: logger)
             let newest = SentPush.newest(sent)
             if !newest.isEmpty {

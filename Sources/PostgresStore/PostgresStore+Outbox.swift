@@ -116,11 +116,21 @@ extension PostgresStore {
         guard !done.isEmpty || !later.isEmpty || !cursors.isEmpty else { return }
         try await transaction("settling outbox rows") { connection in
             try await Self.settle(
-                done: done.filter { $0.fanOut == nil }, later: later.filter { $0.fanOut == nil }, worker: worker,
-                connection, logger: logger)
-            try await Self.settleFanOuts(
-                cursors: cursors, later: later.filter { $0.fanOut != nil }, owner: worker, connection, logger: logger)
+                done: done, later: later, cursors: cursors, worker: worker, connection, logger: logger)
         }
+    }
+
+    /// A round's receipts for `worker`: its rows settled, its fan-out chunks' cursors moved, and the marked
+    /// targets to try again written as rows.
+    static func settle(
+        done: [OutboxEntry], later: [OutboxEntry], cursors: [FanOutCursor], worker: String,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await settle(
+            done: done.filter { $0.fanOut == nil }, later: later.filter { $0.fanOut == nil }, worker: worker,
+            connection, logger: logger)
+        try await settleFanOuts(
+            cursors: cursors, later: later.filter { $0.fanOut != nil }, owner: worker, connection, logger: logger)
     }
 
     static func settle(
