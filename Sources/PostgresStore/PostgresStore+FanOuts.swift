@@ -93,11 +93,7 @@ extension PostgresStore {
             let (activity, timestamp, last, cursor, current, push, provider, environment, nextAttempt) =
                 try row.decode((String, Int, String, String, Int?, String?, String?, String?, Int?).self)
             guard current == timestamp, let push, let provider, let nextAttempt else {
-                try await connection.checkedQuery(
-                    """
-                    DELETE FROM outbox_fan_out_chunk WHERE activity = \(activity) AND "timestamp" = \(timestamp)
-                      AND last = \(last)
-                    """, logger: logger)
+                try await Self.dropChunk(activity, timestamp, last, connection, logger: logger)
                 continue
             }
             guard !taken.contains(activity) else { continue }
@@ -105,11 +101,7 @@ extension PostgresStore {
                 of: activity, after: cursor, upTo: last, environment: environment, limit: limit - claimed.count + 1,
                 connection, logger: logger)
             if targets.isEmpty {
-                try await connection.checkedQuery(
-                    """
-                    DELETE FROM outbox_fan_out_chunk WHERE activity = \(activity) AND "timestamp" = \(timestamp)
-                      AND last = \(last)
-                    """, logger: logger)
+                try await Self.dropChunk(activity, timestamp, last, connection, logger: logger)
                 continue
             }
             // Whole or not at all: a chunk's cursor is one run of receipts.
@@ -168,6 +160,17 @@ extension PostgresStore {
                 nextAttempt: nextAttempt)
         }
         return claimed
+    }
+
+    /// Removes one chunk: its push was replaced, or no target is left in it.
+    private static func dropChunk(
+        _ activity: String, _ timestamp: Int, _ last: String, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.checkedQuery(
+            """
+            DELETE FROM outbox_fan_out_chunk WHERE activity = \(activity) AND "timestamp" = \(timestamp)
+              AND last = \(last)
+            """, logger: logger)
     }
 
     /// Up to `limit` update tokens of `activity` after device `after` (up to `upTo` when given), in device
