@@ -41,22 +41,22 @@ extension HTTP2LaneTests {
         }
     }
 
-    /// A second origin's first connection is made beside the lane's thread too: while the far server takes a
-    /// second over its set-up, the near one's requests go on being answered; and when it cannot be made in
+    /// A second origin's first connection is made beside the lane's thread too: while the far server takes two
+    /// seconds over its set-up, the near one's requests go on being answered; and when it cannot be made in
     /// time, the requests that waited for it fail with the set-up's error, and the near one is untouched.
     @Test func aSecondOriginsFirstConnectionDoesNotStopTheFirst() async throws {
         let near = InFlightCount()
         let far = try await LoopbackHTTPServer.start(
-            mode: .http2TLS(sharedAuthority), slowSetUp: .seconds(1), handler: { request in .text(request.path) })
+            mode: .http2TLS(sharedAuthority), slowSetUp: .seconds(2), handler: { request in .text(request.path) })
         defer { Task { try? await far.stop() } }
-        try await withLane(connectTimeout: .milliseconds(1500), handler: near.handler(delay: .milliseconds(5))) {
+        try await withLane(connectTimeout: .seconds(4), handler: near.handler(delay: .milliseconds(5))) {
             server, lane in
             // The near origin's connection is up and busy.
             #expect(answered(await fanOut(lane, server, count: 10)).count == 10)
             let farAnswer = Task {
                 try await lane.send(HTTPRequest(method: "POST", url: far.url("/far"), body: Data("far".utf8)))
             }
-            // The far connection's set-up has begun (the server holds it a second before its handshake).
+            // The far connection's set-up has begun (the server holds it two seconds before its handshake).
             #expect(await far.wait(until: { far.connectionCount > 0 }))
             #expect(answered(await fanOut(lane, server, count: 200)).count == 200)
             #expect(far.requests.isEmpty, "the near requests were answered while the far connection was set up")
@@ -82,17 +82,17 @@ extension HTTP2LaneTests {
     }
 
     /// One more connection that cannot be made in time (the server takes 5 s to set it up, the lane waits
-    /// 1 s) leaves the requests on the connection there is, tried again a second later: every request is
+    /// 2 s) leaves the requests on the connection there is, tried again a second later: every request is
     /// answered, all of them on the first connection.
     @Test func aConnectionThatCannotBeMadeLeavesTheRequestsOnTheFirst() async throws {
         try await withLane(
             connectionsPerOrigin: 2, maxConcurrentStreams: 4, slowSetUpAfterFirst: .seconds(5),
-            connectTimeout: .seconds(1), handler: InFlightCount().handler(delay: .milliseconds(10))
+            connectTimeout: .seconds(2), handler: InFlightCount().handler(delay: .milliseconds(10))
         ) { server, lane in
-            // 1,600 at 4 × 10 ms take four seconds: time for the first try to fail (at 1 s) and the next to
+            // 2,400 at 4 × 10 ms take six seconds: time for the first try to fail (at 2 s) and the next to
             // begin (a second later).
-            let results = await fanOut(lane, server, count: 1600)
-            #expect(answered(results).count == 1600, "\(failures(results))")
+            let results = await fanOut(lane, server, count: 2400, timeout: .seconds(30))
+            #expect(answered(results).count == 2400, "\(failures(results))")
             #expect(server.connectionCount >= 3, "another connection was tried, and tried again")
             #expect(server.requests.allSatisfy { $0.connectionID == 1 })
         }
@@ -100,11 +100,15 @@ extension HTTP2LaneTests {
 
     /// A server of 4 streams per connection that takes 20 ms per answer: a fan-out of 200 would wait on one
     /// connection's four streams, so the thread opens more, each once the ones before it are full and have
-    /// answered, up to its limit of 4; every request is answered once.
+    /// answered, up to its limit of 4; every request is answered once. The server answers only each
+    /// connection's first request until the fourth connection has one, so the fan-out cannot finish first on
+    /// a machine where set-ups are slow.
     @Test func opensMoreConnectionsWhenEveryStreamIsTaken() async throws {
         let count = InFlightCount()
+        let gate = GrowthGate(connections: 4)
         try await withLane(
-            connectionsPerOrigin: 4, maxConcurrentStreams: 4, handler: count.handler(delay: .milliseconds(20))
+            connectionsPerOrigin: 4, maxConcurrentStreams: 4,
+            handler: gate.handler(count.handler(delay: .milliseconds(20)))
         ) { server, lane in
             let results = await fanOut(lane, server, count: 200)
             #expect(answered(results).count == 200, "\(failures(results))")

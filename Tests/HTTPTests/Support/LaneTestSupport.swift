@@ -89,6 +89,29 @@ final class InFlightCount: Sendable {
     }
 }
 
+/// Holds every answer but each connection's first until a request has come on connection `connections`, so
+/// a fan-out cannot end before the lane has had reason to open them all: each opens once the ones before it
+/// are full and have answered, however long a TLS set-up takes on a loaded machine.
+final class GrowthGate: Sendable {
+    private let seen = Mutex<Set<Int>>([])
+    private let changes = ChangeSignal()
+    private let connections: Int
+
+    init(connections: Int) { self.connections = connections }
+
+    /// Wraps `handler`: a connection's first request goes straight through, the others wait for the gate.
+    func handler(_ handler: @escaping LoopbackHTTPServer.Handler) -> LoopbackHTTPServer.Handler {
+        { request in
+            if self.seen.withLock({ $0.insert(request.connectionID).inserted }) {
+                self.changes.changed()
+            } else {
+                _ = await self.changes.wait(until: { self.seen.withLock { $0.count } >= self.connections })
+            }
+            return await handler(request)
+        }
+    }
+}
+
 /// Counts the requests to one path as the server receives them, so a test waits for one to arrive (an event)
 /// instead of sleeping.
 final class Arrivals: Sendable {
