@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-binary=${1:-$root/.build/release/liverelay}
+# The binary by its absolute path: the replay runs in a folder of its own.
+binary=$(realpath "${1:-$root/.build/release/liverelay}")
 dir=${GOAL_DIR:-/tmp/liverelay-goal-cli}
 [ -f "$dir/liverelay.json" ] && [ -f "$dir/tokens.json" ] || {
     echo "no config or token file in $dir: run scripts/bench/goal-cli.sh first" >&2
