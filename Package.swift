@@ -77,7 +77,10 @@ let package = Package(
         // SQLite state.
         .target(
             name: "Store",
-            dependencies: ["LiveRelayCore", "StoreCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "LiveRelayCore", "StoreCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // The whole state in PostgreSQL, shared by several workers: migrations, leases, outbox claims.
         .target(
             name: "PostgresStore",
@@ -164,7 +167,9 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LiveRelayCore"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "LiveRelayCore"]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "LiveRelayCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Store", "LiveRelayCore"]),
         .testTarget(
             name: "ReportTests",

@@ -137,16 +137,21 @@ extension SQLiteStore {
             ended.insert(activity)
         }
         let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
-        let insert = try db.cachedStatement(
+        let insert = try RowWriter(
+            db,
             sql: """
                 INSERT INTO activity_token (activity, device, token, environment, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(activity, device) DO UPDATE SET token = excluded.token,
                 environment = excluded.environment, updated_at = excluded.updated_at
                 """)
         for row in rows {
-            try insert.execute(arguments: [
-                row.activity.rawValue, row.device, row.token, row.environment.rawValue, now,
-            ])
+            try insert.write {
+                $0.text(row.activity.rawValue)
+                $0.text(row.device)
+                $0.text(row.token)
+                $0.text(row.environment.rawValue)
+                $0.integer(now)
+            }
         }
         return verdicts
     }

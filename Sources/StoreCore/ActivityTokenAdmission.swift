@@ -49,22 +49,33 @@ public enum ActivityTokenAdmission {
         var verdicts: [ActivityTokenRegistration] = []
         verdicts.reserveCapacity(reports.count)
         var kept: [ActivityTokenReport] = []
+        kept.reserveCapacity(reports.count)
+        // Each pair is hashed once: a report that replaces an earlier one of its pair marks that one replaced.
         var last: [DevicePair: Int] = [:]
+        last.reserveCapacity(reports.count)
+        var replaced: [Bool] = []
+        replaced.reserveCapacity(reports.count)
+        var anyReplaced = false
         for report in reports {
             var report = report
             report.token = normalized(report.token)
-            if dropped.contains(report.token) {
+            if !dropped.isEmpty, dropped.contains(report.token) {
                 verdicts.append(.dropped)
-            } else if ended.contains(report.activity) {
+            } else if !ended.isEmpty, ended.contains(report.activity) {
                 verdicts.append(.ended)
             } else {
                 verdicts.append(.stored)
-                last[DevicePair(activity: report.activity, device: report.device)] = kept.count
+                if let earlier = last.updateValue(
+                    kept.count, forKey: DevicePair(activity: report.activity, device: report.device))
+                {
+                    replaced[earlier] = true
+                    anyReplaced = true
+                }
                 kept.append(report)
+                replaced.append(false)
             }
         }
-        let rows = kept.indices.filter { last[DevicePair(activity: kept[$0].activity, device: kept[$0].device)] == $0 }
-            .map { kept[$0] }
+        let rows = anyReplaced ? kept.indices.filter { !replaced[$0] }.map { kept[$0] } : kept
         return (verdicts, rows)
     }
 
