@@ -6,6 +6,7 @@ import LiveRelayCore
 import Logging
 import Report
 import Rules
+import Store
 import Worker
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -16,7 +17,9 @@ struct ReplayCommand: AsyncParsableCommand {
             Prints, for every recorded body, what changed, which rules fired, and each push exactly as the \
             configured provider sends it (the console provider prints the APNs request), with the reason a \
             change produced no push. State lives in a temporary database unless --state is given, so two runs \
-            print the same thing.
+            print the same thing. With --postgres it lives in the PostgreSQL database of the config's \
+            `postgres` section, as `liverelay run` keeps it there: a database (or `schema`) of its own for the \
+            replay, which keeps what the replay leaves, as --state does.
 
             With --report FILE, also writes what the replay decided: FILE.html is one self-contained page (each \
             activity's timeline of changes and pushes, its priority-10 budget over time, and a summary), \
@@ -39,6 +42,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Keep the state in this SQLite file instead of a temporary one.")
     var state: String?
 
+    @Flag(help: "Keep the state in the PostgreSQL database of the config's postgres section instead.")
+    var postgres = false
+
     @Option(
         help: ArgumentHelp(
             "Load devices, subscriptions and tokens from this JSON file first (see docs/configuration.md).",
@@ -60,6 +66,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        if postgres, let state {
+            throw ValidationError("--postgres and --state \(state): the state goes to one place")
+        }
         if let report, ReportFormat(path: report) == nil {
             throw ValidationError("--report \(report): the file must end in .html or .json")
         }
@@ -78,6 +87,15 @@ struct ReplayCommand: AsyncParsableCommand {
         // The sequence was checked against the config's feeds.
         let feed = loaded.feeds.first { $0.id == recorded.feed }!
         let others = loaded.feeds.filter { recorded.feeds.dropFirst().contains($0.id) }
+        if postgres {
+            guard loaded.config.postgres != nil else {
+                throw ValidationError("--postgres: \(config) has no postgres section")
+            }
+            try await withStateStore(loaded) { store in
+                try await replay(recorded, loaded: loaded, rules: rules, feed: feed, others: others, store: store)
+            }
+            return
+        }
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
             "liverelay-replay-\(UUID().uuidString)")
         let statePath = state ?? temporary.path + ".sqlite"
@@ -86,12 +104,31 @@ struct ReplayCommand: AsyncParsableCommand {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
             }
         }
-        let store = try openStore(statePath)
+        try await replay(
+            recorded, loaded: loaded, rules: rules, feed: feed, others: others, store: try openStore(statePath))
+    }
+
+    /// Replays `recorded` with its state in `store`. On a store several workers share, this worker beats as
+    /// `liverelay run` does while it replays: a worker without a heartbeat claims nothing.
+    private func replay(
+        _ recorded: ReplaySequence, loaded: LoadedConfig, rules: RuleSet, feed: FeedRuntime, others: [FeedRuntime],
+        store: any StateStore
+    ) async throws {
         let progress = ProgressLine(print: standardOutput)
         let worker = try await buildWorker(
             loaded, rules: rules, store: store,
             environment: .live(logger: Logger(label: "liverelay.replay"), output: progress.output))
         defer { worker.shutdown() }
+        try await whileBeating(worker.heartbeat) {
+            try await replay(
+                recorded, loaded: loaded, rules: rules, feed: feed, others: others, store: store, worker, progress)
+        }
+    }
+
+    private func replay(
+        _ recorded: ReplaySequence, loaded: LoadedConfig, rules: RuleSet, feed: FeedRuntime, others: [FeedRuntime],
+        store: any StateStore, _ worker: LiveRelayWorker, _ progress: ProgressLine
+    ) async throws {
         if let tokens {
             do {
                 // Registered as the sequence begins, on its clock: devices that follow an entity from the

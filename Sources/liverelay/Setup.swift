@@ -98,3 +98,16 @@ func buildWorker(
         throw ExitCode(1)
     }
 }
+
+/// Runs `body` while `heartbeat` beats (once before it, then at its interval), as the service group of
+/// `liverelay run` beats: on a shared store a worker whose heartbeat has lapsed claims no outbox row. Without
+/// a heartbeat (a store of one worker), just runs `body`. The beats end with `body`.
+func whileBeating<T: Sendable>(_ heartbeat: HeartbeatService?, _ body: () async throws -> T) async throws -> T {
+    guard let heartbeat else { return try await body() }
+    await heartbeat.beat()
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await heartbeat.run() }
+        defer { group.cancelAll() }
+        return try await body()
+    }
+}

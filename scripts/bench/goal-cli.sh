@@ -17,6 +17,8 @@
 #   GOAL_PROVIDER_EXTRA='{"max-concurrent-streams": 1000}' / GOAL_HTTP_EXTRA='{"coalesce-writes": false}'
 #   are merged into the provider / http objects (after the second argument).
 #   GOAL_LIVERELAY=/path/to/liverelay runs another build.
+#   GOAL_POSTGRES_URL=postgres://user@host:port/db (its password in GOAL_POSTGRES_PASSWORD) keeps the replay's
+#   state in PostgreSQL (`replay --postgres`, one worker), in a schema of its own dropped afterwards (psql).
 #   GOAL_ROUND_TRIP_MS=25 puts delay-proxy.py (on the server's core) between every client and nginx, adding
 #   that round trip; the sender alone then runs with the default config's window (1 × 1,000 streams), and
 #   h2load with as many connections as the replay opened (counted by the proxy), each with the server's
@@ -70,6 +72,18 @@ server_ticks() {
     awk '{print $14 + $15}' "/proc/$worker/stat"
 }
 
+# PostgreSQL's CPU (every postgres process's user + system time, and the exited backends' through the
+# postmaster's children's time), read around the replay when its state is there: 0 without GOAL_POSTGRES_URL.
+postgres_ticks() {
+    [ -n "${GOAL_POSTGRES_URL:-}" ] || { echo 0; return; }
+    local oldest
+    oldest=$(pgrep -o -x postgres || true)
+    for pid in $(pgrep -x postgres); do
+        awk -v children=$([ "$pid" = "$oldest" ] && echo 1 || echo 0) \
+            '{print $14 + $15 + (children ? $16 + $17 : 0)}' "/proc/$pid/stat" 2>/dev/null || true
+    done | awk '{total += $1} END {print total + 0}'
+}
+
 # fanout-server.sh turns the access log off; here each request's status and time are what is counted.
 sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
     "$dir/nginx.conf"
@@ -78,6 +92,18 @@ nginx -p "$dir" -c "$dir/nginx.conf" -s reload 2> "$dir/logs/reload.txt" || { ca
 sleep 0.5
 
 # The config and the token file.
+store=sqlite
+state_option=()
+if [ -n "${GOAL_POSTGRES_URL:-}" ]; then
+    store=postgres
+    state_option=(--postgres)
+    export GOAL_POSTGRES_SCHEMA=goal_$$_$(date +%s)
+    drop_schema() {
+        command -v psql >/dev/null || return 0
+        PGPASSWORD=${GOAL_POSTGRES_PASSWORD:-} psql -q "$GOAL_POSTGRES_URL" -c "DROP SCHEMA IF EXISTS $GOAL_POSTGRES_SCHEMA CASCADE" \
+            > /dev/null 2>&1 || echo "goal-cli: could not drop schema $GOAL_POSTGRES_SCHEMA" >&2
+    }
+fi
 python3 - "$root" "$dir" "$devices" "$activity" "$FANOUT_URL" "$FANOUT_CA" "$FANOUT_KEY" "$extra" <<'PY'
 import hashlib, json, os, sys
 root, dir, devices, activity, url, ca, key, extra = sys.argv[1:]
@@ -103,6 +129,11 @@ def merge(into, more):
             into[k] = v
 if extra:
     merge(config, json.loads(extra))
+if os.environ.get("GOAL_POSTGRES_URL"):
+    # Beside what the extra config says of it (its claim-batch, say).
+    config.setdefault("postgres", {}).update(
+        {"url": os.environ["GOAL_POSTGRES_URL"], "password": {"env": "GOAL_POSTGRES_PASSWORD"},
+         "schema": os.environ["GOAL_POSTGRES_SCHEMA"]})
 for var, section in [("GOAL_PROVIDER_EXTRA", "provider"), ("GOAL_HTTP_EXTRA", "http")]:
     if os.environ.get(var):
         merge(config[section], json.loads(os.environ[var]))
@@ -132,13 +163,16 @@ sleep 1.2
 : > "$dir/logs/access.log"
 before_replay=$(proxy_connections)
 replay_server=$(server_ticks)
+postgres_cpu=$(postgres_ticks)
 set +e
 start=$(date +%s.%N)
 taskset -c "$client_core" /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
     "$liverelay" replay Samples/sequences/espn-aus-egy/sequence.json --config "$dir/liverelay.json" \
-    --tokens "$dir/tokens.json" > /dev/null 2> "$dir/stderr.txt"
+    --tokens "$dir/tokens.json" "${state_option[@]}" > /dev/null 2> "$dir/stderr.txt"
 code=$?
 set -e
+postgres_cpu=$(( $(postgres_ticks) - postgres_cpu ))
+[ "$store" = postgres ] && drop_schema
 replay_connections=$(( $(proxy_connections) - before_replay ))
 line_connections=$(( replay_connections > 0 ? replay_connections : 1 ))
 # The line, in the same run: h2load on the same core, to the same server, with as many requests, one
@@ -157,11 +191,12 @@ kill -USR1 "$(cat "$dir/nginx.pid")"
 sleep 1.2
 
 python3 - "$dir" "$devices" "$pushes_per_device" "$code" "$start" "${GOAL_PROVIDER_EXTRA:-}" "${GOAL_HTTP_EXTRA:-}" "$extra" "${line:-0}" "${round_trip:-0}" "$replay_connections" "$line_connections" \
-    "$sender_server" "$replay_server" "$line_server" "$(getconf CLK_TCK)" <<'PY'
+    "$sender_server" "$replay_server" "$line_server" "$(getconf CLK_TCK)" "$store" "$postgres_cpu" <<'PY'
 import json, sys
 (dir, devices, per, code, start, provider_extra, http_extra, extra, ceiling, round_trip, connections, line_connections,
- sender_server, replay_server, line_server, tick) = sys.argv[1:]
-sender_server, replay_server, line_server = (int(t) / int(tick) for t in (sender_server, replay_server, line_server))
+ sender_server, replay_server, line_server, tick, store, postgres_cpu) = sys.argv[1:]
+sender_server, replay_server, line_server, postgres_cpu = (
+    int(t) / int(tick) for t in (sender_server, replay_server, line_server, postgres_cpu))
 devices, per, code, start, ceiling = int(devices), int(per), int(code), float(start), float(ceiling)
 sender = json.loads(open(f"{dir}/sender.json").read())
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
@@ -177,7 +212,7 @@ pushes = statuses.get("200", 0)
 failed = sum(n for s, n in statuses.items() if s != "200")
 send = max(times) - min(times) if times else 0.0
 result = {
-    "bench": "goal-cli", "devices": devices, "pushes": pushes, "expected_pushes": devices * per,
+    "bench": "goal-cli", "store": store, "devices": devices, "pushes": pushes, "expected_pushes": devices * per,
     "failed_requests": failed, "statuses": statuses, "counted_from": "nginx access log",
     "exit_code": code, "wall_seconds": round(wall, 3),
     "pushes_per_second": round(pushes / wall, 1) if wall else None,
@@ -187,6 +222,7 @@ result = {
     "cpu_seconds": round(cpu, 3), "user_seconds": float(user), "sys_seconds": float(sys_),
     "cpu_us_per_push": round(cpu / pushes * 1e6, 2) if pushes else None,
     "peak_rss_mb": round(rss_kb / 1024, 1),
+    "postgres_cpu_us_per_push": round(postgres_cpu / pushes * 1e6, 2) if store == "postgres" and pushes else None,
     "h2load_pushes_per_second": ceiling or None,
     "of_h2load": round(pushes / wall / ceiling, 3) if wall and ceiling else None,
     "of_h2load_while_sending": round(pushes / send / ceiling, 3) if send and ceiling else None,
@@ -210,10 +246,11 @@ result = {
 }
 print(json.dumps(result))
 rtt = f", {float(round_trip):g} ms added round trip, {connections} connections opened" if float(round_trip) else ""
-print(f"goal-cli: {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
+pg = f" + PostgreSQL {result['postgres_cpu_us_per_push'] or 0:.1f} µs/push" if store == "postgres" else ""
+print(f"goal-cli ({store}): {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
       f"{wall:.2f} s wall, {result['pushes_per_second'] or 0:,.0f} pushes/s "
       f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
-      f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push, "
+      f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push{pg}, "
       f"peak RSS {rss_kb / 1024:.0f} MB; h2load beside it {ceiling:,.0f}/s: {result['of_h2load'] or 0:.2f} of it "
       f"(while sending {result['of_h2load_while_sending'] or 0:.2f}); the sender alone "
       f"{result['sender_alone_pushes_per_second']:,.0f}/s at {result['sender_alone_cpu_us_per_push']:.1f} µs/push: "
