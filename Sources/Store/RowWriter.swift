@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -13,7 +14,7 @@ struct RowWriter {
         statement = try db.cachedStatement(sql: sql)
     }
 
-    /// Binds the row's values in order (`bind` calls ``Row/text(_:)`` and ``Row/integer(_:)``) and runs the
+    /// Binds the row's values in order (`bind` calls ``Row``'s `text`, `integer` and `null`) and runs the
     /// statement; an error names the statement, never its values.
     func write(_ bind: (inout Row) -> Void) throws {
         let handle = statement.sqliteStatement
@@ -54,6 +55,32 @@ struct RowWriter {
 
         mutating func integer(_ value: Int) {
             note(sqlite3_bind_int64(handle, index, Int64(value)))
+        }
+
+        /// UTF-8 text given as bytes (a JSON document written for the row), without making a `String` of it.
+        mutating func text(utf8 value: Data) {
+            let code = value.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, transient)
+                }
+                return sqlite3_bind_text(
+                    handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+            }
+            note(code)
+        }
+
+        /// A value or NULL.
+        mutating func text(_ value: String?) {
+            if let value { text(value) } else { null() }
+        }
+
+        /// A value or NULL.
+        mutating func integer(_ value: Int?) {
+            if let value { integer(value) } else { null() }
+        }
+
+        mutating func null() {
+            note(sqlite3_bind_null(handle, index))
         }
 
         private mutating func note(_ code: Int32) {

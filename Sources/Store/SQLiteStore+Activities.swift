@@ -54,7 +54,8 @@ extension SQLiteStore {
     /// before a delivery round never puts an older time back. A record written has its timer rules looked
     /// at by the next timer pass (`timer_due` NULL): a push moves what they count from.
     static func save(_ records: [ActivityRecord], _ db: Database) throws {
-        let statement = try db.cachedStatement(
+        let statement = try RowWriter(
+            db,
             sql: """
                 INSERT INTO activity (key, attributes_type, phase, state, last_timestamp, entity_feed, entity_id,
                 started_at, facts, timers, changed_at, start) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -68,12 +69,21 @@ extension SQLiteStore {
         var facts = JSONText()
         var state = JSONText()
         for r in records {
-            let timers = StoredValues.timers(r.timers)
-            try statement.execute(arguments: [
-                r.key.rawValue, r.attributesType, r.phase.rawValue, state.text(r.state), r.lastTimestamp,
-                r.entity?.feed, r.entity?.id, r.startedAt, r.facts.map { facts.text($0) }, timers, r.changedAt,
-                StoredValues.start(r.start),
-            ])
+            let (stateText, factsText) = (state.text(r.state), r.facts.map { facts.text($0) })
+            try statement.write {
+                $0.text(r.key.rawValue)
+                $0.text(r.attributesType)
+                $0.text(r.phase.rawValue)
+                $0.text(stateText)
+                $0.integer(r.lastTimestamp)
+                $0.text(r.entity?.feed)
+                $0.text(r.entity?.id)
+                $0.integer(r.startedAt)
+                $0.text(factsText)
+                $0.text(StoredValues.timers(r.timers))
+                $0.integer(r.changedAt)
+                $0.text(StoredValues.start(r.start))
+            }
         }
     }
 

@@ -187,13 +187,18 @@ public final class SQLiteStore: StateStore {
     static func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)], _ db: Database) throws {
         guard !states.isEmpty else { return }
         // Prepared once per connection: a release writes a row per activity it touched.
-        let upsert = try db.cachedStatement(
+        let upsert = try RowWriter(
+            db,
             sql: """
                 INSERT INTO throttle_state (key, state, pending) VALUES (?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET state = excluded.state, pending = excluded.pending
                 """)
         for s in states {
-            try upsert.execute(arguments: [s.key.rawValue, String(decoding: s.json, as: UTF8.self), s.pending])
+            try upsert.write {
+                $0.text(s.key.rawValue)
+                $0.text(utf8: s.json)
+                $0.integer(s.pending ? 1 : 0)
+            }
         }
     }
 

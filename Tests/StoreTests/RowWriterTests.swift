@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     static func database() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE t (a TEXT NOT NULL, b TEXT, n INTEGER NOT NULL, UNIQUE (a))")
+            try db.execute(sql: "CREATE TABLE t (a TEXT NOT NULL, b TEXT, n INTEGER, UNIQUE (a))")
         }
         return queue
     }
@@ -26,11 +27,23 @@ import Testing
                 }
             }
         }
+        // NULLs, and text given as bytes.
+        try queue.write { db in
+            let insert = try RowWriter(db, sql: "INSERT INTO t (a, b, n) VALUES (?, ?, ?)")
+            try insert.write {
+                $0.text(utf8: Data(#"{"price":"100120.5"}"#.utf8))
+                $0.text(nil as String?)
+                $0.integer(nil as Int?)
+            }
+        }
         let rows = try queue.read { db in try GRDB.Row.fetchAll(db, sql: "SELECT a, b, n FROM t ORDER BY rowid") }
-        #expect(rows.map { $0["a"] as String } == ["één", "x y", String(repeating: "z", count: 300)])
+        #expect(
+            rows.map { $0["a"] as String } == [
+                "één", "x y", String(repeating: "z", count: 300), #"{"price":"100120.5"}"#,
+            ])
         // An empty text is "", not NULL.
-        #expect(rows.map { $0["b"] as String? } == ["", "🙂", "b"])
-        #expect(rows.map { $0["n"] as Int } == [1, -7, .max])
+        #expect(rows.map { $0["b"] as String? } == ["", "🙂", "b", nil])
+        #expect(rows.map { $0["n"] as Int? } == [1, -7, .max, nil])
     }
 
     @Test func aFailureNamesTheStatementNotTheValues() throws {

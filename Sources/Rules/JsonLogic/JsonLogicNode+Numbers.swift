@@ -62,7 +62,7 @@ extension JsonLogicNode {
 
     /// `value` (already rounded) with exactly `decimals` decimals and grouped thousands.
     private static func text(_ value: Decimal, decimals: Int, grouping separator: String, decimal: String) -> String {
-        var plain = NSDecimalNumber(decimal: value).stringValue  // "-1234.5", never an exponent for these
+        var plain = value.plainText  // "-1234.5", never an exponent
         let negative = plain.hasPrefix("-")
         if negative { plain.removeFirst() }
         let parts = plain.split(separator: ".", maxSplits: 1).map(String.init)
