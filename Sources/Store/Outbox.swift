@@ -73,7 +73,8 @@ extension SQLiteStore {
                     drops.filter { $0.fanOut != nil }.map { ($0.key.activity, $0.timestamp) }, db)
                 var seq = try Self.lastSeq(db)
                 try Self.saveFanOuts(fanOuts, superseding: entries, seq: &seq, db)
-                let insert = try db.cachedStatement(
+                let insert = try RowWriter(
+                    db,
                     sql: """
                         INSERT INTO outbox (activity, token, kind, device, environment, push, timestamp, attempts, next_attempt, seq,
                           address_device, address_user, address_activity, provider, channel, channel_policy)
@@ -88,13 +89,24 @@ extension SQLiteStore {
                         """)
                 for e in entries {
                     seq += 1
-                    try insert.execute(
-                        arguments: [
-                            e.key.activity.rawValue, e.key.target, e.kind, e.device, e.environment,
-                            String(decoding: e.push, as: UTF8.self), e.timestamp, e.attempts, e.nextAttempt, seq,
-                            e.address.device, e.address.user, e.address.activity, e.provider, e.channel,
-                            e.channelPolicy,
-                        ])
+                    try insert.write {
+                        $0.text(e.key.activity.rawValue)
+                        $0.text(e.key.target)
+                        $0.text(e.kind)
+                        $0.text(e.device)
+                        $0.text(e.environment)
+                        $0.text(utf8: e.push)
+                        $0.integer(e.timestamp)
+                        $0.integer(e.attempts)
+                        $0.integer(e.nextAttempt)
+                        $0.integer(seq)
+                        $0.text(e.address.device)
+                        $0.text(e.address.user)
+                        $0.text(e.address.activity)
+                        $0.text(e.provider)
+                        $0.text(e.channel)
+                        $0.integer(e.channelPolicy)
+                    }
                 }
             }, write: true)
     }
