@@ -146,7 +146,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
 
-        .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore"]),
+        .testTarget(name: "LiveRelayCoreTests", dependencies: ["LiveRelayCore", "LiveRelayTesting"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "LiveRelayTesting"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "HTTP", "LiveRelayCore", "LiveRelayTesting"]),
         .testTarget(
@@ -155,7 +155,8 @@ let package = Package(
         .testTarget(
             name: "ThrottlingTests",
             dependencies: [
-                "Throttling", "LiveRelayCore", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Throttling", "LiveRelayCore", "LiveRelayTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "DeliveryTests",

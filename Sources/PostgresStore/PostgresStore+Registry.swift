@@ -120,9 +120,8 @@ extension PostgresStore {
                   environment = excluded.environment, updated_at = excluded.updated_at
                 """, logger: logger)
         }
-        // A large import makes the table's statistics wrong until autovacuum's next look (up to a minute
-        // away): a fan-out's chunk query ("the next devices after this one") then sorts every device after the
-        // frontier instead of walking the index, 60 ms a chunk at 200,000 devices. Measured once, now.
+        // Without fresh statistics a fan-out's chunk query sorts every device after the frontier (60 ms a chunk
+        // at 200,000) until autovacuum looks, up to a minute later: measured now.
         if rows.count >= Self.analyzeAfterImporting {
             try await connection.checkedQuery("ANALYZE activity_token", logger: logger)
         }

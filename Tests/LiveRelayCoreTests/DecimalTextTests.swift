@@ -1,5 +1,6 @@
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
 import Testing
 
 /// `JSONBytes.decimal` writes a decimal's own text without Foundation's loop: it must be `description`'s, byte
@@ -36,14 +37,8 @@ import Testing
 
     @Test func nanAndArithmeticResultsToo() {
         #expect(Self.written(Decimal.nan) == Decimal.nan.description)
-        var state: UInt64 = 0x5EED
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var draws = SplitMix(seed: 0x5EED)
+        func next() -> UInt64 { draws.next() }
         for _ in 0..<20_000 {
             // A price as a feed gives it (up to 19 digits, the point anywhere), then what rules do with prices.
             let digits = String(next() % 10_000_000_000_000_000_000)

@@ -1,5 +1,6 @@
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
 import Testing
 import Throttling
 
@@ -9,15 +10,9 @@ import Throttling
 @Suite struct JSONWritableTests {
     /// Deterministic draws (SplitMix64), so a failure names its seed.
     final class Dice {
-        var state: UInt64
-        init(_ seed: UInt64) { state = seed }
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var draws: SplitMix
+        init(_ seed: UInt64) { draws = SplitMix(seed: seed) }
+        func next() -> UInt64 { draws.next() }
         func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
         func coin() -> Bool { next() & 1 == 1 }
         func pick<T>(_ options: [T]) -> T { options[int(0...options.count - 1)] }

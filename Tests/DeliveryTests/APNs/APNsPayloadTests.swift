@@ -1,6 +1,7 @@
 import Delivery
 import Foundation
 import LiveRelayCore
+import LiveRelayTesting
 import Testing
 
 @Suite struct APNsPayloadTests {
@@ -145,18 +146,5 @@ import Testing
         // Pinned: a change would give every retried or replayed push a new id.
         #expect(
             APNsRequestEncoder.apnsID(for: Self.start, token: "aa") == "b3869a3d-e57f-8c1b-99e9-9783cd8d560d")
-    }
-}
-
-/// A small deterministic generator, so a failure reproduces.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
