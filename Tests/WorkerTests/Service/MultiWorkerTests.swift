@@ -250,9 +250,17 @@ struct MultiWorkerTests {
             bed.fake.setResponseDelay(.milliseconds(4))
             bed.feed.advance(to: 7)
             #expect(await bed.first.waitForAccepted(2 * devices + 600, timeout: .seconds(300)))
-            frozen.run.process.signal(SIGSTOP)
+            // Frozen while it holds a chunk: between two rounds it holds none, so a freeze that finds it empty-
+            // handed lets it go on and tries again.
+            var held: [OutboxKey] = []
+            for _ in 0..<200 {
+                frozen.run.process.signal(SIGSTOP)
+                held = try await bed.store.claims(of: frozen.name)
+                if !held.isEmpty { break }
+                frozen.run.process.signal(SIGCONT)
+                try await Task.sleep(for: .milliseconds(5))
+            }
             let stopped = ContinuousClock.now
-            let held = try await bed.store.claims(of: frozen.name)
             #expect(!held.isEmpty, "it was frozen holding rows")
             // The others finish: every device has the end (a count of requests could include their retries, and
             // leave ends of theirs to be counted as the frozen worker's below).
