@@ -96,7 +96,8 @@ extension PostgresStore {
     }
 
     /// The workers that wrote a heartbeat in the last hour, and the outbox rows still claimed by those whose
-    /// heartbeat has lapsed (the others take them at their next claim).
+    /// heartbeat has lapsed (the others take them at their next claim). The live ones are counted for
+    /// ``workersAlive``.
     /// One moment on the database's clock for both reads, so a worker is gone in the list exactly when its
     /// rows count as held by gone workers.
     public func workersStatus() async throws(Failure) -> WorkersStatus {
@@ -129,6 +130,8 @@ extension PostgresStore {
         {
             held = try decode(row, Int.self, "counting the rows gone workers hold")
         }
+        let live = workers.filter { !$0.gone }.count
+        alive.withLock { $0 = live }
         return WorkersStatus(workers: workers, rowsHeldByGoneWorkers: held)
     }
 
@@ -157,4 +160,8 @@ extension PostgresStore {
     static func newIncarnation() -> String {
         String((0..<6).map { _ in "0123456789abcdef".randomElement()! })
     }
+}
+
+extension PostgresStore {
+    public var workersAlive: Int? { alive.withLock { $0 } }
 }

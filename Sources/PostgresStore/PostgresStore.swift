@@ -70,6 +70,8 @@ public final class PostgresStore: StateStore {
     public let workerTimeout: Int
     /// This worker's heartbeats and its incarnation (the suffix of its claims' owner).
     let heartbeats: Mutex<(beats: WorkerHeartbeat<ContinuousClock.Instant>, incarnation: String)>
+    /// The live workers the last ``workersStatus()`` counted.
+    let alive = Mutex<Int?>(nil)
 
     /// A store for `configuration`; nothing is connected until ``run()`` runs and a query is made.
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "liverelay.postgres"))

@@ -44,6 +44,9 @@ public protocol SharedStore: StateStore {
     func holdsClaims(as owner: String) -> Bool
     /// The workers seen and the rows still claimed by gone ones.
     func workersStatus() async throws(StoreFailure) -> WorkersStatus
+    /// How many workers were live (their heartbeat not lapsed, this one's included) at this worker's last
+    /// ``workersStatus()``; `nil` before the first.
+    var workersAlive: Int? { get }
 }
 
 /// Push-to-start windows a release changed: each key's send times, and the time before which a send no longer

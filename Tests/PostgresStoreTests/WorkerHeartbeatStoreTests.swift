@@ -24,7 +24,9 @@ struct WorkerHeartbeatStoreTests {
             #expect(a.holdsClaims)
             #expect(try await b.dueOutbox(now: 20, limit: 10).isEmpty, "a beats: its claims are its own")
             // a stops beating (killed); b goes on.
+            #expect(b.workersAlive == nil, "not counted before the first read of the heartbeats")
             var status = try await b.workersStatus()
+            #expect(b.workersAlive == 2)
             // a's heartbeat lapses on the database's clock: time passing is what this waits for, and nothing
             // announces it.
             let deadline = ContinuousClock.now + .seconds(20)
@@ -36,6 +38,7 @@ struct WorkerHeartbeatStoreTests {
             #expect(status.rowsHeldByGoneWorkers == 2)
             #expect(status.workers.first { $0.owner == a.claimOwner }?.gone == true)
             #expect(status.workers.first { $0.owner == b.claimOwner }?.gone == false)
+            #expect(b.workersAlive == 1, "b is alone: it claims as a worker alone does")
             #expect(!a.holdsClaims, "a would not send them now either")
             let retaken = try await b.dueOutbox(now: 20, limit: 10)
             #expect(Set(retaken.map(\.key)) == Set(taken.map(\.key)), "taken over long before the claims expire (60 s)")

@@ -12,6 +12,21 @@ struct SharedClaims: Sendable {
     /// heartbeat has rejoined it.
     var mayClaim: Bool { store.holdsClaims }
 
+    /// Rows a delivery round claims now, of `claimBatch` (``batch(claimBatch:workersAlive:alone:)``), with the
+    /// workers the last heartbeat counted.
+    func batch(_ claimBatch: Int) -> Int {
+        Self.batch(claimBatch: claimBatch, workersAlive: store.workersAlive)
+    }
+
+    /// Rows a delivery round claims: `claimBatch` while other workers are alive to share a fan-out with, and
+    /// while their number is not known yet; a worker alone claims as many as a round on a store of one
+    /// worker takes (`alone`, or `claimBatch` if larger). Alone, small claims only cost: each is a claim and
+    /// its settlements, a round trip to the database apiece, with nobody to share the rows with. A worker
+    /// that joins meanwhile claims the next batch at once, and the first sees it at its next heartbeat.
+    static func batch(claimBatch: Int, workersAlive: Int?, alone: Int = 10_000) -> Int {
+        workersAlive == 1 ? max(claimBatch, alone) : claimBatch
+    }
+
     /// The name the rows claimed now are claimed as (the worker and its incarnation).
     var owner: String { store.claimOwner }
 
