@@ -41,13 +41,9 @@ extension PostgresStore {
         }
     }
 
-    /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``). `after` is not
-    /// needed: the rows and chunks this worker holds are claimed, so a claim never returns them again.
-    public func dueOutbox(now: Int, limit: Int, after: OutboxResume?) async throws(Failure) -> OutboxPage {
-        OutboxPage(
-            entries: try await claim(
-                worker: claimOwner, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit),
-            resume: nil)
+    /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``).
+    public func dueOutbox(now: Int, limit: Int) async throws(Failure) -> [OutboxEntry] {
+        try await claim(worker: claimOwner, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
     }
 
     /// Every row waiting for these activities, due or not; a fan-out as one row at its frontier (marked with

@@ -114,64 +114,45 @@ extension SQLiteStore {
     /// Rows due now, in the order the throttle released them, at most `limit`: the outbox's rows, and the next
     /// targets of each due fan-out after its cursor (marked with ``OutboxEntry/fanOut``). A fan-out found with
     /// no target left leaves the outbox.
-    ///
-    /// `after` reads on past the previous read of the pass, whose rows are still being sent: rows and fan-outs
-    /// released before its point are skipped, and the fan-out it ended in is read on after its last target
-    /// read (that one is not removed here even when nothing follows: its last targets' receipts are not
-    /// written yet).
-    public func dueOutbox(now: Int, limit: Int, after: OutboxResume?) async throws(Failure) -> OutboxPage {
-        let (page, spent) = try await run(
+    public func dueOutbox(now: Int, limit: Int = 10_000) async throws(Failure) -> [OutboxEntry] {
+        let (due, spent) = try await run(
             "reading the outbox",
             { db in
-                let from = after?.seq ?? Int.min
                 // Each value read from the statement's current row (a cursor), not from a copy of every row.
                 let rows = try Array(
                     Row.fetchCursor(
                         db.cachedStatement(
-                            sql: """
-                                SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? AND seq > ?
-                                ORDER BY seq LIMIT ?
-                                """
+                            sql:
+                                "SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"
                         ),
-                        arguments: [now, from, limit]
+                        arguments: [now, limit]
                     ).map { (entry: Self.entry($0), seq: $0[15] as Int) })
-                let fanOuts = try Self.dueFanOuts(now: now, db).filter { $0.seq >= from }
+                let fanOuts = try Self.dueFanOuts(now: now, db)
+                guard !fanOuts.isEmpty else { return (rows.map(\.entry), [(ActivityKey, Int)]()) }
                 // Rows and fan-outs in release order, the fan-outs' targets read as far as the limit allows.
                 var due: [OutboxEntry] = []
                 var spent: [(ActivityKey, Int)] = []
-                var resume = after
                 var next = rows.startIndex
-                func takeRows(before seq: Int) {
-                    while next < rows.endIndex, rows[next].seq < seq, due.count < limit {
+                for f in fanOuts {
+                    while next < rows.endIndex, rows[next].seq < f.seq, due.count < limit {
                         due.append(rows[next].entry)
-                        resume = OutboxResume(seq: rows[next].seq, position: nil)
                         next += 1
                     }
-                }
-                for var f in fanOuts {
-                    takeRows(before: f.seq)
                     guard due.count < limit else { break }
-                    if f.seq == after?.seq {
-                        // The fan-out the last read ended in: on after its last target read, if it ended
-                        // inside it (else it was read whole).
-                        guard let position = after?.position else { continue }
-                        f.cursor = max(f.cursor, position)
-                    }
                     let targets = try Self.fanOutTargets(f, limit: limit - due.count, db)
-                    if targets.isEmpty {
-                        if f.seq != after?.seq { spent.append((f.activity, f.timestamp)) }
-                        continue
-                    }
+                    if targets.isEmpty { spent.append((f.activity, f.timestamp)) }
                     due += targets
-                    resume = OutboxResume(seq: f.seq, position: targets[targets.count - 1].fanOut?.position)
                 }
-                takeRows(before: Int.max)
-                return (OutboxPage(entries: due, resume: resume), spent)
+                while next < rows.endIndex, due.count < limit {
+                    due.append(rows[next].entry)
+                    next += 1
+                }
+                return (due, spent)
             }, write: false)
         if !spent.isEmpty {
             try await run("removing finished fan-outs", { db in try Self.removeSpentFanOuts(spent, db) }, write: true)
         }
-        return page
+        return due
     }
 
     /// Every row waiting for these activities, due or not; a fan-out as one row at its cursor (marked with

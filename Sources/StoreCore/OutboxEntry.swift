@@ -89,34 +89,3 @@ public struct OutboxRewrite: Sendable, Hashable {
         self.previousTimestamp = previousTimestamp
     }
 }
-
-/// Where a read of the due outbox ended, in release order. The next read of the same delivery pass can begin
-/// after it while what was read is still being sent, before any of its receipts is written: a fan-out's
-/// cursor and a row's presence only change with the receipts.
-public struct OutboxResume: Sendable, Hashable {
-    /// The release order (`seq`) of the last row or fan-out read.
-    public var seq: Int
-    /// When the read ended inside a fan-out: the device of the last of its targets read.
-    public var position: String?
-
-    /// A resume point.
-    public init(seq: Int, position: String?) {
-        self.seq = seq
-        self.position = position
-    }
-}
-
-/// One read of the due outbox: the rows, and where the read ended (``OutboxResume``).
-public struct OutboxPage: Sendable {
-    /// The rows due, in release order.
-    public var entries: [OutboxEntry]
-    /// Where the read ended, for the next read of the same pass; `nil` from a store whose claims already keep
-    /// what this worker holds out of its next read (PostgreSQL), and after a read of nothing from the start.
-    public var resume: OutboxResume?
-
-    /// A page.
-    public init(entries: [OutboxEntry], resume: OutboxResume?) {
-        self.entries = entries
-        self.resume = resume
-    }
-}

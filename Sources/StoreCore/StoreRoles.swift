@@ -95,13 +95,9 @@ public protocol OutboxStore: StoreRole {
         fanOuts: [OutboxFanOut], rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?,
         paces: StartPaces
     ) async throws(StoreFailure)
-    /// Rows due now for this worker to send, in release order, at most `limit`. On a shared store they are
-    /// claimed: no other worker gets them until they are settled or the claim expires.
-    ///
-    /// `after` (the ``OutboxPage/resume`` of the previous read of the same pass) reads on past what that read
-    /// returned, while its rows are still being sent and none of their receipts is written: nothing read
-    /// before is read again. A store whose claims keep this worker's rows out of its next read may ignore it.
-    func dueOutbox(now: Int, limit: Int, after: OutboxResume?) async throws(StoreFailure) -> OutboxPage
+    /// Rows due now for this worker to send, in release order. On a shared store they are claimed: no other
+    /// worker gets them until they are settled or the claim expires.
+    func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry]
     /// Every row waiting for these activities, due or not.
     func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry]
     /// Removes rows after their final receipts, unless a newer push replaced one meanwhile.
@@ -281,11 +277,6 @@ extension OutboxStore {
     /// Rows due now, at most 10,000.
     public func dueOutbox(now: Int) async throws(StoreFailure) -> [OutboxEntry] {
         try await dueOutbox(now: now, limit: 10_000)
-    }
-
-    /// Rows due now, at most `limit`, from the start of the release order.
-    public func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry] {
-        try await dueOutbox(now: now, limit: limit, after: nil).entries
     }
 
     public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)

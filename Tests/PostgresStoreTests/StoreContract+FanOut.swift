@@ -100,52 +100,6 @@ extension StoreContract {
             #expect(due.map(\.key.target) == ["aa01"])
             #expect(due.map(\.timestamp) == [12])
         },
-        StoreCheck(name: "a read on after a batch still going out returns the rest of the release order, once") {
-            store in
-            let other = ActivityKey("match:760500")
-            try await tokens((1...5).map { ("d\($0)", "aa0\($0)", .production) }, in: store)
-            for release in [
-                ([row("bb01", 10, activity: other)], []), ([], [fanOut(10)]), ([row("bb02", 11, activity: other)], []),
-            ] {
-                try await store.commitRelease(
-                    throttleStates: [], outbox: release.0, fanOuts: release.1, rewrites: [], drops: [], history: nil,
-                    paces: StartPaces())
-            }
-            // Nothing settled between the reads: each goes on where the one before it ended.
-            var pages: [[OutboxEntry]] = []
-            var after: OutboxResume?
-            for _ in 0..<4 {
-                let page = try await store.dueOutbox(now: 100, limit: 3, after: after)
-                pages.append(page.entries)
-                after = page.resume
-            }
-            // Each target once (release order across activities is the SQLite store's, not a promise), the
-            // fan-out's in device order.
-            let read = pages.flatMap { $0.map(\.key.target) }
-            #expect(pages.map(\.count) == [3, 3, 1, 0])
-            #expect(read.sorted() == ["aa01", "aa02", "aa03", "aa04", "aa05", "bb01", "bb02"])
-            #expect(read.filter { $0.hasPrefix("aa") } == ["aa01", "aa02", "aa03", "aa04", "aa05"])
-            for page in pages.dropLast() {
-                try await settle(page, done: Array(page.indices), later: [], in: store)
-            }
-            #expect(try await store.dueOutbox(now: 100, limit: 3).isEmpty)
-            #expect(try await store.outboxStatus() == (0, nil))
-        },
-        StoreCheck(name: "a fan-out whose last targets are still out stays until their receipts are written") { store in
-            try await tokens([("d1", "aa01", .production), ("d2", "aa02", .production)], in: store)
-            try await store.commitRelease(
-                throttleStates: [], outbox: [], fanOuts: [fanOut(10)], rewrites: [], drops: [], history: nil,
-                paces: StartPaces())
-            let first = try await store.dueOutbox(now: 100, limit: 2, after: nil)
-            #expect(first.entries.map(\.key.target) == ["aa01", "aa02"])
-            // The read ahead finds no target after the last one out, and must not take the fan-out away: a
-            // crash now would lose the two in flight.
-            #expect(try await store.dueOutbox(now: 100, limit: 2, after: first.resume).entries.isEmpty)
-            #expect(try await store.waitingOutbox(activities: [key]).count == 1)
-            try await settle(first.entries, done: [0, 1], later: [], in: store)
-            #expect(try await store.dueOutbox(now: 100, limit: 2).isEmpty)
-            #expect(try await store.outboxStatus() == (0, nil))
-        },
         StoreCheck(name: "a fan-out with no token left leaves the outbox") { store in
             try await store.commitRelease(
                 throttleStates: [], outbox: [], fanOuts: [fanOut(10, environment: nil)], rewrites: [], drops: [],

@@ -132,37 +132,19 @@ public struct Pipeline: Sendable {
     }
 
     /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender
-    /// (``DeliverStage``), a batch at a time until a batch is not full. On a store of one worker the next batch
-    /// is read while one goes out, so the wire does not wait for the read; the pass still ends only on a read
-    /// made with nothing in flight.
+    /// (``DeliverStage``), a batch at a time until a batch is not full.
     public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         try await gate.through { () async throws(StoreFailure) in
             var result: [PushDelivery] = []
-            var pending = try await deliveries.read(now: now, after: nil)
-            var readAhead = false
             // Bounded, so rows that stay due (a retry due at once) never keep the round going.
-            for _ in 0..<100 {
-                guard let (page, full) = pending else { break }
-                var next: (page: OutboxPage, full: Bool)?
-                if deliveries.readsAhead && full {
-                    async let ahead = deliveries.readResult(now: now, after: page.resume)
-                    let round = await deliveries.runResult(page, now: now)
-                    // Read ahead whatever the round came to: an `async let` is awaited before leaving anyway.
-                    let read = await ahead
-                    result += try round.get().map { $0.compacted() }
-                    next = try read.get()
-                } else {
-                    // A goal to a million devices is a hundred rounds: what each delivered is counted, not kept.
-                    result += try await deliveries.run(page, now: now).map { $0.compacted() }
-                }
-                if let next {
-                    (pending, readAhead) = (next, true)
-                } else if full || readAhead {
-                    // What was read ahead ends the pass only once a read with nothing in flight finds no more.
-                    (pending, readAhead) = (try await deliveries.read(now: now, after: nil), false)
-                } else {
-                    break
-                }
+            var full = true
+            var batches = 0
+            while full && batches < 100 {
+                let round = try await deliveries.run(now: now)
+                // A goal to a million devices is a hundred rounds: what each delivered is counted, not kept.
+                result += round.deliveries.map { $0.compacted() }
+                full = round.full
+                batches += 1
             }
             for sender in senders.values { sender.flushRepeatedLogs() }
             return result

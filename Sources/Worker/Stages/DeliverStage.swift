@@ -32,25 +32,13 @@ struct DeliverStage: Sendable {
     /// fan-out between more workers (a worker alone takes more, ``SharedClaims/batch(_:)``).
     let claimBatch: Int
 
-    /// Whether the next batch is read while one goes out (``read(now:after:)`` with the batch's resume point).
-    /// Only on a store of one worker: on a shared store a batch read is claimed, and a batch claimed ahead
-    /// would wait unrenewed while the one before it goes out.
-    var readsAhead: Bool { claims == nil }
-
-    /// The next batch of due rows, after `after` (a batch still going out) or from the start, and whether it
-    /// is full (more may be due); `nil` while this worker may not claim. On a shared store a batch is
-    /// `claimBatch` rows while other workers are alive (``SharedClaims/batch(_:)``).
-    func read(now: Int, after: OutboxResume?) async throws(StoreFailure) -> (page: OutboxPage, full: Bool)? {
-        if let claims, !claims.mayClaim { return nil }
-        let limit = claims?.batch(claimBatch) ?? claimBatch
-        let page = try await store.dueOutbox(now: now, limit: limit, after: after)
-        return (page, page.entries.count >= limit)
-    }
-
-    /// One batch of due rows (``read(now:after:)``), sent.
-    func run(_ page: OutboxPage, now: Int) async throws(StoreFailure) -> [PushDelivery] {
+    /// One batch of due rows, sent; `full` when the batch was as large as allowed (more may be due).
+    func run(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], full: Bool) {
+        if let claims, !claims.mayClaim { return ([], false) }
         let owner = claims?.owner
-        var due = page.entries
+        let limit = claims?.batch(claimBatch) ?? claimBatch
+        var due = try await store.dueOutbox(now: now, limit: limit)
+        let full = due.count == limit
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
         let start = PushTarget.TokenKind.pushToStart.rawValue
@@ -71,7 +59,7 @@ struct DeliverStage: Sendable {
         try await admitStarts(&due, now: now)
         guard !due.isEmpty else {
             try await channels?.deleteDue(now: now)
-            return []
+            return ([], full)
         }
         let deliver = { [due] () async -> Result<[PushDelivery], StoreFailure> in
             do throws(StoreFailure) {
@@ -81,8 +69,8 @@ struct DeliverStage: Sendable {
             }
         }
         // On a shared store the claims are renewed while the batch goes out.
-        guard let claims else { return try await deliver().get() }
-        return try await claims.renewing(due.map(\.key), while: deliver).get()
+        guard let claims else { return (try await deliver().get(), full) }
+        return (try await claims.renewing(due.map(\.key), while: deliver).get(), full)
     }
 
     /// Sends one claimed batch and writes its receipts as they come in; then the channels and the starts it
@@ -187,25 +175,5 @@ struct DeliverStage: Sendable {
         }
         if !unsent.isEmpty { finished(unsent, unsent.map { all[$0] }) }
         return all
-    }
-}
-
-extension DeliverStage {
-    /// ``read(now:after:)`` as a result, for a read made beside a round.
-    func readResult(now: Int, after: OutboxResume?) async -> Result<(page: OutboxPage, full: Bool)?, StoreFailure> {
-        do throws(StoreFailure) {
-            return .success(try await read(now: now, after: after))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// ``run(_:now:)`` as a result, for a round run beside a read.
-    func runResult(_ page: OutboxPage, now: Int) async -> Result<[PushDelivery], StoreFailure> {
-        do throws(StoreFailure) {
-            return .success(try await run(page, now: now))
-        } catch {
-            return .failure(error)
-        }
     }
 }
