@@ -129,7 +129,7 @@ extension ConfigSchema {
                 "lease-seconds": { "type": "integer", "minimum": 2, "description": "How long the feeds' poller holds its lease without renewing it: when a poller dies, another worker takes the feeds over within about 1.33 times this. Default: 1.5 times the shortest feed interval (at least 3), so a takeover takes at most 2 poll intervals." },
                 "claim-seconds": { "type": "integer", "minimum": 5, "description": "How long a worker's claim on outbox rows lasts while its heartbeat goes on (a long round renews it). Default 60." },
                 "worker-timeout": { "type": "integer", "minimum": 2, "maximum": 3600, "description": "Seconds after its last heartbeat (written every fifth of this) at which a worker counts as gone: the others take its claimed outbox rows over at once, and a worker that stalled that long sends none of them. Default 3." },
-                "claim-batch": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "Outbox rows a worker claims at once; smaller batches share a fan-out between more workers. Default 1000." }
+                "claim-batch": { "type": "integer", "minimum": 1, "maximum": 100000, "description": "Outbox rows a worker claims at once while other workers are alive; smaller batches share a fan-out between more workers. A worker alone claims 10,000 (or this, if larger). Default 1000." }
               }
             },
             "api": {
