@@ -204,11 +204,10 @@ public final class APNsProvider: SingleTargetProvider {
             shared: HTTPRequest(
                 method: "POST", url: configuration.endpoint.url, headers: headers, body: body,
                 timeout: configuration.requestTimeout, maxResponseBytes: 64 << 10),
-            items: targets.map { target in
+            items: targets.map { [ids = APNsRequestEncoder.APNsIDs(push)] target in
                 let token = target.token!
                 return HTTPRequestBatch.Item(
-                    path: "/3/device/" + token,
-                    headers: [HTTPHeader("apns-id", APNsRequestEncoder.apnsID(for: push, token: token))])
+                    path: "/3/device/" + token, headers: [HTTPHeader("apns-id", ids.id(token: token))])
             })
         let results = await batches!.send(batch)
         // A success in the batch shows the topic is right before its refusals are read.

@@ -223,36 +223,59 @@ public struct APNsRequestEncoder: Sendable {
     /// A UUID that names one push to one token, derived from the activity, event, timestamp and token, so
     /// the same push gets the same `apns-id` on every run and every retry (APNs echoes it in its answer).
     public static func apnsID(for push: LiveActivityPush, token: String) -> String {
-        // Hashed piece by piece and written straight into the string: one allocation (the text) per request.
-        var hasher = SHA256()
-        func feed(_ text: String) {
-            var text = text
-            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        APNsIDs(push).id(token: token)
+    }
+
+    /// The `apns-id`s of one push's requests (``apnsID(for:token:)``): the push's part of what is hashed is
+    /// written once, and each token's name is one SHA-256 over it and the token.
+    public struct APNsIDs: Sendable {
+        /// `activity \n event \n timestamp \n`, as hashed before the token.
+        private let prefix: [UInt8]
+
+        /// The names of `push`'s requests.
+        public init(_ push: LiveActivityPush) {
+            var prefix: [UInt8] = []
+            prefix.reserveCapacity(push.activity.rawValue.utf8.count + 32)
+            prefix += push.activity.rawValue.utf8
+            prefix.append(UInt8(ascii: "\n"))
+            prefix += push.event.rawValue.utf8
+            prefix.append(UInt8(ascii: "\n"))
+            prefix += String(push.timestamp).utf8
+            prefix.append(UInt8(ascii: "\n"))
+            self.prefix = prefix
         }
-        feed(push.activity.rawValue)
-        feed("\n")
-        feed(push.event.rawValue)
-        feed("\n")
-        feed(String(push.timestamp))
-        feed("\n")
-        feed(token)
-        return hasher.finalize().withUnsafeBytes { digest in
-            String(unsafeUninitializedCapacity: 36) { text in
-                let hex: StaticString = "0123456789abcdef"
-                var at = 0
-                for i in 0..<16 {
-                    var byte = digest[i]
-                    if i == 6 { byte = (byte & 0x0F) | 0x80 }  // version 8: a name-based UUID of our own
-                    if i == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        text[at] = UInt8(ascii: "-")
-                        at += 1
-                    }
-                    text[at] = hex.utf8Start[Int(byte >> 4)]
-                    text[at + 1] = hex.utf8Start[Int(byte & 0x0F)]
-                    at += 2
+
+        /// The `apns-id` of the request to `token`.
+        public func id(token: String) -> String {
+            var token = token
+            let digest = token.withUTF8 { token in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + token.count) { bytes in
+                    var end = bytes.initialize(fromContentsOf: prefix)
+                    end = bytes[end...].initialize(fromContentsOf: token)
+                    var hasher = SHA256()
+                    hasher.update(
+                        bufferPointer: UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: bytes[..<end])))
+                    return hasher.finalize()
                 }
-                return at
+            }
+            return digest.withUnsafeBytes { digest in
+                String(unsafeUninitializedCapacity: 36) { text in
+                    let hex: StaticString = "0123456789abcdef"
+                    var at = 0
+                    for i in 0..<16 {
+                        var byte = digest[i]
+                        if i == 6 { byte = (byte & 0x0F) | 0x80 }  // version 8: a name-based UUID of our own
+                        if i == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
+                        if i == 4 || i == 6 || i == 8 || i == 10 {
+                            text[at] = UInt8(ascii: "-")
+                            at += 1
+                        }
+                        text[at] = hex.utf8Start[Int(byte >> 4)]
+                        text[at + 1] = hex.utf8Start[Int(byte & 0x0F)]
+                        at += 2
+                    }
+                    return at
+                }
             }
         }
     }
