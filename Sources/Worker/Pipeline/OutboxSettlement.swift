@@ -18,18 +18,6 @@ struct OutboxSettlement: Sendable {
     let now: Int
     /// A random number in `0..<1` per row put off.
     let jitter: @Sendable () -> Double
-    /// The pushes an earlier write of this round has recorded as sent (``settle(_:_:logger:)``).
-    private let recorded = RecordedPushes()
-
-    init(
-        rows: [OutboxEntry], pushes: [SentPush], pushOfRow: [Int], now: Int, jitter: @escaping @Sendable () -> Double
-    ) {
-        self.rows = rows
-        self.pushes = pushes
-        self.pushOfRow = pushOfRow
-        self.now = now
-        self.jitter = jitter
-    }
 
     /// True when the receipt ends the row's life in the outbox.
     func isFinal(_ index: Int, _ receipt: DeliveryReceipt) -> Bool {
@@ -48,10 +36,7 @@ struct OutboxSettlement: Sendable {
         }
     }
 
-    /// The writes for these rows' receipts, for the round's writes one after another (they go in the order
-    /// they are made: a failed one ends the round). A push is recorded as sent in the first write that has
-    /// one of its targets delivered, and not again in the round's later writes: with the round's `now`, its
-    /// timestamp and its state they would change nothing (a fan-out's receipts come in hundreds of writes).
+    /// The writes for these rows' receipts.
     func settle(_ indices: [Int], _ receipts: [DeliveryReceipt], logger: Logger) -> (
         done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush]
     ) {
@@ -65,9 +50,7 @@ struct OutboxSettlement: Sendable {
         for (index, receipt) in zip(indices, receipts) {
             if receipt.delivered {
                 let push = pushOfRow[index]
-                if push != lastSent, sentPushes.insert(push).inserted, recorded.first(push) {
-                    sent.append(pushes[push])
-                }
+                if push != lastSent, sentPushes.insert(push).inserted { sent.append(pushes[push]) }
                 lastSent = push
                 if let start = rows[index].deviceStart { started.append(start) }
             }
@@ -90,14 +73,6 @@ struct OutboxSettlement: Sendable {
         }
         return (done, later, started, sent)
     }
-}
-
-/// The pushes of a round recorded as sent so far, by index.
-private final class RecordedPushes: Sendable {
-    private let pushes = Mutex<Set<Int>>([])
-
-    /// True the first time `push` is asked about.
-    func first(_ push: Int) -> Bool { pushes.withLock { $0.insert(push).inserted } }
 }
 
 /// The receipts of a delivery round as the senders finish requests, handed to one writer in arrival order:
@@ -138,6 +113,21 @@ final class ReceiptJournal: Sendable {
             do { try await body(group.rows, group.receipts) } catch { failure = error }
         }
         return failure
+    }
+}
+
+/// The pushes a delivery round has recorded as sent, so each is written once per round: a fan-out's receipts
+/// come in hundreds of writes, and with the round's `now`, the push's timestamp and its state every write
+/// after the first would change nothing (records are saved without `sent_at` and the delivered state, so
+/// nothing in between undoes it). Fed by the receipt writer one write at a time; a failed write ends the round.
+final class SentOnce: Sendable {
+    private let recorded = Mutex<Set<PushID>>([])
+
+    /// Those of `sent` no earlier write of this round has recorded.
+    func firstTime(_ sent: [SentPush]) -> [SentPush] {
+        recorded.withLock { recorded in
+            sent.filter { recorded.insert(PushID(activity: $0.activity, timestamp: $0.timestamp)).inserted }
+        }
     }
 }
 

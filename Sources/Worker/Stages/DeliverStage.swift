@@ -85,6 +85,7 @@ struct DeliverStage: Sendable {
             rows: batch.rows, pushes: batch.sentPushes, pushOfRow: batch.pushOfRow, now: now, jitter: random)
         // A fan-out's cursor moves past the targets whose receipts are written, in the same writes.
         let progress = FanOutTracker(batch.rows)
+        let sentOnce = SentOnce()
         let journal = ReceiptJournal()
         async let failure = journal.write { indices, receipts async throws(StoreFailure) in
             var (indices, receipts) = (indices, receipts)
@@ -97,7 +98,9 @@ struct DeliverStage: Sendable {
                 let kept = zip(indices, receipts).filter { !$0.1.notSent }
                 (indices, receipts) = (kept.map(\.0), kept.map(\.1))
             }
-            let (done, later, started, sent) = settlement.settle(indices, receipts, logger: logger)
+            let (done, later, started, delivered) = settlement.settle(indices, receipts, logger: logger)
+            // Each push's sent state once per round, in the first write that has it.
+            let sent = sentOnce.firstTime(delivered)
             let cursors = progress.written(indices)
             // Written even when the stop has cancelled the round: a receipt not written is a push sent again.
             let written = await finishingEvenIfCancelled { () -> StoreFailure? in
