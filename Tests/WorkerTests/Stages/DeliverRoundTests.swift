@@ -1,0 +1,277 @@
+import Delivery
+import Feeds
+import Foundation
+import LiveRelayCore
+import LiveRelayTesting
+import Logging
+import PostgresStore
+import Rules
+import Store
+import Synchronization
+import Testing
+import Throttling
+
+@testable import Worker
+
+/// The delivery stage's round as the store sees it: how many rows a round claims on a shared store, and
+/// what its receipt writes carry. A price alert starts on a device's push-to-start token; its update then
+/// fans out to the activity's update tokens.
+@Suite struct DeliverRoundTests {
+    static let devices = 12
+
+    /// The stages over one store, with a provider that fans out (APNs tokens; nothing goes without a target).
+    struct Parts {
+        let store: any StateStore
+        let rules: RuleBook
+        let queue: StoredThrottle
+        let logger: Logger
+
+        init(store: any StateStore) async throws {
+            self.store = store
+            let (loaded, diagnostics) = RuleLoader().load(file: "r.json", data: Data(StagesAloneTests.rules.utf8))
+            #expect(diagnostics.isEmpty, "\(diagnostics)")
+            rules = RuleBook(RuleEngine(rules: loaded), routes: ProviderRoutes(defaultProvider: "apns"))
+            queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
+            var logger = Logger(label: "deliver-round")
+            logger.logLevel = .critical
+            self.logger = logger
+        }
+
+        func reading(_ previous: Int?, _ current: Int) -> FeedReading {
+            let before = previous.map { ["BTC": Facts(["price": .int($0)])] } ?? [:]
+            let after = ["BTC": Facts(["price": .int(current)])]
+            return FeedReading(
+                feed: "prices", previous: before, current: after,
+                changes: ChangeDetector.changes(feed: "prices", previous: before, current: after))
+        }
+
+        func plan(_ previous: Int?, _ current: Int, now: Int) async throws {
+            let book = SubscriptionBook()
+            _ = try await PlanStage(
+                store: store, rules: rules, queue: queue,
+                decider: Decider(
+                    store: store, rules: rules, ledger: ActivityLedger(), queue: queue, contracts: [:], book: book,
+                    metrics: .none, logger: logger),
+                book: book, factsMemory: FactsMemory(), history: nil, logger: logger
+            ).plan(reading(previous, current), validators: (nil, nil), now: now)
+        }
+
+        func release(_ provider: some PushProvider, now: Int) async throws {
+            _ = try await ReleaseStage(
+                store: store, rules: rules, queue: queue,
+                senders: ["apns": Sender(provider: provider, logger: logger)], channels: nil, metrics: .none,
+                logger: logger, history: nil
+            ).run(now: now)
+        }
+
+        func deliver(
+            _ provider: some PushProvider, through store: (any OutboxStore & ActivityStore)? = nil,
+            claims: SharedClaims? = nil, claimBatch: Int = 100, now: Int
+        ) async throws -> (deliveries: [PushDelivery], full: Bool) {
+            try await DeliverStage(
+                store: store ?? self.store, rules: rules, ledger: ActivityLedger(), queue: queue,
+                senders: ["apns": Sender(provider: provider, logger: logger)], channels: nil, claims: claims,
+                metrics: .none, logger: logger, random: { 0.5 }, restartAfter: nil, claimBatch: claimBatch
+            ).run(now: now)
+        }
+
+        /// The alert started on device-0's push-to-start token, then `devices` update tokens reported for it and
+        /// a price move released: one update fanning out to them, due at 1010.
+        func fanOutReleased(devices: Int) async throws {
+            let provider = Self.provider()
+            try await store.subscribe(device: "device-0", to: EntityKey(feed: "prices", id: "BTC"), now: 990)
+            #expect(
+                try await store.registerPushToStartToken(
+                    device: "device-0", attributesType: "PriceAlert", token: String(repeating: "ab", count: 32),
+                    environment: .production, now: 990))
+            try await plan(nil, 100, now: 1000)
+            try await release(provider, now: 1000)
+            _ = try await deliver(provider, now: 1000)
+            #expect(provider.pushes.map(\.event) == [.start])
+            let tokens = (0..<devices).map {
+                (ActivityKey("alert-BTC"), "device-\($0)", String(format: "%064x", $0 + 1), PushEnvironment.production)
+            }
+            #expect(try await store.importActivityTokens(tokens, now: 1005) == devices)
+            try await plan(100, 101, now: 1010)
+            try await release(provider, now: 1010)
+        }
+
+        static func provider(
+            answer: @escaping @Sendable (LiveActivityPush, PushTarget) -> DeliveryOutcome = { _, _ in .delivered }
+        )
+            -> RecordingProvider
+        {
+            RecordingProvider(
+                traits: ProviderTraits(
+                    kind: .apns, addressing: .apnsTokens(environment: nil), maxConcurrentDeliveries: 1,
+                    deliversWithoutTargets: false),
+                answer: answer)
+        }
+    }
+
+    /// A fan-out's receipts go out in several writes; the push's sent state (`sent_at`, the delivered state)
+    /// is in the first of them only, and what the activity holds afterwards is that state.
+    @Test func aPushIsRecordedAsSentOnceHoweverManyWritesItsReceiptsTake() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let parts = try await Parts(store: sqlite)
+        try await parts.fanOutReleased(devices: Self.devices)
+        let writes = SettleWrites(sqlite)
+        // The first target is answered at once; the others once its receipt's write has begun, so the round's
+        // receipts take at least two writes.
+        let provider = GatedProvider(open: { writes.count > 0 })
+        let round = try await parts.deliver(provider, through: writes, now: 1010)
+        #expect(round.deliveries.map(\.delivered) == [true])
+        #expect(provider.answered == Self.devices)
+        #expect(writes.count >= 2, "the receipts took \(writes.count) writes")
+        #expect(writes.sent == [PushID(activity: ActivityKey("alert-BTC"), timestamp: 1010)], "once, in one write")
+        #expect(writes.firstSent == 0, "in the first write")
+        let record = try #require(try await sqlite.activities([ActivityKey("alert-BTC")])[ActivityKey("alert-BTC")])
+        #expect(record.sentAt == 1010)
+        #expect(try await sqlite.outboxStatus().depth == 0, "the fan-out is done")
+    }
+
+    /// On PostgreSQL a worker alone claims a whole round (``SharedClaims/batch(claimBatch:workersAlive:alone:)``),
+    /// and `claim-batch` rows once another worker's heartbeat is alive.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
+            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
+        ))
+    func aWorkerAloneClaimsAWholeRoundAndSharesItOtherwise() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
+        let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
+        let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let a = try PostgresStore(.init(url: url, password: password, schema: String(schema), worker: "a"))
+        let b = try PostgresStore(.init(url: url, password: password, schema: String(schema), worker: "b"))
+        let pools = [Task { await a.run() }, Task { await b.run() }]
+        defer { for pool in pools { pool.cancel() } }
+        try await a.open()
+        _ = try await a.heartbeat()
+        let parts = try await Parts(store: a)
+        try await parts.fanOutReleased(devices: Self.devices)
+        let claims = SharedClaims(store: a, logger: parts.logger)
+
+        // a alone beats: one round claims the whole fan-out, though claim-batch is 5.
+        _ = try await a.workersStatus()
+        #expect(a.workersAlive == 1)
+        let alone = Parts.provider()
+        let first = try await parts.deliver(alone, claims: claims, claimBatch: 5, now: 1010)
+        #expect(alone.deliveries.count == Self.devices, "the whole fan-out in one round")
+        #expect(!first.full)
+        // The next round finds nothing left to send (it removes a spent fan-out's row).
+        let again = try await parts.deliver(alone, claims: claims, claimBatch: 5, now: 1010)
+        #expect(again.deliveries.isEmpty)
+        #expect(alone.deliveries.count == Self.devices, "nothing twice")
+        #expect(try await a.outboxStatus().depth == 0)
+
+        // b beats too: the next fan-out is claimed claim-batch rows a round, the rest left to either worker.
+        try await parts.plan(101, 102, now: 1020)
+        try await parts.release(Parts.provider(), now: 1020)
+        try await b.open()
+        _ = try await b.heartbeat()
+        _ = try await a.workersStatus()
+        #expect(a.workersAlive == 2)
+        let shared = Parts.provider()
+        let second = try await parts.deliver(shared, claims: claims, claimBatch: 5, now: 1020)
+        #expect(shared.deliveries.count == 5, "claim-batch rows")
+        #expect(second.full)
+        #expect(try await a.outboxStatus().depth == 1, "the fan-out, with targets left")
+        try await a.dropSchema()
+    }
+}
+
+/// Answers the first target at once and every other once `open` says so (it waits, never blocking a thread).
+private final class GatedProvider: SingleTargetProvider {
+    let traits = ProviderTraits(
+        kind: .apns, addressing: .apnsTokens(environment: nil), maxConcurrentDeliveries: 1,
+        deliversWithoutTargets: false)
+    private let open: @Sendable () -> Bool
+    private let count = Mutex(0)
+
+    init(open: @escaping @Sendable () -> Bool) { self.open = open }
+
+    var answered: Int { count.withLock { $0 } }
+
+    func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
+        if count.withLock({ $0 }) > 0 {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !open(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        }
+        count.withLock { $0 += 1 }
+        return .delivered
+    }
+}
+
+/// The delivery stage's store, counting its receipt writes and the pushes each records as sent.
+private final class SettleWrites: OutboxStore, ActivityStore {
+    private let base: SQLiteStore
+    private let seen = Mutex<(writes: Int, sent: [PushID], firstSent: Int?)>((0, [], nil))
+
+    init(_ base: SQLiteStore) { self.base = base }
+
+    var location: String { base.location }
+    var count: Int { seen.withLock { $0.writes } }
+    var sent: [PushID] { seen.withLock { $0.sent } }
+    /// The write (from 0) that first recorded a push as sent.
+    var firstSent: Int? { seen.withLock { $0.firstSent } }
+
+    func settleOutbox(
+        done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], cursors: [FanOutCursor],
+        now: Int
+    ) async throws(StoreFailure) {
+        seen.withLock {
+            if !sent.isEmpty, $0.firstSent == nil { $0.firstSent = $0.writes }
+            $0.sent += sent.map { PushID(activity: $0.activity, timestamp: $0.timestamp) }
+            $0.writes += 1
+        }
+        try await base.settleOutbox(done: done, later: later, started: started, sent: sent, cursors: cursors, now: now)
+    }
+
+    func commitRelease(
+        throttleStates: [(key: ActivityKey, json: Data, pending: Bool)], outbox entries: [OutboxEntry],
+        fanOuts: [OutboxFanOut], rewrites: [OutboxRewrite], drops: [OutboxEntry], history: HistoryWrite?,
+        paces: StartPaces
+    ) async throws(StoreFailure) {
+        try await base.commitRelease(
+            throttleStates: throttleStates, outbox: entries, fanOuts: fanOuts, rewrites: rewrites, drops: drops,
+            history: history, paces: paces)
+    }
+    func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry] {
+        try await base.dueOutbox(now: now, limit: limit)
+    }
+    func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry] {
+        try await base.waitingOutbox(activities: activities)
+    }
+    func completeOutbox(_ rows: [OutboxEntry]) async throws(StoreFailure) { try await base.completeOutbox(rows) }
+    func outboxStatus() async throws(StoreFailure) -> (depth: Int, nextAttempt: Int?) {
+        try await base.outboxStatus()
+    }
+    func activities(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: ActivityRecord] {
+        try await base.activities(keys)
+    }
+    func allActivities() async throws(StoreFailure) -> [ActivityRecord] { try await base.allActivities() }
+    func save(_ records: [ActivityRecord]) async throws(StoreFailure) { try await base.save(records) }
+    func markActive(_ keys: [ActivityKey]) async throws(StoreFailure) { try await base.markActive(keys) }
+    func deviceStates(_ starts: [DeviceStart]) async throws(StoreFailure) -> [DeviceStart: ActivityDevice] {
+        try await base.deviceStates(starts)
+    }
+    func activityDevices(_ activity: ActivityKey) async throws(StoreFailure) -> [ActivityDevice] {
+        try await base.activityDevices(activity)
+    }
+    func history(activity: String, from: Int, limit: Int) async throws(StoreFailure) -> (
+        rows: [HistoryRow], truncated: Bool
+    ) {
+        try await base.history(activity: activity, from: from, limit: limit)
+    }
+    func activities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]] {
+        try await base.activities(of: entities)
+    }
+    func runningActivities(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [ActivityRecord]] {
+        try await base.runningActivities(of: entities)
+    }
+    func subscriptionAlerts(of entities: [EntityKey]) async throws(StoreFailure) -> [EntityKey: [SubscriptionAlerts]] {
+        try await base.subscriptionAlerts(of: entities)
+    }
+}
