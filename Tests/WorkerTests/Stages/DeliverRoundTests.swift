@@ -143,8 +143,12 @@ import Throttling
         let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
         let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
         let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let a = try PostgresStore(.init(url: url, password: password, schema: String(schema), worker: "a"))
-        let b = try PostgresStore(.init(url: url, password: password, schema: String(schema), worker: "b"))
+        // A heartbeat holds for 30 s here (3 by default): under a loaded test run, seconds may pass between a
+        // heartbeat and the round after it, and a lapsed worker claims nothing.
+        let a = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "a", workerTimeout: 30))
+        let b = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "b", workerTimeout: 30))
         let pools = [Task { await a.run() }, Task { await b.run() }]
         defer { for pool in pools { pool.cancel() } }
         try await a.open()
@@ -154,6 +158,7 @@ import Throttling
         let claims = SharedClaims(store: a, logger: parts.logger)
 
         // a alone beats: one round claims the whole fan-out, though claim-batch is 5.
+        _ = try await a.heartbeat()
         _ = try await a.workersStatus()
         #expect(a.workersAlive == 1)
         let alone = Parts.provider()
@@ -171,6 +176,7 @@ import Throttling
         try await parts.release(Parts.provider(), now: 1020)
         try await b.open()
         _ = try await b.heartbeat()
+        _ = try await a.heartbeat()
         _ = try await a.workersStatus()
         #expect(a.workersAlive == 2)
         let shared = Parts.provider()
