@@ -68,6 +68,23 @@ import Testing
         #expect(try JSONParser.parse(Data([0x22, 0xC3, 0xA9, 0x22])) == "é")
     }
 
+    /// Strings long enough to be read eight bytes at a time: ASCII as it is, other UTF-8 checked, a bad byte
+    /// anywhere in the word-sized part or the tail refused.
+    @Test(arguments: [0, 3, 7, 8, 9, 16, 23, 160])
+    func longStringsAreCheckedWhereverTheirBytesFall(length: Int) throws {
+        let ascii = String(repeating: "a1B", count: length + 1).prefix(length)
+        #expect(try JSONParser.parse(Data("\"\(ascii)\"".utf8)) == .string(String(ascii)))
+        let accented = String(ascii) + "é€😀"
+        #expect(try JSONParser.parse(Data("\"\(accented)\"".utf8)) == .string(accented))
+        for at in Set([0, length / 2, max(0, length - 1)]) where at <= length {
+            var bytes = Array(ascii.utf8)
+            bytes.insert(0xFF, at: at)
+            #expect(throws: JSONParseError.self, "0xFF at \(at) of \(length)") {
+                try JSONParser.parse(Data([0x22] + bytes + [0x22]))
+            }
+        }
+    }
+
     @Test func sourceMapModeRejectsDuplicateKeys() {
         #expect(throws: JSONParseError.self) { try JSONParser.parseWithSourceMap(Data(#"{"a":1,"a":2}"#.utf8)) }
     }
