@@ -174,14 +174,14 @@ extension SQLiteStore {
                             push: Data(push.utf8), timestamp: row[1], nextAttempt: row[3], provider: row[2],
                             fanOut: FanOutMark(position: row[4], last: false)))
                 }
-                for start in stride(from: 0, to: keys.count, by: 500) {
-                    let chunk = keys[start..<min(start + 500, keys.count)]
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                    rows += try Row.fetchAll(
-                        db, sql: "SELECT \(Self.entryColumns) FROM outbox WHERE activity IN (\(marks)) ORDER BY seq",
-                        arguments: StatementArguments(chunk.map(\.rawValue))
-                    ).map(Self.entry)
-                }
+                rows += try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(Self.entryColumns) FROM outbox WHERE activity IN (SELECT value FROM json_each(?))
+                            ORDER BY seq
+                            """),
+                    arguments: [Self.list(keys.map(\.rawValue))]
+                ).map(Self.entry)
                 return rows
             }, write: false)
     }
@@ -279,15 +279,12 @@ extension SQLiteStore {
             "reading push-to-start pacing",
             { db in
                 var out: [String: [Int]] = [:]
-                for start in stride(from: 0, to: keys.count, by: 500) {
-                    let chunk = keys[start..<min(start + 500, keys.count)]
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                    for row in try Row.fetchAll(
-                        db, sql: "SELECT key, sends FROM start_pace WHERE key IN (\(marks))",
-                        arguments: StatementArguments(Array(chunk)))
-                    {
-                        out[row["key"]] = StoredValues.times(row["sends"])
-                    }
+                for row in try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT key, sends FROM start_pace WHERE key IN (SELECT value FROM json_each(?))"),
+                    arguments: [Self.list(keys)])
+                {
+                    out[row[0]] = StoredValues.times(row[1])
                 }
                 return out
             }, write: false)

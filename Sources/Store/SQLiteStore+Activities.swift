@@ -13,19 +13,16 @@ extension SQLiteStore {
             { db in
                 var out: [ActivityKey: ActivityRecord] = [:]
                 let memo = ParsedText()
-                for chunk in stride(from: 0, to: keys.count, by: 500).map({
-                    Array(keys[$0..<min($0 + 500, keys.count)])
-                }) {
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                    // A full chunk's statement is kept; the last one's size varies from read to read.
-                    let sql = "SELECT \(SQLiteStore.activityColumns) FROM activity WHERE key IN (\(marks))"
-                    let rows = try Row.fetchAll(
-                        chunk.count == 500 ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql),
-                        arguments: StatementArguments(chunk.map(\.rawValue)))
-                    for row in rows {
-                        let record = try SQLiteStore.record(row, path: path, memo: memo)
-                        out[record.key] = record
-                    }
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(SQLiteStore.activityColumns) FROM activity
+                            WHERE key IN (SELECT value FROM json_each(?))
+                            """),
+                    arguments: [SQLiteStore.list(keys.map(\.rawValue))])
+                for row in rows {
+                    let record = try SQLiteStore.record(row, path: path, memo: memo)
+                    out[record.key] = record
                 }
                 return out
             }, write: false)

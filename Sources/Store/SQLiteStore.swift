@@ -164,16 +164,13 @@ public final class SQLiteStore: StateStore {
             "reading throttle states",
             { db in
                 var out: [ActivityKey: Data] = [:]
-                for start in stride(from: 0, to: keys.count, by: 500) {
-                    let chunk = keys[start..<min(start + 500, keys.count)]
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                    for row in try Row.fetchAll(
-                        db, sql: "SELECT key, state FROM throttle_state WHERE key IN (\(marks))",
-                        arguments: StatementArguments(chunk.map(\.rawValue)))
-                    {
-                        let text: String = row["state"]
-                        out[ActivityKey(row["key"])] = Data(text.utf8)
-                    }
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(
+                        sql: "SELECT key, state FROM throttle_state WHERE key IN (SELECT value FROM json_each(?))"),
+                    arguments: [Self.list(keys.map(\.rawValue))])
+                while let row = try rows.next() {
+                    let text: String = row[1]
+                    out[ActivityKey(row[0])] = Data(text.utf8)
                 }
                 return out
             }, write: false)
