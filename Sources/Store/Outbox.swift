@@ -293,17 +293,24 @@ extension SQLiteStore {
     static func saveStartPaces(_ paces: StartPaces, _ db: Database) throws {
         guard !paces.windows.isEmpty else { return }
         try db.execute(sql: "DELETE FROM start_pace WHERE last < ?", arguments: [paces.keepFrom])
-        let statement = try db.cachedStatement(
+        // Bound straight through SQLite's C API: a poll that starts 1,000 alerts writes 1,000 windows.
+        let upsert = try RowWriter(
+            db,
             sql: """
                 INSERT INTO start_pace (key, sends, last) VALUES (?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET sends = excluded.sends, last = excluded.last
                 """)
+        let delete = try RowWriter(db, sql: "DELETE FROM start_pace WHERE key = ?")
         for (key, sends) in paces.windows {
             guard let last = sends.last, last >= paces.keepFrom else {
-                try db.cachedStatement(sql: "DELETE FROM start_pace WHERE key = ?").execute(arguments: [key])
+                try delete.write { $0.text(key) }
                 continue
             }
-            try statement.execute(arguments: [key, StoredValues.timesText(sends), last])
+            try upsert.write {
+                $0.text(key)
+                $0.text(StoredValues.timesText(sends))
+                $0.integer(last)
+            }
         }
     }
 }

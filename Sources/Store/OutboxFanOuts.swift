@@ -31,8 +31,13 @@ extension SQLiteStore {
         var newest: [ActivityKey: Int] = [:]
         for e in entries { newest[e.key.activity] = max(newest[e.key.activity] ?? Int.min, e.timestamp) }
         if !newest.isEmpty {
-            let drop = try db.cachedStatement(sql: "DELETE FROM outbox_fan_out WHERE activity = ? AND timestamp < ?")
-            for (activity, timestamp) in newest { try drop.execute(arguments: [activity.rawValue, timestamp]) }
+            let drop = try RowWriter(db, sql: "DELETE FROM outbox_fan_out WHERE activity = ? AND timestamp < ?")
+            for (activity, timestamp) in newest {
+                try drop.write {
+                    $0.text(activity.rawValue)
+                    $0.integer(timestamp)
+                }
+            }
         }
         guard !fanOuts.isEmpty else { return }
         let insert = try db.cachedStatement(
