@@ -230,6 +230,36 @@ extension SQLiteStore {
         ).map(Self.registered)
     }
 
+    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity`, by device, in
+    /// one statement: per device what ``pushToStartTokens(_:entity:attributesType:environment:device:)`` gives.
+    static func pushToStartTokens(
+        _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?, devices: [String]
+    ) throws -> [String: [RegisteredToken]] {
+        var out: [String: [RegisteredToken]] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
+                    FROM push_to_start_token t
+                    LEFT JOIN channel_subscriber c ON c.device = t.device
+                    WHERE t.device IN (SELECT value FROM json_each(?)) AND t.attributes_type = ?
+                    AND (? IS NULL OR t.environment = ?)
+                    AND (EXISTS (SELECT 1 FROM subscription s WHERE s.feed = ? AND s.entity = ? AND s.device = t.device)
+                      OR EXISTS (SELECT 1 FROM personal_subscription p
+                        WHERE p.feed = ? AND p.entity = ? AND p.device = t.device))
+                    ORDER BY t.device
+                    """),
+            arguments: [
+                list(devices), attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
+                entity.feed, entity.id,
+            ])
+        {
+            let token = registered(row)
+            out[token.device, default: []].append(token)
+        }
+        return out
+    }
+
     /// The update tokens of an activity, by device; only those of `environment` unless it is `nil`.
     public func activityTokens(activity: ActivityKey, environment: PushEnvironment?) async throws(Failure)
         -> [RegisteredToken]

@@ -78,5 +78,36 @@ extension StoreContract {
             #expect(rows.tokens.map(\.token) == ["aa02"])
             #expect(rows.subscribers == ["b"])
         },
+        StoreCheck(name: "one-device registry reads asked together answer each as it would alone") { store in
+            // a and b follow the match, e through a subscription of its own; c follows with no token; d has a
+            // token and follows nothing.
+            for (device, token) in [("a", "aa01"), ("b", "aa02"), ("d", "aa04"), ("e", "aa05")] {
+                try await store.registerPushToStartToken(
+                    device: device, attributesType: "MatchAttributes", token: token, environment: .production, now: 1)
+            }
+            for device in ["a", "b", "c"] { try await store.subscribe(device: device, to: match, now: 1) }
+            _ = try await store.importSubscriptions(
+                [Subscription(id: "own-e", device: "e", entity: match, parameters: .emptyObject, createdAt: 1)], now: 1)
+            func start(_ device: String, type: String = "MatchAttributes", environment: PushEnvironment? = nil)
+                -> RegistryQuery
+            {
+                var query = RegistryQuery(
+                    activity: key, tokens: .pushToStart(entity: match, attributesType: type), environment: environment)
+                query.device = device
+                return query
+            }
+            let queries = [
+                start("a"), start("b"), start("c"), start("d"), start("e"), start("a"), start("b", type: "Other"),
+                start("b", environment: .sandbox), start("b", environment: .production),
+            ]
+            let together = try await store.registryRows(queries)
+            var alone: [RegistryRows] = []
+            for query in queries { alone.append(try await store.registryRows(query)) }
+            #expect(together == alone)
+            #expect(
+                together.map { $0.tokens.map(\.token) } == [
+                    ["aa01"], ["aa02"], [], [], ["aa05"], ["aa01"], [], [], ["aa02"],
+                ])
+        },
     ]
 }
