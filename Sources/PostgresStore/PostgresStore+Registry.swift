@@ -283,6 +283,27 @@ extension PostgresStore {
         return rows
     }
 
+    /// Answers many registry queries: those of ``OneDeviceStarts``' groups in one statement per group (a
+    /// poll that starts 1,000 personal alerts, one read instead of 1,000 transactions), the others one at a
+    /// time.
+    public func registryRows(_ queries: [RegistryQuery]) async throws(Failure) -> [RegistryRows] {
+        var read: [Int: RegistryRows] = [:]
+        for (group, devices, indices) in OneDeviceStarts(queries).groups {
+            let tokens = try await tokens(
+                "reading push targets",
+                Self.pushToStartTokens(
+                    entity: group.entity, attributesType: group.attributesType, environment: group.environment,
+                    followers: devices))
+            read.merge(OneDeviceStarts.answers(indices, of: queries, tokens: tokens)) { $1 }
+        }
+        var out: [RegistryRows] = []
+        out.reserveCapacity(queries.count)
+        for (i, query) in queries.enumerated() {
+            if let rows = read[i] { out.append(rows) } else { out.append(try await registryRows(query)) }
+        }
+        return out
+    }
+
     // MARK: Provider addresses
 
     @discardableResult

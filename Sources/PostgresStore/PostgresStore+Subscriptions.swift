@@ -227,6 +227,25 @@ extension PostgresStore {
         """
     }
 
+    /// As ``pushToStartTokens(entity:attributesType:environment:follower:)`` for each of `devices`, in one
+    /// statement (``OneDeviceStarts``).
+    static func pushToStartTokens(
+        entity: EntityKey, attributesType: String, environment: PushEnvironment?, followers devices: [String]
+    ) -> PostgresQuery {
+        """
+        SELECT t.device, t.token, t.environment, c.device IS NOT NULL
+        FROM push_to_start_token t
+        LEFT JOIN channel_subscriber c ON c.device = t.device
+        WHERE t.device = ANY(\(devices)::text[]) AND t.attributes_type = \(attributesType)
+          AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
+          AND (EXISTS (SELECT 1 FROM subscription s
+              WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND s.device = t.device)
+            OR EXISTS (SELECT 1 FROM personal_subscription p
+              WHERE p.feed = \(entity.feed) AND p.entity = \(entity.id) AND p.device = t.device))
+        ORDER BY t.device COLLATE "C"
+        """
+    }
+
     /// `device` (one row) when it follows `entity` through a plain subscription or a personal one; no row else.
     static func follower(_ device: String, of entity: EntityKey) -> PostgresQuery {
         """

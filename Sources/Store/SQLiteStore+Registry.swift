@@ -20,33 +20,14 @@ extension SQLiteStore {
             }, write: false)
     }
 
-    /// The answers to the queries that ask only for one device's push-to-start tokens (a personal alert's
-    /// start, a late joiner's), by index: those of one entity, type and environment in one statement (a poll
-    /// that starts 1,000 alerts is one read, not 1,000). Each answer is what ``registryRows(_:_:)`` gives.
+    /// The answers to the queries of ``OneDeviceStarts``' groups, by index: one statement per group.
     private static func oneDeviceStarts(_ queries: [RegistryQuery], _ db: Database) throws -> [Int: RegistryRows] {
-        struct Group: Hashable {
-            var entity: EntityKey
-            var attributesType: String
-            var environment: PushEnvironment?
-        }
-        var groups: [Group: [Int]] = [:]
-        for (i, q) in queries.enumerated() {
-            guard case .pushToStart(let entity, let attributesType)? = q.tokens, q.device != nil, q.subscribers == nil,
-                q.registry == nil
-            else { continue }
-            groups[Group(entity: entity, attributesType: attributesType, environment: q.environment), default: []]
-                .append(i)
-        }
         var out: [Int: RegistryRows] = [:]
-        for (group, indices) in groups where indices.count > 1 {
+        for (group, devices, indices) in OneDeviceStarts(queries).groups {
             let tokens = try pushToStartTokens(
                 db, entity: group.entity, attributesType: group.attributesType, environment: group.environment,
-                devices: indices.compactMap { queries[$0].device })
-            for i in indices {
-                var rows = RegistryRows()
-                rows.tokens = queries[i].device.flatMap { tokens[$0] } ?? []
-                out[i] = rows
-            }
+                devices: devices)
+            out.merge(OneDeviceStarts.answers(indices, of: queries, tokens: tokens)) { $1 }
         }
         return out
     }

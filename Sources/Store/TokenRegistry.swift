@@ -230,13 +230,12 @@ extension SQLiteStore {
         ).map(Self.registered)
     }
 
-    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity`, by device, in
-    /// one statement: per device what ``pushToStartTokens(_:entity:attributesType:environment:device:)`` gives.
+    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity`, in one
+    /// statement: per device what ``pushToStartTokens(_:entity:attributesType:environment:device:)`` gives.
     static func pushToStartTokens(
         _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?, devices: [String]
-    ) throws -> [String: [RegisteredToken]] {
-        var out: [String: [RegisteredToken]] = [:]
-        for row in try Row.fetchAll(
+    ) throws -> [RegisteredToken] {
+        try Row.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
@@ -252,12 +251,8 @@ extension SQLiteStore {
             arguments: [
                 list(devices), attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
                 entity.feed, entity.id,
-            ])
-        {
-            let token = registered(row)
-            out[token.device, default: []].append(token)
-        }
-        return out
+            ]
+        ).map(Self.registered)
     }
 
     /// The update tokens of an activity, by device; only those of `environment` unless it is `nil`.

@@ -3,6 +3,7 @@ import Delivery
 import Foundation
 import LiveRelayCore
 import Logging
+import PostgresStore
 import Rules
 import Store
 import Throttling
@@ -24,6 +25,9 @@ struct PersonalBench: AsyncParsableCommand {
     @Option(help: "Polls that cross no level, measured.") var quiet = 20
     @Option(help: "The config (feed preset, rules, contract).") var config = "Samples/presets/personal-alerts.json"
     @Option(help: "token, or channel: the alerts of the symbol share one broadcast channel.") var mode = "token"
+    @Option(help: "postgres://user@host:port/database: the state in PostgreSQL (a schema of its own), not SQLite.")
+    var postgresURL: String?
+    @Option(help: "The environment variable holding the PostgreSQL password.") var passwordEnv: String?
     @Option(
         help:
             "A perf control FIFO (`perf record -D -1 --control fifo:PATH`): profiling is enabled for the crossing poll and its release only."
@@ -39,7 +43,40 @@ struct PersonalBench: AsyncParsableCommand {
         let loaded = try ConfigLoader.load(path: config)
         let rules = loaded.loadRules()
         guard !rules.diagnostics.contains(where: \.isError) else { throw ValidationError("\(rules.diagnostics)") }
-        let store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        let store: any StateStore
+        var finish: () async -> Void = {}
+        if let postgresURL {
+            let password = passwordEnv.flatMap { ProcessInfo.processInfo.environment[$0] }.map(Secret.init)
+            let schema = "personal_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+            let postgres = try PostgresStore(.init(url: postgresURL, password: password, schema: String(schema)))
+            let pool = Task { await postgres.run() }
+            try await postgres.open()
+            // It beats as `liverelay run` does.
+            let beat = Task {
+                while !Task.isCancelled {
+                    _ = try? await postgres.heartbeat()
+                    try? await Task.sleep(for: postgres.heartbeatInterval)
+                }
+            }
+            finish = {
+                beat.cancel()
+                try? await postgres.dropSchema()
+                pool.cancel()
+            }
+            store = postgres
+        } else {
+            store = try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path)
+        }
+        do {
+            try await measure(store, loaded: loaded, rules: rules)
+        } catch {
+            await finish()
+            throw error
+        }
+        await finish()
+    }
+
+    private func measure(_ store: any StateStore, loaded: LoadedConfig, rules: RuleSet) async throws {
         let btc = EntityKey(feed: "markets", id: "BTCUSDT")
         let rssBefore = peakRSSMegabytes()
 
@@ -153,13 +190,13 @@ struct PersonalBench: AsyncParsableCommand {
         let move = (ContinuousClock.now - start).seconds
         let moveRows = try await store.outboxStatus().depth - depth
         print(
-            "\(subscriptions) subscriptions on BTCUSDT with their own levels (\(crossed) crossed by the move), Rules/personal-alerts.rules.json, \(mode) mode; setup \(String(format: "%.0f", setupSeconds)) s"
+            "\(subscriptions) subscriptions on BTCUSDT with their own levels (\(crossed) crossed by the move), Rules/personal-alerts.rules.json, \(mode) mode, \(postgresURL == nil ? "SQLite" : "PostgreSQL"); setup \(String(format: "%.0f", setupSeconds)) s"
         )
         printTable(
             ["case", "pushes", "ms", "peak RSS MB"],
             [
                 [
-                    "first poll: subscriptions read from SQLite and indexed", "0", ms(load),
+                    "first poll: subscriptions read from the store and indexed", "0", ms(load),
                     String(format: "%.0f (%.0f before)", rssLoaded, rssBefore),
                 ],
                 [
