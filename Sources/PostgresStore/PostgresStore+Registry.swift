@@ -245,63 +245,78 @@ extension PostgresStore {
     }
 
     public func registryRows(_ query: RegistryQuery) async throws(Failure) -> RegistryRows {
-        let found = try await transaction("reading push targets") { connection in
-            var tokens: [PostgresRow] = []
-            switch query.tokens {
-            case .pushToStart(let entity, let attributesType)?:
-                tokens = try await connection.rows(
-                    Self.pushToStartTokens(
-                        entity: entity, attributesType: attributesType, environment: query.environment,
-                        device: query.device),
-                    logger: logger)
-            case .activity(let activity)?:
-                tokens = try await connection.rows(
-                    Self.activityTokens(activity: activity, environment: query.environment), logger: logger)
-            case nil:
-                break
-            }
-            var subscribers: [String] = []
-            if let entity = query.subscribers {
-                for row in try await connection.rows(
-                    Self.subscribedDevices(entity: entity, device: query.device), logger: logger)
-                {
-                    subscribers.append(try row.decode(String.self))
-                }
-            }
-            return (tokens, subscribers)
-        }
-        var rows = RegistryRows()
-        rows.tokens = try registered(found.0, "reading push targets")
-        rows.subscribers = found.1
-        if let registry = query.registry {
-            var devices = rows.subscribers
-            var seen = Set(devices)
-            for token in rows.tokens where seen.insert(token.device).inserted { devices.append(token.device) }
-            rows.addresses = try await addresses(provider: registry, devices: devices)
-            rows.activityAddress = try await activityAddress(activity: query.activity, provider: registry)
-        }
-        return rows
+        try await registryRows([query])[0]
     }
 
-    /// Answers many registry queries: those of ``OneDeviceStarts``' groups in one statement per group (a
-    /// poll that starts 1,000 personal alerts, one read instead of 1,000 transactions), the others one at a
-    /// time.
+    /// Answers many registry queries (a release round's pushes) in one transaction: the queries of
+    /// ``OneDeviceStarts``' groups in one statement per group (a poll that starts 1,000 personal alerts, one
+    /// read), the others a statement or two each, with no `BEGIN` and `COMMIT` of their own. Provider
+    /// addresses are read after it, for the queries that ask for them.
     public func registryRows(_ queries: [RegistryQuery]) async throws(Failure) -> [RegistryRows] {
-        var read: [Int: RegistryRows] = [:]
-        for (group, devices, indices) in OneDeviceStarts(queries).groups {
-            let tokens = try await tokens(
-                "reading push targets",
-                Self.pushToStartTokens(
-                    entity: group.entity, attributesType: group.attributesType, environment: group.environment,
-                    followers: devices))
-            read.merge(OneDeviceStarts.answers(indices, of: queries, tokens: tokens)) { $1 }
+        guard !queries.isEmpty else { return [] }
+        let starts = OneDeviceStarts(queries)
+        let grouped = Set(starts.groups.flatMap(\.queries))
+        let found = try await transaction("reading push targets") { connection in
+            var groups: [[PostgresRow]] = []
+            for (group, devices, _) in starts.groups {
+                groups.append(
+                    try await connection.rows(
+                        Self.pushToStartTokens(
+                            entity: group.entity, attributesType: group.attributesType,
+                            environment: group.environment, followers: devices),
+                        logger: logger))
+            }
+            var each: [Int: (tokens: [PostgresRow], subscribers: [String])] = [:]
+            for (i, query) in queries.enumerated() where !grouped.contains(i) {
+                each[i] = try await Self.read(query, connection, logger: logger)
+            }
+            return (groups, each)
         }
-        var out: [RegistryRows] = []
-        out.reserveCapacity(queries.count)
-        for (i, query) in queries.enumerated() {
-            if let rows = read[i] { out.append(rows) } else { out.append(try await registryRows(query)) }
+        var out = [RegistryRows](repeating: RegistryRows(), count: queries.count)
+        for (g, (_, _, indices)) in starts.groups.enumerated() {
+            let tokens = try registered(found.0[g], "reading push targets")
+            for (i, rows) in OneDeviceStarts.answers(indices, of: queries, tokens: tokens) { out[i] = rows }
+        }
+        for (i, read) in found.1 {
+            out[i].tokens = try registered(read.tokens, "reading push targets")
+            out[i].subscribers = read.subscribers
+            guard let registry = queries[i].registry else { continue }
+            var devices = out[i].subscribers
+            var seen = Set(devices)
+            for token in out[i].tokens where seen.insert(token.device).inserted { devices.append(token.device) }
+            out[i].addresses = try await addresses(provider: registry, devices: devices)
+            out[i].activityAddress = try await activityAddress(activity: queries[i].activity, provider: registry)
         }
         return out
+    }
+
+    /// One query's tokens and subscribers, on `connection`.
+    private static func read(_ query: RegistryQuery, _ connection: PostgresConnection, logger: Logger) async throws
+        -> (tokens: [PostgresRow], subscribers: [String])
+    {
+        var tokens: [PostgresRow] = []
+        switch query.tokens {
+        case .pushToStart(let entity, let attributesType)?:
+            tokens = try await connection.rows(
+                pushToStartTokens(
+                    entity: entity, attributesType: attributesType, environment: query.environment,
+                    device: query.device),
+                logger: logger)
+        case .activity(let activity)?:
+            tokens = try await connection.rows(
+                activityTokens(activity: activity, environment: query.environment), logger: logger)
+        case nil:
+            break
+        }
+        var subscribers: [String] = []
+        if let entity = query.subscribers {
+            for row in try await connection.rows(
+                subscribedDevices(entity: entity, device: query.device), logger: logger)
+            {
+                subscribers.append(try row.decode(String.self))
+            }
+        }
+        return (tokens, subscribers)
     }
 
     // MARK: Provider addresses
