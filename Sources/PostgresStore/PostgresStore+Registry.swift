@@ -170,13 +170,13 @@ extension PostgresStore {
     }
 
     /// The push-to-start tokens of the devices subscribed to `entity`; with `device`, see
-    /// ``pushToStartTokens(entity:attributesType:environment:follower:)``.
+    /// ``pushToStartTokens(entity:attributesType:environment:followers:)``.
     static func pushToStartTokens(
         entity: EntityKey, attributesType: String, environment: PushEnvironment?, device: String? = nil
     ) -> PostgresQuery {
         if let device {
             return pushToStartTokens(
-                entity: entity, attributesType: attributesType, environment: environment, follower: device)
+                entity: entity, attributesType: attributesType, environment: environment, followers: [device])
         }
         return """
             SELECT t.device, t.token, t.environment, c.device IS NOT NULL

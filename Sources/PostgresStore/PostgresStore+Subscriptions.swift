@@ -207,28 +207,9 @@ extension PostgresStore {
 
     // MARK: One device's registry rows
 
-    /// The push-to-start tokens of `device` for `attributesType` when it follows `entity`, through a plain
-    /// subscription or a personal one (the start of a late joiner's activity, or of the device's own); only
-    /// those of `environment` unless it is `nil`.
-    static func pushToStartTokens(
-        entity: EntityKey, attributesType: String, environment: PushEnvironment?, follower device: String
-    ) -> PostgresQuery {
-        """
-        SELECT t.device, t.token, t.environment, c.device IS NOT NULL
-        FROM push_to_start_token t
-        LEFT JOIN channel_subscriber c ON c.device = t.device
-        WHERE t.device = \(device) AND t.attributes_type = \(attributesType)
-          AND (\(environment?.rawValue)::text IS NULL OR t.environment = \(environment?.rawValue))
-          AND (EXISTS (SELECT 1 FROM subscription s
-              WHERE s.feed = \(entity.feed) AND s.entity = \(entity.id) AND s.device = t.device)
-            OR EXISTS (SELECT 1 FROM personal_subscription p
-              WHERE p.feed = \(entity.feed) AND p.entity = \(entity.id) AND p.device = t.device))
-        ORDER BY t.device COLLATE "C"
-        """
-    }
-
-    /// As ``pushToStartTokens(entity:attributesType:environment:follower:)`` for each of `devices`, in one
-    /// statement (``OneDeviceStarts``).
+    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity` through a plain
+    /// subscription or a personal one, in one statement (one device's: the start of its own activity, or of a
+    /// late joiner's; several: ``OneDeviceStarts``); only those of `environment` unless it is `nil`.
     static func pushToStartTokens(
         entity: EntityKey, attributesType: String, environment: PushEnvironment?, followers devices: [String]
     ) -> PostgresQuery {

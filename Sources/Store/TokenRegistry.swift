@@ -198,23 +198,8 @@ extension SQLiteStore {
         device: String? = nil
     ) throws -> [RegisteredToken] {
         if let device {
-            return try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
-                        FROM push_to_start_token t
-                        LEFT JOIN channel_subscriber c ON c.device = t.device
-                        WHERE t.device = ? AND t.attributes_type = ? AND (? IS NULL OR t.environment = ?)
-                        AND (EXISTS (SELECT 1 FROM subscription s WHERE s.feed = ? AND s.entity = ? AND s.device = t.device)
-                          OR EXISTS (SELECT 1 FROM personal_subscription p
-                            WHERE p.feed = ? AND p.entity = ? AND p.device = t.device))
-                        ORDER BY t.device
-                        """),
-                arguments: [
-                    device, attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
-                    entity.feed, entity.id,
-                ]
-            ).map(Self.registered)
+            return try pushToStartTokens(
+                db, entity: entity, attributesType: attributesType, environment: environment, devices: [device])
         }
         return try Row.fetchAll(
             db.cachedStatement(
@@ -230,8 +215,9 @@ extension SQLiteStore {
         ).map(Self.registered)
     }
 
-    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity`, in one
-    /// statement: per device what ``pushToStartTokens(_:entity:attributesType:environment:device:)`` gives.
+    /// The push-to-start tokens for `attributesType` of each of `devices` that follows `entity` through a plain
+    /// subscription or a personal one, in one statement (one device's: the start of its own activity, or of a
+    /// late joiner's).
     static func pushToStartTokens(
         _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?, devices: [String]
     ) throws -> [RegisteredToken] {
