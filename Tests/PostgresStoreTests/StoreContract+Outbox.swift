@@ -64,6 +64,24 @@ extension StoreContract {
                 throttleStates: [], outbox: [], rewrites: [], drops: [row("t", 13)], history: nil)
             #expect(try await store.waitingOutbox(activities: [key]).isEmpty)
         },
+        StoreCheck(name: "a round's rewrites of several rows each apply only to the push they read") { store in
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("t1", 10), row("t2", 10), row("t3", 10)], rewrites: [], drops: [],
+                history: nil)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [],
+                rewrites: [
+                    OutboxRewrite(row: row("t1", 12), previousTimestamp: 10),
+                    OutboxRewrite(row: row("t2", 12), previousTimestamp: 9),
+                    OutboxRewrite(row: row("t3", 14), previousTimestamp: 10),
+                ], drops: [], history: nil)
+            let waiting = try await store.waitingOutbox(activities: [key])
+            #expect(
+                Dictionary(uniqueKeysWithValues: waiting.map { ($0.key.target, $0.timestamp) }) == [
+                    "t1": 12, "t2": 10, "t3": 14,
+                ])
+            #expect(waiting.first { $0.key.target == "t3" }?.push == row("t3", 14).push, "the push with it")
+        },
         StoreCheck(name: "a start's receipt marks its device; tokens reported count too") { store in
             let start = DeviceStart(activity: key, device: "d1")
             try await store.commitRelease(
