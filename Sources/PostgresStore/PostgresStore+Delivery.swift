@@ -56,8 +56,12 @@ extension PostgresStore {
         }
     }
 
-    /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``).
-    public func dueOutbox(now: Int, limit: Int) async throws(Failure) -> [OutboxEntry] {
+    /// Claims the due rows for this worker (see ``claimDue(worker:now:leaseSeconds:limit:)``). A round in
+    /// flight needs no skipping here: its rows and fan-out chunks are this worker's claims, which no claim
+    /// takes again.
+    public func dueOutbox(now: Int, limit: Int, after inFlight: OutboxInFlight) async throws(Failure)
+        -> [OutboxEntry]
+    {
         try await claim(worker: claimOwner, now: now, claimClock: nil, leaseSeconds: claimSeconds, limit: limit)
     }
 

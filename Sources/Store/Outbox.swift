@@ -114,33 +114,48 @@ extension SQLiteStore {
     /// Rows due now, in the order the throttle released them, at most `limit`: the outbox's rows, and the next
     /// targets of each due fan-out after its cursor (marked with ``OutboxEntry/fanOut``). A fan-out found with
     /// no target left leaves the outbox.
-    public func dueOutbox(now: Int, limit: Int = 10_000) async throws(Failure) -> [OutboxEntry] {
+    ///
+    /// With a round in flight (`inFlight`), the next round's: its rows are skipped, and each of its fan-outs
+    /// is read after the last target it holds (``OutboxInFlight/read(fanOut:timestamp:)``).
+    public func dueOutbox(now: Int, limit: Int, after inFlight: OutboxInFlight) async throws(Failure)
+        -> [OutboxEntry]
+    {
         let (due, spent) = try await run(
             "reading the outbox",
             { db in
                 // Each value read from the statement's current row (a cursor), not from a copy of every row.
+                // Rows in flight are among the first due: read as many more, then skipped.
                 let rows = try Array(
                     Row.fetchCursor(
                         db.cachedStatement(
                             sql:
                                 "SELECT \(Self.entryColumns), seq FROM outbox WHERE next_attempt <= ? ORDER BY seq LIMIT ?"
                         ),
-                        arguments: [now, limit]
-                    ).map { (entry: Self.entry($0), seq: $0[15] as Int) })
+                        arguments: [now, limit + inFlight.rows.count]
+                    ).map { (entry: Self.entry($0), seq: $0[15] as Int) }
+                        .filter { !inFlight.rows.contains($0.entry.key) }.prefix(limit))
                 let fanOuts = try Self.dueFanOuts(now: now, db)
                 guard !fanOuts.isEmpty else { return (rows.map(\.entry), [(ActivityKey, Int)]()) }
                 // Rows and fan-outs in release order, the fan-outs' targets read as far as the limit allows.
                 var due: [OutboxEntry] = []
                 var spent: [(ActivityKey, Int)] = []
                 var next = rows.startIndex
-                for f in fanOuts {
+                for var f in fanOuts {
                     while next < rows.endIndex, rows[next].seq < f.seq, due.count < limit {
                         due.append(rows[next].entry)
                         next += 1
                     }
                     guard due.count < limit else { break }
+                    // Past the round in flight, no target left is not spent: that round's receipts are still
+                    // to be written (a kill before them sends its targets again from the stored cursor).
+                    let fromCursor: Bool
+                    switch inFlight.read(fanOut: f.activity, timestamp: f.timestamp) {
+                    case .skip: continue
+                    case .after(let position): (f.cursor, fromCursor) = (position, false)
+                    case .fromCursor: fromCursor = true
+                    }
                     let targets = try Self.fanOutTargets(f, limit: limit - due.count, db)
-                    if targets.isEmpty { spent.append((f.activity, f.timestamp)) }
+                    if targets.isEmpty, fromCursor { spent.append((f.activity, f.timestamp)) }
                     due += targets
                 }
                 while next < rows.endIndex, due.count < limit {

@@ -97,7 +97,12 @@ public protocol OutboxStore: StoreRole {
     ) async throws(StoreFailure)
     /// Rows due now for this worker to send, in release order. On a shared store they are claimed: no other
     /// worker gets them until they are settled or the claim expires.
-    func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry]
+    ///
+    /// `inFlight` is a round this worker has out, read before and not settled yet: the rows read now are
+    /// the next round's, none of its rows and none of its fan-outs' targets up to the last it holds (on a
+    /// shared store its claims already keep them out). A fan-out whose last target it holds is left for its
+    /// receipts to finish.
+    func dueOutbox(now: Int, limit: Int, after inFlight: OutboxInFlight) async throws(StoreFailure) -> [OutboxEntry]
     /// Every row waiting for these activities, due or not.
     func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry]
     /// Removes rows after their final receipts, unless a newer push replaced one meanwhile.
@@ -277,6 +282,11 @@ extension OutboxStore {
     /// Rows due now, at most 10,000.
     public func dueOutbox(now: Int) async throws(StoreFailure) -> [OutboxEntry] {
         try await dueOutbox(now: now, limit: 10_000)
+    }
+
+    /// Rows due now, at most `limit`, with no round out.
+    public func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry] {
+        try await dueOutbox(now: now, limit: limit, after: OutboxInFlight())
     }
 
     public func settleOutbox(done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], now: Int)

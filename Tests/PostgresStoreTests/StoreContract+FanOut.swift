@@ -107,5 +107,40 @@ extension StoreContract {
             #expect(try await store.dueOutbox(now: 100, limit: 10).isEmpty)
             #expect(try await store.outboxStatus() == (0, nil))
         },
+        StoreCheck(name: "a round read while another is out takes none of its rows or targets") { store in
+            try await tokens((1...5).map { ("d\($0)", "aa0\($0)", .production) }, in: store)
+            let other = ActivityKey("match:other")
+            try await store.commitRelease(
+                throttleStates: [], outbox: [row("s1", 9, activity: other), row("s2", 9, activity: other)],
+                fanOuts: [fanOut(10)], rewrites: [], drops: [], history: nil, paces: StartPaces())
+            // Each round read while the one before it is out, as the worker reads ahead: the round before that
+            // one is settled by then.
+            var rounds = [try await store.dueOutbox(now: 100, limit: 2)]
+            while let last = rounds.last, !last.isEmpty, rounds.count < 8 {
+                rounds.append(try await store.dueOutbox(now: 100, limit: 2, after: OutboxInFlight(last)))
+                try await settle(last, done: Array(last.indices), later: [], in: store)
+            }
+            let targets = rounds.flatMap { $0.map(\.key.target) }
+            #expect(targets.sorted() == ["aa01", "aa02", "aa03", "aa04", "aa05", "s1", "s2"], "each once: \(rounds)")
+            #expect(
+                rounds.flatMap { $0.filter { $0.fanOut != nil }.map(\.key.target) }
+                    == ["aa01", "aa02", "aa03", "aa04", "aa05"], "in device order")
+            #expect(try await store.dueOutbox(now: 100, limit: 10).isEmpty)
+            #expect(try await store.outboxStatus() == (0, nil))
+        },
+        StoreCheck(name: "a fan-out whose targets are all out stays until their receipts are written") { store in
+            try await tokens((1...3).map { ("d\($0)", "aa0\($0)", .production) }, in: store)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], fanOuts: [fanOut(10)], rewrites: [], drops: [], history: nil,
+                paces: StartPaces())
+            let round = try await store.dueOutbox(now: 100, limit: 3)
+            #expect(round.map(\.key.target) == ["aa01", "aa02", "aa03"])
+            // Read ahead, no target is left; a kill now must still find the round's targets waiting.
+            #expect(try await store.dueOutbox(now: 100, limit: 3, after: OutboxInFlight(round)).isEmpty)
+            #expect(try await store.waitingOutbox(activities: [key]).count == 1, "the fan-out still waits")
+            try await settle(round, done: [0, 1, 2], later: [], in: store)
+            #expect(try await store.dueOutbox(now: 100, limit: 3).isEmpty)
+            #expect(try await store.outboxStatus() == (0, nil))
+        },
     ]
 }

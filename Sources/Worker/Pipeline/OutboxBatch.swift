@@ -86,22 +86,4 @@ struct OutboxBatch: Sendable {
             last = (group, stored == provider ? provider : nil, at, found.sent)
         }
     }
-
-    /// What became of each push: its receipts (one per row, `receipts` in row order), pushes in the order
-    /// their first row was due; `lost` holds the rows that failed for good.
-    func deliveries(_ receipts: [DeliveryReceipt], lost: Set<Int> = []) -> [PushDelivery] {
-        var deliveries: [(first: Int, delivery: PushDelivery)] = []
-        for (provider, pushes) in byProvider {
-            for push in pushes {
-                deliveries.append(
-                    (
-                        push.rows[0],
-                        PushDelivery(
-                            push: push.push, provider: provider, receipts: push.rows.map { receipts[$0] },
-                            lost: push.rows.filter(lost.contains).count)
-                    ))
-            }
-        }
-        return deliveries.sorted { $0.first < $1.first }.map(\.delivery)
-    }
 }

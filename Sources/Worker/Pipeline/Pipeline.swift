@@ -139,11 +139,13 @@ public struct Pipeline: Sendable {
             // Bounded, so rows that stay due (a retry due at once) never keep the round going.
             var full = true
             var batches = 0
+            // The next round, read while one is out.
+            var ahead: DeliverStage.ReadAhead?
             while full && batches < 100 {
-                let round = try await deliveries.run(now: now)
+                let round = try await deliveries.run(now: now, ahead: ahead, readAhead: batches < 99)
                 // A goal to a million devices is a hundred rounds: what each delivered is counted, not kept.
                 result += round.deliveries.map { $0.compacted() }
-                full = round.full
+                (full, ahead) = (round.full, round.ahead)
                 batches += 1
             }
             for sender in senders.values { sender.flushRepeatedLogs() }

@@ -32,13 +32,33 @@ struct DeliverStage: Sendable {
     /// fan-out between more workers (a worker alone takes more, ``SharedClaims/batch(_:)``).
     let claimBatch: Int
 
-    /// One batch of due rows, sent; `full` when the batch was as large as allowed (more may be due).
-    func run(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], full: Bool) {
-        if let claims, !claims.mayClaim { return ([], false) }
+    /// A round read while the one before it was out, on a store of one worker: it is ready when that one's
+    /// receipts are written, so the push lane does not idle while it is read (``OutboxInFlight``).
+    struct ReadAhead: Sendable {
+        fileprivate let read: Task<Result<[OutboxEntry], StoreFailure>, Never>
+        fileprivate let limit: Int
+
+        /// Stops the read (a round that failed does not take it).
+        func cancel() { read.cancel() }
+    }
+
+    /// One batch of due rows, sent; `full` when the batch was as large as allowed (more may be due). `ahead` is
+    /// the batch read while the last one was out; with `readAhead`, the next batch is read while this one is
+    /// out, if this one is full (on a store of one worker: a shared store's claims are renewed per round).
+    func run(now: Int, ahead: ReadAhead? = nil, readAhead: Bool = false) async throws(StoreFailure) -> (
+        deliveries: [PushDelivery], full: Bool, ahead: ReadAhead?
+    ) {
+        if let claims, !claims.mayClaim { return ([], false, nil) }
         let owner = claims?.owner
         let limit = claims?.batch(claimBatch) ?? claimBatch
-        var due = try await store.dueOutbox(now: now, limit: limit)
-        let full = due.count == limit
+        var due: [OutboxEntry]
+        if let ahead {
+            due = try await ahead.read.value.get()
+        } else {
+            due = try await store.dueOutbox(now: now, limit: limit)
+        }
+        let full = due.count == (ahead?.limit ?? limit)
+        let inFlight = readAhead && full && claims == nil ? OutboxInFlight(due) : nil
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
         let start = PushTarget.TokenKind.pushToStart.rawValue
@@ -59,7 +79,18 @@ struct DeliverStage: Sendable {
         try await admitStarts(&due, now: now)
         guard !due.isEmpty else {
             try await channels?.deleteDue(now: now)
-            return ([], full)
+            return ([], full, nil)
+        }
+        // The next round is read while this one is out (after this one's stale starts are settled).
+        let next = inFlight.map { inFlight in
+            ReadAhead(
+                read: Task { [store] in
+                    do throws(StoreFailure) {
+                        return .success(try await store.dueOutbox(now: now, limit: limit, after: inFlight))
+                    } catch {
+                        return .failure(error)
+                    }
+                }, limit: limit)
         }
         let deliver = { [due] () async -> Result<[PushDelivery], StoreFailure> in
             do throws(StoreFailure) {
@@ -69,8 +100,14 @@ struct DeliverStage: Sendable {
             }
         }
         // On a shared store the claims are renewed while the batch goes out.
-        guard let claims else { return (try await deliver().get(), full) }
-        return (try await claims.renewing(due.map(\.key), while: deliver).get(), full)
+        let sent: Result<[PushDelivery], StoreFailure>
+        if let claims { sent = await claims.renewing(due.map(\.key), while: deliver) } else { sent = await deliver() }
+        switch sent {
+        case .success(let deliveries): return (deliveries, full, next)
+        case .failure(let failure):
+            next?.cancel()
+            throw failure
+        }
     }
 
     /// Sends one claimed batch and writes its receipts as they come in; then the channels and the starts it
@@ -114,20 +151,10 @@ struct DeliverStage: Sendable {
             }
             if let written { throw written }
         }
-        let receipts = await send(batch, owner: owner, finished: journal.record)
+        let sent = await send(batch, owner: owner, finished: journal.record)
         journal.finish()
         if let failure = await failure { throw failure }
-        // A channel APNs throttled takes nothing new before its row's next try: a state released meanwhile
-        // replaces that row and goes then, not into the closed window.
-        for (row, receipt) in zip(batch.rows, receipts) {
-            guard case .throttled(let after, _) = receipt.outcome, row.kind == PushTarget.TokenKind.channel.rawValue,
-                let channel = row.channel
-            else { continue }
-            let wait = RetryPolicy.throttled.delay(afterAttempt: 1, retryAfterSeconds: after, jitter: 1) ?? .zero
-            await queue.holdBroadcasts(channel: channel, until: now + Int((wait / .seconds(1)).rounded(.up)))
-        }
-        let lost = Set(batch.rows.indices.filter { receipts[$0].failed && settlement.isFinal($0, receipts[$0]) })
-        var deliveries = batch.deliveries(receipts, lost: lost)
+        var deliveries = try await deliveries(batch, sent, settlement: settlement, now: now)
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
@@ -145,38 +172,74 @@ struct DeliverStage: Sendable {
         return deliveries
     }
 
-    /// Each provider's share of the batch through its sender, the providers at once; receipts in row order.
-    /// `finished` hears each request's receipts (with their rows) as soon as they are known.
+    /// What became of each push of the round, in the order its first row was due, from its receipts (`sent`,
+    /// as ``send(_:owner:finished:)`` gives them), compacted as it is built (``PushDelivery/compacted()``):
+    /// a goal's ten thousand receipts a round are counted, not copied. A channel APNs throttled takes
+    /// nothing new before its row's next try: a state released meanwhile replaces that row and goes then, not
+    /// into the closed window.
+    func deliveries(
+        _ batch: OutboxBatch, _ sent: [String: [[DeliveryReceipt]]], settlement: OutboxSettlement, now: Int
+    ) async -> [PushDelivery] {
+        let channel = PushTarget.TokenKind.channel.rawValue
+        var deliveries: [(first: Int, delivery: PushDelivery)] = []
+        for (provider, pushes) in batch.byProvider {
+            guard let receipts = sent[provider] else { continue }
+            for (push, receipts) in zip(pushes, receipts) {
+                var delivery = PushDelivery(push: push.push, provider: provider, receipts: [])
+                for (row, receipt) in zip(push.rows, receipts) {
+                    if case .throttled(let after, _) = receipt.outcome, batch.rows[row].kind == channel,
+                        let channel = batch.rows[row].channel
+                    {
+                        let wait =
+                            RetryPolicy.throttled.delay(afterAttempt: 1, retryAfterSeconds: after, jitter: 1) ?? .zero
+                        await queue.holdBroadcasts(
+                            channel: channel, until: now + Int((wait / .seconds(1)).rounded(.up)))
+                    }
+                    if receipt.failed, settlement.isFinal(row, receipt) { delivery.lost += 1 }
+                    if receipt.delivered, receipt.target.kind == .activity, receipt.target.channel == nil {
+                        delivery.deliveredTokenCount += 1
+                    } else {
+                        delivery.receipts.append(receipt)
+                    }
+                }
+                deliveries.append((push.rows[0], delivery))
+            }
+        }
+        return deliveries.sorted { $0.first < $1.first }.map(\.delivery)
+    }
+
+    /// Each provider's share of the batch through its sender, the providers at once: by provider, the receipts
+    /// of each of its pushes (``OutboxBatch/byProvider``), in target order. `finished` hears each request's
+    /// receipts (with their rows) as soon as they are known.
     func send(
         _ batch: OutboxBatch, owner: String?, finished: @escaping @Sendable ([Int], [DeliveryReceipt]) -> Void
-    ) async -> [DeliveryReceipt] {
+    ) async -> [String: [[DeliveryReceipt]]] {
         // On a shared store each request goes only while this worker's claims are surely its own.
         let fence = owner.flatMap { claims?.fence($0) }
-        var receipts = [DeliveryReceipt?](repeating: nil, count: batch.rows.count)
-        await withTaskGroup(of: ([Int], [DeliveryReceipt]).self) { group in
+        var sent: [String: [[DeliveryReceipt]]] = [:]
+        await withTaskGroup(of: (String, [[DeliveryReceipt]]).self) { group in
             for (provider, pushes) in batch.byProvider {
                 guard let sender = senders[provider] else { continue }
                 group.addTask {
-                    let sent = await sender.send(
+                    let receipts = await sender.send(
                         pushes.map { ($0.push, $0.rows.map { batch.targets[$0] }) }, admit: fence
                     ) { item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts) }
-                    return (pushes.flatMap(\.rows), sent.flatMap { $0 })
+                    return (provider, receipts)
                 }
             }
-            for await (rows, sent) in group {
-                for (row, receipt) in zip(rows, sent) { receipts[row] = receipt }
+            for await (provider, receipts) in group { sent[provider] = receipts }
+        }
+        for (provider, pushes) in batch.byProvider where sent[provider] == nil {
+            let receipts = pushes.map { push in
+                push.rows.map {
+                    DeliveryReceipt(
+                        target: batch.targets[$0], outcome: .rejected(reason: "no provider \(provider) to send it"),
+                        attempts: 0)
+                }
             }
+            for (push, receipts) in zip(pushes, receipts) { finished(push.rows, receipts) }
+            sent[provider] = receipts
         }
-        var unsent: [Int] = []
-        let all = receipts.enumerated().map { index, receipt in
-            if let receipt { return receipt }
-            unsent.append(index)
-            return DeliveryReceipt(
-                target: batch.targets[index],
-                outcome: .rejected(reason: "no provider \(batch.rows[index].provider ?? "?") to send it"),
-                attempts: 0)
-        }
-        if !unsent.isEmpty { finished(unsent, unsent.map { all[$0] }) }
-        return all
+        return sent
     }
 }

@@ -68,11 +68,33 @@ import Throttling
             _ provider: some PushProvider, through store: (any OutboxStore & ActivityStore)? = nil,
             claims: SharedClaims? = nil, claimBatch: Int = 100, now: Int
         ) async throws -> (deliveries: [PushDelivery], full: Bool) {
-            try await DeliverStage(
+            let round = try await stage(provider, through: store, claims: claims, claimBatch: claimBatch).run(now: now)
+            return (round.deliveries, round.full)
+        }
+
+        /// Rounds until one is not full, each read while the one before it is out, as
+        /// ``Pipeline/deliverDue(now:)`` runs them.
+        func deliverAll(
+            _ provider: some PushProvider, through store: (any OutboxStore & ActivityStore)? = nil,
+            claimBatch: Int, now: Int
+        ) async throws -> Int {
+            let stage = stage(provider, through: store, claims: nil, claimBatch: claimBatch)
+            var (full, ahead, rounds) = (true, DeliverStage.ReadAhead?.none, 0)
+            while full {
+                let round = try await stage.run(now: now, ahead: ahead, readAhead: true)
+                (full, ahead, rounds) = (round.full, round.ahead, rounds + 1)
+            }
+            return rounds
+        }
+
+        func stage(
+            _ provider: some PushProvider, through store: (any OutboxStore & ActivityStore)?, claims: SharedClaims?,
+            claimBatch: Int
+        ) -> DeliverStage {
+            DeliverStage(
                 store: store ?? self.store, rules: rules, ledger: ActivityLedger(), queue: queue,
                 senders: ["apns": Sender(provider: provider, logger: logger)], channels: nil, claims: claims,
-                metrics: .none, logger: logger, random: { 0.5 }, restartAfter: nil, claimBatch: claimBatch
-            ).run(now: now)
+                metrics: .none, logger: logger, random: { 0.5 }, restartAfter: nil, claimBatch: claimBatch)
         }
 
         /// The alert started on device-0's push-to-start token, then `devices` update tokens reported for it and
@@ -130,6 +152,51 @@ import Throttling
         let record = try #require(try await sqlite.activities([ActivityKey("alert-BTC")])[ActivityKey("alert-BTC")])
         #expect(record.sentAt == 1010)
         #expect(try await sqlite.outboxStatus().depth == 0, "the fan-out is done")
+    }
+
+    /// A fan-out larger than a round goes out in rounds, each read while the one before it is out: every
+    /// target once, in device order, and the fan-out done at the end.
+    @Test func eachRoundIsReadWhileTheOneBeforeItIsOut() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let parts = try await Parts(store: sqlite)
+        try await parts.fanOutReleased(devices: Self.devices)
+        let writes = SettleWrites(sqlite)
+        let provider = Parts.provider()
+        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 3)
+        let inDeviceOrder = (0..<Self.devices).sorted { "device-\($0)" < "device-\($1)" }
+        #expect(
+            provider.deliveries.compactMap(\.target.token) == inDeviceOrder.map { String(format: "%064x", $0 + 1) },
+            "each once, in device order")
+        // The first round read alone; the second and third each while the one before it was out.
+        #expect(writes.reads.map(\.rows.count) == [0, 0, 0])
+        #expect(
+            writes.reads.map { $0.read(fanOut: ActivityKey("alert-BTC"), timestamp: 1010) } == [
+                .fromCursor, .after("device-2"), .after("device-7"),
+            ])
+        #expect(try await sqlite.outboxStatus().depth == 0, "the fan-out is done")
+    }
+
+    /// A round whose receipts are not written leaves its targets to be sent again; the round read meanwhile is
+    /// not taken, and nothing is lost.
+    @Test func aRoundWhoseReceiptsFailIsSentAgainAndItsReadAheadDropped() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let parts = try await Parts(store: sqlite)
+        try await parts.fanOutReleased(devices: Self.devices)
+        let writes = SettleWrites(sqlite, failing: 1)
+        let provider = Parts.provider()
+        await #expect(throws: StoreFailure.self) {
+            try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010)
+        }
+        #expect(provider.deliveries.count == 5, "the first round went out; its receipts were not written")
+        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 3)
+        let tokens = provider.deliveries.compactMap(\.target.token)
+        #expect(Set(tokens).count == Self.devices, "none lost")
+        #expect(tokens.count == Self.devices + 5, "the failed round's five again, nothing else twice")
+        #expect(try await sqlite.outboxStatus().depth == 0)
     }
 
     /// On PostgreSQL a worker alone claims a whole round (``SharedClaims/batch(claimBatch:workersAlive:alone:)``),
@@ -213,9 +280,17 @@ private final class GatedProvider: SingleTargetProvider {
 /// The delivery stage's store, counting its receipt writes and the pushes each records as sent.
 private final class SettleWrites: OutboxStore, ActivityStore {
     private let base: SQLiteStore
-    private let seen = Mutex<(writes: Int, sent: [PushID], firstSent: Int?)>((0, [], nil))
+    private let seen = Mutex<(writes: Int, sent: [PushID], firstSent: Int?, reads: [OutboxInFlight], failing: Int)>(
+        (0, [], nil, [], 0))
 
-    init(_ base: SQLiteStore) { self.base = base }
+    /// The first `failing` receipt writes fail.
+    init(_ base: SQLiteStore, failing: Int = 0) {
+        self.base = base
+        seen.withLock { $0.failing = failing }
+    }
+
+    /// What was in flight at each read of due rows.
+    var reads: [OutboxInFlight] { seen.withLock { $0.reads } }
 
     var location: String { base.location }
     var count: Int { seen.withLock { $0.writes } }
@@ -227,11 +302,17 @@ private final class SettleWrites: OutboxStore, ActivityStore {
         done: [OutboxEntry], later: [OutboxEntry], started: [DeviceStart], sent: [SentPush], cursors: [FanOutCursor],
         now: Int
     ) async throws(StoreFailure) {
-        seen.withLock {
+        let fails = seen.withLock {
+            guard $0.failing == 0 else {
+                $0.failing -= 1
+                return true
+            }
             if !sent.isEmpty, $0.firstSent == nil { $0.firstSent = $0.writes }
             $0.sent += sent.map { PushID(activity: $0.activity, timestamp: $0.timestamp) }
             $0.writes += 1
+            return false
         }
+        if fails { throw StoreFailure(path: location, message: "settling outbox rows: disk I/O error") }
         try await base.settleOutbox(done: done, later: later, started: started, sent: sent, cursors: cursors, now: now)
     }
 
@@ -244,8 +325,9 @@ private final class SettleWrites: OutboxStore, ActivityStore {
             throttleStates: throttleStates, outbox: entries, fanOuts: fanOuts, rewrites: rewrites, drops: drops,
             history: history, paces: paces)
     }
-    func dueOutbox(now: Int, limit: Int) async throws(StoreFailure) -> [OutboxEntry] {
-        try await base.dueOutbox(now: now, limit: limit)
+    func dueOutbox(now: Int, limit: Int, after inFlight: OutboxInFlight) async throws(StoreFailure) -> [OutboxEntry] {
+        seen.withLock { $0.reads.append(inFlight) }
+        return try await base.dueOutbox(now: now, limit: limit, after: inFlight)
     }
     func waitingOutbox(activities: [ActivityKey]) async throws(StoreFailure) -> [OutboxEntry] {
         try await base.waitingOutbox(activities: activities)
