@@ -41,7 +41,12 @@ public struct OutboxInFlight: Sendable, Equatable {
                 rows.insert(due[index].key)
                 continue
             }
-            // Targets come in cursor order: the last one read for a push is the furthest.
+            // Targets come in cursor order, one fan-out's after another: the last one read of a run is the
+            // furthest (only it is looked up, not each of a goal's ten thousand).
+            let next = due.index(after: index)
+            if next < due.endIndex, due[next].fanOut != nil, due[next].key.activity == due[index].key.activity {
+                continue
+            }
             fanOuts[due[index].key.activity] = Held(
                 timestamp: due[index].timestamp, position: mark.position, last: mark.last)
         }

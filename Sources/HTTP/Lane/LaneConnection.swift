@@ -101,6 +101,13 @@ final class LaneConnection {
     func submit(_ job: LaneJob) {
         guard let session else { return job.fail(.connectionReset, "the connection was closed") }
         let template = job.template
+        // The scratch buffers are worked on as locals, taken out and put back with their capacity: as the
+        // class's properties, every byte's access would be checked for exclusivity at run time.
+        var own = self.own
+        var ownSpans = self.ownSpans
+        var fields = self.fields
+        (self.own, self.ownSpans, self.fields) = ([], [], [])
+        defer { (self.own, self.ownSpans, self.fields) = (own, ownSpans, fields) }
         own.removeAll(keepingCapacity: true)
         ownSpans.removeAll(keepingCapacity: true)
         // `:path` and its value first, then the request's own fields.

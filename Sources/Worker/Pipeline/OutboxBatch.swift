@@ -43,6 +43,8 @@ struct OutboxBatch: Sendable {
         // A fan-out's targets come one after another with the same push and provider: the row before's
         // group and place are taken without hashing them again.
         var last: (group: Group, provider: String?, at: Int, sent: Int)?
+        // The rows of the push under way, joined to it when the next push begins (not looked up per row).
+        var run: (provider: String, at: Int, rows: [Int])?
         for var row in due {
             // A broadcast and the token pushes of the same update are one push to several targets.
             let kind =
@@ -53,8 +55,13 @@ struct OutboxBatch: Sendable {
                 targets.append(row.target)
                 rows.append(row)
                 pushOfRow.append(last.sent)
-                byProvider[last.provider!]![last.at].rows.append(index)
+                if run == nil { run = (last.provider!, last.at, []) }
+                run!.rows.append(index)
                 continue
+            }
+            if let done = run {
+                byProvider[done.provider]![done.at].rows += done.rows
+                run = nil
             }
             let stored = row.provider
             let found: (push: LiveActivityPush, sent: Int)
@@ -76,14 +83,15 @@ struct OutboxBatch: Sendable {
             let at: Int
             if let known = position[provider]?[group] {
                 at = known
-                byProvider[provider]![at].rows.append(index)
             } else {
                 at = byProvider[provider, default: []].count
                 position[provider, default: [:]][group] = at
-                byProvider[provider, default: []].append(Push(push: found.push, rows: [index]))
+                byProvider[provider, default: []].append(Push(push: found.push, rows: []))
             }
+            run = (provider, at, [index])
             // Only a row that named its provider, and kept it, lets the next row skip the lookups.
             last = (group, stored == provider ? provider : nil, at, found.sent)
         }
+        if let done = run { byProvider[done.provider]![done.at].rows += done.rows }
     }
 }

@@ -154,7 +154,7 @@ struct DeliverStage: Sendable {
         let sent = await send(batch, owner: owner, finished: journal.record)
         journal.finish()
         if let failure = await failure { throw failure }
-        var deliveries = try await deliveries(batch, sent, settlement: settlement, now: now)
+        var deliveries = await deliveries(batch, sent, settlement: settlement, now: now)
         for delivery in deliveries where delivery.push.event == .end && delivery.lost > 0 {
             reportLostEnd(delivery)
         }
