@@ -154,9 +154,8 @@ extension SQLiteStore {
                     case .after(let position): (f.cursor, fromCursor) = (position, false)
                     case .fromCursor: fromCursor = true
                     }
-                    let targets = try Self.fanOutTargets(f, limit: limit - due.count, db)
-                    if targets.isEmpty, fromCursor { spent.append((f.activity, f.timestamp)) }
-                    due += targets
+                    let read = try Self.fanOutTargets(f, limit: limit - due.count, into: &due, db)
+                    if read == 0, fromCursor { spent.append((f.activity, f.timestamp)) }
                 }
                 while next < rows.endIndex, due.count < limit {
                     due.append(rows[next].entry)

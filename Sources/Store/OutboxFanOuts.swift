@@ -95,10 +95,11 @@ extension SQLiteStore {
         }
     }
 
-    /// Up to `limit` targets of a fan-out after its cursor, as rows of their own (without one in the table);
-    /// the last one is marked when the fan-out has no more.
-    static func fanOutTargets(_ f: DueFanOut, limit: Int, _ db: Database) throws -> [OutboxEntry] {
-        guard limit > 0 else { return [] }
+    /// Up to `limit` targets of a fan-out after its cursor, appended to `due` as rows of their own (without one
+    /// in the table; read into the round itself, not copied into it); the last one is marked when the fan-out
+    /// has no more. Returns how many were read.
+    static func fanOutTargets(_ f: DueFanOut, limit: Int, into due: inout [OutboxEntry], _ db: Database) throws -> Int {
+        guard limit > 0 else { return 0 }
         // Read through a cursor, each value taken from the statement's current row: fetching rows whole
         // would copy every row (its column names too) before a value is read.
         let rows = try Row.fetchCursor(
@@ -107,19 +108,20 @@ extension SQLiteStore {
                     SELECT device, token, environment FROM activity_token
                     WHERE activity = ? AND device > ? AND (? IS NULL OR environment = ?) ORDER BY device LIMIT ?
                     """), arguments: [f.activity.rawValue, f.cursor, f.environment, f.environment, limit])
-        var targets: [OutboxEntry] = []
-        targets.reserveCapacity(min(limit, 10_000))
+        let first = due.count
+        due.reserveCapacity(first + min(limit, 10_000))
         while let row = try rows.next() {
             let device: String = row[0]
-            targets.append(
+            due.append(
                 OutboxEntry(
                     key: OutboxKey(activity: f.activity, target: row[1]), kind: "activity", device: device,
                     environment: row[2], push: f.push, timestamp: f.timestamp, nextAttempt: f.nextAttempt,
                     provider: f.provider, fanOut: FanOutMark(position: device, last: false)))
         }
+        let read = due.count - first
         // The last target is marked when the fan-out has no more.
-        if targets.count < limit, !targets.isEmpty { targets[targets.count - 1].fanOut?.last = true }
-        return targets
+        if read < limit, read > 0 { due[due.count - 1].fanOut?.last = true }
+        return read
     }
 
     /// Writes what a round's receipts did to fan-outs: cursors moved (a fan-out a newer push replaced is left
