@@ -15,8 +15,9 @@ extension OutboxEntry {
 
     /// The target the row was written for.
     var target: PushTarget {
-        let kind = PushTarget.TokenKind(rawValue: kind) ?? .activity
-        let isToken = !key.target.isEmpty && !key.target.hasPrefix("@")
+        // A fan-out's target is an update token: nothing to parse (a goal's ten thousand a round).
+        let kind = fanOut != nil ? .activity : PushTarget.TokenKind(rawValue: kind) ?? .activity
+        let isToken = fanOut != nil || (key.target.utf8.first.map { $0 != UInt8(ascii: "@") } ?? false)
         return PushTarget(
             kind: kind, token: isToken ? key.target : nil,
             environment: environment.map(PushEnvironment.init(rawValue:)),

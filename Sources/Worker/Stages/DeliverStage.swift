@@ -222,7 +222,7 @@ struct DeliverStage: Sendable {
                 guard let sender = senders[provider] else { continue }
                 group.addTask {
                     let receipts = await sender.send(
-                        pushes.map { ($0.push, $0.rows.map { batch.targets[$0] }) }, admit: fence
+                        pushes.map { ($0.push, $0.targets) }, admit: fence
                     ) { item, targets, receipts in finished(Array(pushes[item].rows[targets]), receipts) }
                     return (provider, receipts)
                 }
@@ -231,10 +231,9 @@ struct DeliverStage: Sendable {
         }
         for (provider, pushes) in batch.byProvider where sent[provider] == nil {
             let receipts = pushes.map { push in
-                push.rows.map {
+                push.targets.map {
                     DeliveryReceipt(
-                        target: batch.targets[$0], outcome: .rejected(reason: "no provider \(provider) to send it"),
-                        attempts: 0)
+                        target: $0, outcome: .rejected(reason: "no provider \(provider) to send it"), attempts: 0)
                 }
             }
             for (push, receipts) in zip(pushes, receipts) { finished(push.rows, receipts) }

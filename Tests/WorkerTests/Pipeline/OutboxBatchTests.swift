@@ -32,12 +32,29 @@ import Testing
         ]
         let batch = OutboxBatch(due, routes: ProviderRoutes(defaultProvider: "apns"), providers: ["apns", "fcm"])
         #expect(batch.rows.map(\.key.target) == ["t1", "t2", "t3", "t5", "t6", "t7", "t8"])
-        #expect(batch.targets.map(\.token) == ["t1", "t2", "t3", "t5", "t6", "t7", "t8"])
         let apns = batch.byProvider["apns"] ?? []
+        #expect(apns.map { $0.targets.map(\.token) } == [["t1", "t2", "t5"], ["t3", "t7", "t8"]])
+        #expect(batch.byProvider["fcm"]?.map { $0.targets.map(\.token) } == [["t6"]])
         #expect(apns.map(\.push.activity) == [ActivityKey("match-a"), ActivityKey("match-b")])
         #expect(apns.map(\.rows) == [[0, 1, 3], [2, 5, 6]])
         #expect(batch.byProvider["fcm"]?.map(\.rows) == [[4]])
         #expect(batch.pushOfRow == [0, 0, 1, 0, 1, 1, 1])
         #expect(batch.sentPushes.map(\.timestamp) == [10, 20])
+    }
+
+    @Test func aRoundWhoseRowsKeepTheirProvidersIsNotCopiedAndAnOlderRowTakesItsRoute() {
+        let a = Self.push("match-a", 10)
+        let due = (1...3).map { Self.row(a, "t\($0)") }
+        let batch = OutboxBatch(due, routes: ProviderRoutes(defaultProvider: "apns"), providers: ["apns"])
+        #expect(
+            batch.rows.withUnsafeBufferPointer { $0.baseAddress } == due.withUnsafeBufferPointer { $0.baseAddress },
+            "the round's own rows")
+        // A row written before providers were recorded follows the routes; the round's array is left as read.
+        var older = due
+        older[1].provider = nil
+        let routed = OutboxBatch(older, routes: ProviderRoutes(defaultProvider: "apns"), providers: ["apns"])
+        #expect(routed.rows.map(\.provider) == ["apns", "apns", "apns"])
+        #expect(older[1].provider == nil)
+        #expect(routed.byProvider["apns"]?.map(\.rows) == [[0, 1, 2]])
     }
 }
