@@ -135,19 +135,7 @@ public struct Pipeline: Sendable {
     /// (``DeliverStage``), a batch at a time until a batch is not full.
     public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         try await gate.through { () async throws(StoreFailure) in
-            var result: [PushDelivery] = []
-            // Bounded, so rows that stay due (a retry due at once) never keep the round going.
-            var full = true
-            var batches = 0
-            // The next round, read while one is out.
-            var ahead: DeliverStage.ReadAhead?
-            while full && batches < 100 {
-                let round = try await deliveries.run(now: now, ahead: ahead, readAhead: batches < 99)
-                // A goal to a million devices is a hundred rounds: what each delivered is counted, not kept.
-                result += round.deliveries.map { $0.compacted() }
-                (full, ahead) = (round.full, round.ahead)
-                batches += 1
-            }
+            let result = try await deliveries.runDue(now: now).deliveries
             for sender in senders.values { sender.flushRepeatedLogs() }
             return result
         }

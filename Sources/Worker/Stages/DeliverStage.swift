@@ -32,11 +32,36 @@ struct DeliverStage: Sendable {
     /// fan-out between more workers (a worker alone takes more, ``SharedClaims/batch(_:)``).
     let claimBatch: Int
 
-    /// A round read while the one before it was out, on a store of one worker: it is ready when that one's
-    /// receipts are written, so the push lane does not idle while it is read (``OutboxInFlight``).
+    /// Every round due now, a batch at a time until one is not full (at most 100: rows that stay due, a retry
+    /// due at once, never keep it going), each read while the one before it is out. What each delivered is
+    /// counted, not kept (``PushDelivery/compacted()``): a goal to a million devices is a hundred rounds.
+    func runDue(now: Int) async throws(StoreFailure) -> (deliveries: [PushDelivery], rounds: Int) {
+        var result: [PushDelivery] = []
+        var (full, rounds) = (true, 0)
+        var ahead: ReadAhead?
+        // A round read ahead is followed by one read after its receipts, even when it was not full: a fan-out
+        // whose last targets were read while others were out did not know they were the last, and that read
+        // finds it spent and removes it (nothing is left behind).
+        var wasAhead = false
+        while (full || wasAhead) && rounds < 100 {
+            wasAhead = ahead != nil
+            let round = try await run(now: now, ahead: ahead, readAhead: rounds < 98)
+            result += round.deliveries.map { $0.compacted() }
+            (full, ahead) = (round.full, round.ahead)
+            rounds += 1
+        }
+        return (result, rounds)
+    }
+
+    /// A round read while the one before it was out: it is ready when that one's receipts are written, so
+    /// the push lane does not idle while it is read (``OutboxInFlight``). On a shared store the read is a
+    /// claim, made as `owner`.
     struct ReadAhead: Sendable {
         fileprivate let read: Task<Result<[OutboxEntry], StoreFailure>, Never>
         fileprivate let limit: Int
+        fileprivate let owner: String?
+        /// When the read began: a claim is taken only while it surely holds (see ``run(now:ahead:readAhead:)``).
+        fileprivate let began: ContinuousClock.Instant
 
         /// Stops the read (a round that failed does not take it).
         func cancel() { read.cancel() }
@@ -44,21 +69,29 @@ struct DeliverStage: Sendable {
 
     /// One batch of due rows, sent; `full` when the batch was as large as allowed (more may be due). `ahead` is
     /// the batch read while the last one was out; with `readAhead`, the next batch is read while this one is
-    /// out, if this one is full (on a store of one worker: a shared store's claims are renewed per round).
+    /// out, if this one is full.
+    ///
+    /// On a shared store a batch read ahead is claimed while the one before it goes out, and its rows' claims
+    /// are renewed only once it goes out itself: it is taken only if the one before it took less than half
+    /// their length (else it is left to lapse and the rows are claimed again), and it is sent as the owner
+    /// that claimed it (a worker that has rejoined since sends none of it).
     func run(now: Int, ahead: ReadAhead? = nil, readAhead: Bool = false) async throws(StoreFailure) -> (
         deliveries: [PushDelivery], full: Bool, ahead: ReadAhead?
     ) {
         if let claims, !claims.mayClaim { return ([], false, nil) }
-        let owner = claims?.owner
+        var owner = claims?.owner
         let limit = claims?.batch(claimBatch) ?? claimBatch
         var due: [OutboxEntry]
-        if let ahead {
+        var readLimit = limit
+        if let ahead, claims.map({ ContinuousClock.now - ahead.began < .seconds($0.store.claimSeconds) / 2 }) ?? true {
             due = try await ahead.read.value.get()
+            (owner, readLimit) = (ahead.owner, ahead.limit)
         } else {
+            ahead?.cancel()
             due = try await store.dueOutbox(now: now, limit: limit)
         }
-        let full = due.count == (ahead?.limit ?? limit)
-        let inFlight = readAhead && full && claims == nil ? OutboxInFlight(due) : nil
+        let full = due.count == readLimit
+        let inFlight = readAhead && full ? OutboxInFlight(due) : nil
         // A start waiting for an activity that has ended since (its end decided, perhaps still held by the
         // throttle) never goes out.
         let start = PushTarget.TokenKind.pushToStart.rawValue
@@ -90,7 +123,7 @@ struct DeliverStage: Sendable {
                     } catch {
                         return .failure(error)
                     }
-                }, limit: limit)
+                }, limit: limit, owner: claims?.owner, began: .now)
         }
         let deliver = { [due] () async -> Result<[PushDelivery], StoreFailure> in
             do throws(StoreFailure) {

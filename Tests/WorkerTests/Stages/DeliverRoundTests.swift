@@ -72,19 +72,12 @@ import Throttling
             return (round.deliveries, round.full)
         }
 
-        /// Rounds until one is not full, each read while the one before it is out, as
-        /// ``Pipeline/deliverDue(now:)`` runs them.
+        /// Every round due, as ``Pipeline/deliverDue(now:)`` runs them; how many.
         func deliverAll(
             _ provider: some PushProvider, through store: (any OutboxStore & ActivityStore)? = nil,
-            claimBatch: Int, now: Int
+            claims: SharedClaims? = nil, claimBatch: Int, now: Int
         ) async throws -> Int {
-            let stage = stage(provider, through: store, claims: nil, claimBatch: claimBatch)
-            var (full, ahead, rounds) = (true, DeliverStage.ReadAhead?.none, 0)
-            while full {
-                let round = try await stage.run(now: now, ahead: ahead, readAhead: true)
-                (full, ahead, rounds) = (round.full, round.ahead, rounds + 1)
-            }
-            return rounds
+            try await stage(provider, through: store, claims: claims, claimBatch: claimBatch).runDue(now: now).rounds
         }
 
         func stage(
@@ -164,18 +157,34 @@ import Throttling
         try await parts.fanOutReleased(devices: Self.devices)
         let writes = SettleWrites(sqlite)
         let provider = Parts.provider()
-        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 3)
+        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 4)
         let inDeviceOrder = (0..<Self.devices).sorted { "device-\($0)" < "device-\($1)" }
         #expect(
             provider.deliveries.compactMap(\.target.token) == inDeviceOrder.map { String(format: "%064x", $0 + 1) },
             "each once, in device order")
-        // The first round read alone; the second and third each while the one before it was out.
-        #expect(writes.reads.map(\.rows.count) == [0, 0, 0])
+        // The first round read alone; the second and third each while the one before it was out; a last read
+        // after the third's receipts finds nothing more.
+        #expect(writes.reads.map(\.rows.count) == [0, 0, 0, 0])
         #expect(
             writes.reads.map { $0.read(fanOut: ActivityKey("alert-BTC"), timestamp: 1010) } == [
-                .fromCursor, .after("device-2"), .after("device-7"),
+                .fromCursor, .after("device-2"), .after("device-7"), .fromCursor,
             ])
         #expect(try await sqlite.outboxStatus().depth == 0, "the fan-out is done")
+    }
+
+    /// A fan-out that ends exactly at a round's end, its last targets read ahead without knowing they were the
+    /// last: the read after their receipts finds it spent, and nothing is left behind.
+    @Test func aFanOutEndingAtARoundsEndLeavesNothingBehind() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let parts = try await Parts(store: sqlite)
+        try await parts.fanOutReleased(devices: 10)
+        let provider = Parts.provider()
+        #expect(try await parts.deliverAll(provider, claimBatch: 5, now: 1010) == 4)
+        #expect(Set(provider.deliveries.compactMap(\.target.token)).count == 10)
+        #expect(provider.deliveries.count == 10)
+        #expect(try await sqlite.outboxStatus().depth == 0, "nothing left behind")
     }
 
     /// A round whose receipts are not written leaves its targets to be sent again; the round read meanwhile is
@@ -192,7 +201,7 @@ import Throttling
             try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010)
         }
         #expect(provider.deliveries.count == 5, "the first round went out; its receipts were not written")
-        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 3)
+        #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 4)
         let tokens = provider.deliveries.compactMap(\.target.token)
         #expect(Set(tokens).count == Self.devices, "none lost")
         #expect(tokens.count == Self.devices + 5, "the failed round's five again, nothing else twice")
@@ -251,6 +260,15 @@ import Throttling
         #expect(shared.deliveries.count == 5, "claim-batch rows")
         #expect(second.full)
         #expect(try await a.outboxStatus().depth == 1, "the fan-out, with targets left")
+
+        // The rest in rounds, each claimed while the one before it is out: every target once.
+        let rest = Parts.provider()
+        // Its last chunk is claimed while another is out, so not as the last: the read after its receipts finds
+        // the fan-out spent and removes it.
+        #expect(try await parts.deliverAll(rest, claims: claims, claimBatch: 5, now: 1020) == 3)
+        let tokens = (shared.deliveries + rest.deliveries).compactMap(\.target.token)
+        #expect(tokens.count == Self.devices && Set(tokens).count == Self.devices, "each once")
+        #expect(try await a.outboxStatus().depth == 0, "nothing left behind")
         try await a.dropSchema()
     }
 }
