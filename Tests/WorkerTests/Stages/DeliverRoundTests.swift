@@ -124,14 +124,20 @@ import Throttling
         }
     }
 
+    /// The stages over a new SQLite file in `directory`, a fan-out to `devices` update tokens released.
+    static func fanOutOnSQLite(devices: Int = devices, in directory: URL) async throws -> (Parts, SQLiteStore) {
+        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let parts = try await Parts(store: sqlite)
+        try await parts.fanOutReleased(devices: devices)
+        return (parts, sqlite)
+    }
+
     /// A fan-out's receipts go out in several writes; the push's sent state (`sent_at`, the delivered state)
     /// is in the first of them only, and what the activity holds afterwards is that state.
     @Test func aPushIsRecordedAsSentOnceHoweverManyWritesItsReceiptsTake() async throws {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
-        let parts = try await Parts(store: sqlite)
-        try await parts.fanOutReleased(devices: Self.devices)
+        let (parts, sqlite) = try await Self.fanOutOnSQLite(in: directory)
         let writes = SettleWrites(sqlite)
         // The first target is answered at once; the others once its receipt's write has begun, so the round's
         // receipts take at least two writes.
@@ -152,9 +158,7 @@ import Throttling
     @Test func eachRoundIsReadWhileTheOneBeforeItIsOut() async throws {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
-        let parts = try await Parts(store: sqlite)
-        try await parts.fanOutReleased(devices: Self.devices)
+        let (parts, sqlite) = try await Self.fanOutOnSQLite(in: directory)
         let writes = SettleWrites(sqlite)
         let provider = Parts.provider()
         #expect(try await parts.deliverAll(provider, through: writes, claimBatch: 5, now: 1010) == 4)
@@ -177,9 +181,7 @@ import Throttling
     @Test func aFanOutEndingAtARoundsEndLeavesNothingBehind() async throws {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
-        let parts = try await Parts(store: sqlite)
-        try await parts.fanOutReleased(devices: 10)
+        let (parts, sqlite) = try await Self.fanOutOnSQLite(devices: 10, in: directory)
         let provider = Parts.provider()
         #expect(try await parts.deliverAll(provider, claimBatch: 5, now: 1010) == 4)
         #expect(Set(provider.deliveries.compactMap(\.target.token)).count == 10)
@@ -192,9 +194,7 @@ import Throttling
     @Test func aRoundWhoseReceiptsFailIsSentAgainAndItsReadAheadDropped() async throws {
         let directory = try Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
-        let parts = try await Parts(store: sqlite)
-        try await parts.fanOutReleased(devices: Self.devices)
+        let (parts, sqlite) = try await Self.fanOutOnSQLite(in: directory)
         let writes = SettleWrites(sqlite, failing: 1)
         let provider = Parts.provider()
         await #expect(throws: StoreFailure.self) {
