@@ -133,7 +133,7 @@ extension SQLiteStore {
                         ),
                         arguments: [now, limit + inFlight.rows.count]
                     ).map { (entry: Self.entry($0), seq: $0[15] as Int) }
-                        .filter { !inFlight.rows.contains($0.entry.key) }.prefix(limit))
+                        .filter { inFlight.rows.isEmpty || !inFlight.rows.contains($0.entry.key) }.prefix(limit))
                 let fanOuts = try Self.dueFanOuts(now: now, db)
                 guard !fanOuts.isEmpty else { return (rows.map(\.entry), [(ActivityKey, Int)]()) }
                 // Rows and fan-outs in release order, the fan-outs' targets read as far as the limit allows.

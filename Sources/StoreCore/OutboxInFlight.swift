@@ -52,9 +52,6 @@ public struct OutboxInFlight: Sendable, Equatable {
         }
     }
 
-    /// Whether nothing is in flight.
-    public var isEmpty: Bool { rows.isEmpty && fanOuts.isEmpty }
-
     /// Where a read ahead starts the fan-out of `activity` whose stored push has `timestamp`: a newer push
     /// that replaced the one in flight starts over at its own cursor, as any read would.
     public func read(fanOut activity: ActivityKey, timestamp: Int) -> Read {

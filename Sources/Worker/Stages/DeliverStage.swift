@@ -60,7 +60,7 @@ struct DeliverStage: Sendable {
         fileprivate let read: Task<Result<[OutboxEntry], StoreFailure>, Never>
         fileprivate let limit: Int
         fileprivate let owner: String?
-        /// When the read began: a claim is taken only while it surely holds (see ``run(now:ahead:readAhead:)``).
+        /// When the read began: a claim is taken only while it surely holds (``SharedClaims/takesReadAhead(age:claimSeconds:)``).
         fileprivate let began: ContinuousClock.Instant
 
         /// Stops the read (a round that failed does not take it).
@@ -71,10 +71,9 @@ struct DeliverStage: Sendable {
     /// the batch read while the last one was out; with `readAhead`, the next batch is read while this one is
     /// out, if this one is full.
     ///
-    /// On a shared store a batch read ahead is claimed while the one before it goes out, and its rows' claims
-    /// are renewed only once it goes out itself: it is taken only if the one before it took less than half
-    /// their length (else it is left to lapse and the rows are claimed again), and it is sent as the owner
-    /// that claimed it (a worker that has rejoined since sends none of it).
+    /// On a shared store a batch read ahead is claimed while the one before it goes out: it is taken only
+    /// while its claims surely hold (``SharedClaims/takesReadAhead(age:claimSeconds:)``), and it is sent as
+    /// the owner that claimed it (a worker that has rejoined since sends none of it).
     func run(now: Int, ahead: ReadAhead? = nil, readAhead: Bool = false) async throws(StoreFailure) -> (
         deliveries: [PushDelivery], full: Bool, ahead: ReadAhead?
     ) {
@@ -83,7 +82,10 @@ struct DeliverStage: Sendable {
         let limit = claims?.batch(claimBatch) ?? claimBatch
         var due: [OutboxEntry]
         var readLimit = limit
-        if let ahead, claims.map({ ContinuousClock.now - ahead.began < .seconds($0.store.claimSeconds) / 2 }) ?? true {
+        let age = ahead.map { ContinuousClock.now - $0.began }
+        if let ahead, let age,
+            claims.map({ SharedClaims.takesReadAhead(age: age, claimSeconds: $0.store.claimSeconds) }) ?? true
+        {
             due = try await ahead.read.value.get()
             (owner, readLimit) = (ahead.owner, ahead.limit)
         } else {

@@ -27,6 +27,14 @@ struct SharedClaims: Sendable {
         workersAlive == 1 ? max(claimBatch, alone) : claimBatch
     }
 
+    /// Whether a round claimed `age` ago, while the round before it went out, may still be sent: its rows'
+    /// claims are renewed only once it goes out itself, so it is taken only within half their length
+    /// (`claimSeconds`), when the claims surely hold. Past that it is left to lapse and its rows are claimed
+    /// again.
+    static func takesReadAhead(age: Duration, claimSeconds: Int) -> Bool {
+        age < .seconds(claimSeconds) / 2
+    }
+
     /// The name the rows claimed now are claimed as (the worker and its incarnation).
     var owner: String { store.claimOwner }
 

@@ -21,4 +21,11 @@ struct ClaimBatchTests {
         #expect(SharedClaims.batch(claimBatch: 1_000, workersAlive: nil) == 1_000)
         #expect(SharedClaims.batch(claimBatch: 1_000, workersAlive: 0) == 1_000)
     }
+
+    @Test func aRoundClaimedAheadIsTakenOnlyWithinHalfItsClaimsLength() {
+        #expect(SharedClaims.takesReadAhead(age: .milliseconds(200), claimSeconds: 60))
+        #expect(SharedClaims.takesReadAhead(age: .seconds(29), claimSeconds: 60))
+        #expect(!SharedClaims.takesReadAhead(age: .seconds(30), claimSeconds: 60), "half the claims' length")
+        #expect(!SharedClaims.takesReadAhead(age: .seconds(90), claimSeconds: 60), "its claims may have lapsed")
+    }
 }
