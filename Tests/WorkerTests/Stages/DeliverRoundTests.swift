@@ -271,6 +271,89 @@ import Throttling
         #expect(try await a.outboxStatus().depth == 0, "nothing left behind")
         try await a.dropSchema()
     }
+
+    /// A round claimed while the one before it was out is sent as the owner that claimed it: when the worker
+    /// stalled and rejoined meanwhile (its old claims given up, another worker sending them), it sends none of
+    /// it, though its new incarnation's claims hold.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
+            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
+        ))
+    func aRoundClaimedAheadIsNotSentAfterItsWorkerRejoined() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
+        let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
+        let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        // a's heartbeat holds its claims for 1.5 s (the shortest timeout, 2 s, less its margin): the test lets it
+        // lapse.
+        let a = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "a", workerTimeout: 2))
+        let b = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "b", workerTimeout: 30))
+        let pools = [Task { await a.run() }, Task { await b.run() }]
+        defer { for pool in pools { pool.cancel() } }
+        try await a.open()
+        let parts = try await Parts(store: a)
+        try await parts.fanOutReleased(devices: Self.devices)
+
+        // a claims 5 targets and, while they are out, the next 5 (the number of workers is not read: claim-batch
+        // holds). The first is answered, the others wait.
+        let gate = Gate()
+        let gated = GatedProvider(open: { gate.isOpen })
+        let beat = ContinuousClock.now
+        _ = try await a.heartbeat()
+        let claimsOfA = SharedClaims(store: a, logger: parts.logger)
+        let rounds = Task {
+            try await parts.deliverAll(gated, claims: claimsOfA, claimBatch: 5, now: 1010)
+        }
+        // Both claims made, the first target's receipt written.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await a.claims(of: "a").count != 9, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await a.claims(of: "a").count == 9, "two rounds of 5 claimed, the first target settled")
+        #expect(gated.answered == 1)
+
+        // a's heartbeat lapses; at its next one it rejoins, giving its claims up, and b sends the rest (a round
+        // takes over one lapsed chunk).
+        try await Task.sleep(until: beat + .seconds(1.6))
+        guard case .rejoined(_, let released) = try await a.heartbeat() else {
+            Issue.record("a did not rejoin")
+            rounds.cancel()
+            return
+        }
+        #expect(released >= 2, "the two chunks a claimed")
+        try await b.open()
+        let byB = Parts.provider()
+        let claimsOfB = SharedClaims(store: b, logger: parts.logger)
+        for _ in 0..<5 {
+            _ = try await b.heartbeat()
+            let before = byB.deliveries.count
+            _ = try await parts.deliverAll(byB, through: b, claims: claimsOfB, claimBatch: 100, now: 1010)
+            if byB.deliveries.count == before { break }
+        }
+        let first = String(format: "%064x", 1)
+        // a's rounds go on: the rest of its first round fenced, the round it claimed ahead sent as its old owner,
+        // so not at all; what it claims next as its new one, b has sent.
+        gate.open()
+        _ = try await rounds.value
+        #expect(
+            gated.tokens.count == 2,
+            "a sent the first target and the one in flight at its stall: \(gated.tokens.map { $0.suffix(2) })")
+        let fromB = byB.deliveries.compactMap(\.target.token)
+        #expect(Set(fromB + gated.tokens).count == Self.devices, "none lost")
+        #expect(fromB.count == Self.devices - 1, "b sent each target a had not answered, once")
+        #expect(!fromB.contains(first))
+        #expect(try await a.outboxStatus().depth == 0, "nothing left behind")
+        try await a.dropSchema()
+    }
+}
+
+/// A gate a test opens once.
+private final class Gate: Sendable {
+    private let state = Atomic(false)
+    var isOpen: Bool { state.load(ordering: .relaxed) }
+    func open() { state.store(true, ordering: .relaxed) }
 }
 
 /// Answers the first target at once and every other once `open` says so (it waits, never blocking a thread).
@@ -279,18 +362,20 @@ private final class GatedProvider: SingleTargetProvider {
         kind: .apns, addressing: .apnsTokens(environment: nil), maxConcurrentDeliveries: 1,
         deliversWithoutTargets: false)
     private let open: @Sendable () -> Bool
-    private let count = Mutex(0)
+    private let answers = Mutex<[String]>([])
 
     init(open: @escaping @Sendable () -> Bool) { self.open = open }
 
-    var answered: Int { count.withLock { $0 } }
+    var answered: Int { answers.withLock { $0.count } }
+    /// The tokens answered, in order.
+    var tokens: [String] { answers.withLock { $0 } }
 
     func deliver(_ push: LiveActivityPush, to target: PushTarget) async -> DeliveryOutcome {
-        if count.withLock({ $0 }) > 0 {
+        if answered > 0 {
             let deadline = ContinuousClock.now + .seconds(10)
             while !open(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
         }
-        count.withLock { $0 += 1 }
+        answers.withLock { $0.append(target.token ?? "") }
         return .delivered
     }
 }
