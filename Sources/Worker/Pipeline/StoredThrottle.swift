@@ -20,6 +20,11 @@ public actor StoredThrottle {
     private var broadcasts = BroadcastPacer()
     private let store: any ThrottleStore
     private var dirty = Set<ActivityKey>()
+    /// Activities a load found no saved state for, since the last ``takeChanges()``: the reads of one
+    /// decision (the activity view's budget, the decider's load, the submit) ask the store once. Forgotten at
+    /// each save, at a reset and past ``absentLimit``, so a state another process saves later is read then.
+    private var absent = Set<ActivityKey>()
+    private static let absentLimit = 100_000
     private let loading = AsyncGate()
 
     /// Loads the saved throttle states that have a pending push; the others are read when a push or a
@@ -49,6 +54,7 @@ public actor StoredThrottle {
             pacer = PushToStartPacer(limit: pacer.limit, window: pacer.window)
             pacesChanged.removeAll()
             dirty.removeAll()
+            absent.removeAll()
             if loadPending {
                 throttle.restore(try Self.decode(try await store.throttleStates(pendingOnly: true), store: store))
             }
@@ -69,15 +75,18 @@ public actor StoredThrottle {
         return states
     }
 
-    /// Reads the saved states of the activities the throttle does not hold yet. Loads go one at a time, and
-    /// every path that makes a state loads first, so a state is never made while its saved row is on the way.
+    /// Reads the saved states of the activities the throttle does not hold yet (nor found absent since the
+    /// last save). Loads go one at a time, and every path that makes a state loads first, so a state is never
+    /// made while its saved row is on the way.
     public func load(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) {
-        guard keys.contains(where: { !throttle.knows($0) }) else { return }
+        guard keys.contains(where: { !throttle.knows($0) && !absent.contains($0) }) else { return }
         try await loading.through { () async throws(StoreFailure) in
-            let missing = Set(keys.lazy.filter { !self.throttle.knows($0) })
-            if !missing.isEmpty {
-                throttle.restore(try Self.decode(try await store.throttleStates(missing), store: store))
-            }
+            let missing = Set(keys.lazy.filter { !self.throttle.knows($0) && !self.absent.contains($0) })
+            guard !missing.isEmpty else { return }
+            let saved = try Self.decode(try await store.throttleStates(missing), store: store)
+            throttle.restore(saved)
+            if absent.count + missing.count > Self.absentLimit { absent.removeAll() }
+            for key in missing where saved[key] == nil { absent.insert(key) }
         }
     }
 
@@ -113,6 +122,28 @@ public actor StoredThrottle {
         switch verdict {
         case .allow: return now
         case .deferUntil(let t): return t
+        }
+    }
+
+    /// What paces a target of a release round: its device's push-to-start window, its channel's broadcast
+    /// pace, or nothing.
+    public enum Pace: Sendable {
+        case none
+        case start(token: String, attributesType: String)
+        case broadcast(channel: String, limit: Int, window: Int)
+    }
+
+    /// When each of a round's targets may go, in order (``admitStart(token:attributesType:now:)`` and
+    /// ``admitBroadcast(channel:limit:window:now:)`` for each): one call for the round.
+    public func admit(_ paces: [Pace], now: Int) -> [Int] {
+        paces.map { pace in
+            switch pace {
+            case .none: now
+            case .start(let token, let attributesType):
+                admitStart(token: token, attributesType: attributesType, now: now)
+            case .broadcast(let channel, let limit, let window):
+                admitBroadcast(channel: channel, limit: limit, window: window, now: now)
+            }
         }
     }
 
@@ -193,6 +224,7 @@ public actor StoredThrottle {
             }
             throttle.restore(restored)
             dirty.subtract(keys)
+            absent.subtract(keys)
         } catch {
             dirty.formUnion(keys)
         }
@@ -207,6 +239,7 @@ public actor StoredThrottle {
             rows.append((key, state.writtenJSON(), state.pending != nil))
         }
         dirty.removeAll()
+        absent.removeAll()
         return rows
     }
 }

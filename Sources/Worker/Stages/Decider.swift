@@ -31,15 +31,18 @@ struct Decider: Sendable {
     }
 
     /// The ledger's decisions for a poll's looks (changes, and deleted subscriptions' ends): the records they
-    /// name are read (those in `read` already are, as the poll began), and their throttle states loaded.
+    /// name are read (those in `read` already are, as the poll began: `looked` names every key that read
+    /// asked for, so one it found no record for is not asked again), and their throttle states loaded.
     func decide(
-        _ looks: [(FeedChange, RuleEvaluation)], feed: String, read: [ActivityKey: ActivityRecord] = [:], now: Int
+        _ looks: [(FeedChange, RuleEvaluation)], feed: String, read: [ActivityKey: ActivityRecord] = [:],
+        looked: Set<ActivityKey> = [], now: Int
     ) async throws(StoreFailure) -> DecidedLooks {
         // What the alerts on an entity's channel are told with the ones whose rules decided it.
         let sharing = try await channelShareCopies(looks.map(\.1.intents))
         let touched = Set(looks.flatMap { $0.1.intents.map(\.activity) } + sharing.copies.joined().map(\.activity))
         var records = read.merging(sharing.records) { a, _ in a }
-        records.merge(try await store.activities(touched.subtracting(records.keys))) { a, _ in a }
+        let unread = touched.subtracting(records.keys).subtracting(looked)
+        if !unread.isEmpty { records.merge(try await store.activities(unread)) { a, _ in a } }
         let before = records
         // One read for the throttle states of every activity this poll may push to.
         try await queue.load(touched)

@@ -59,7 +59,8 @@ struct PlanStage: Sendable {
         // Deleted subscriptions end their activities.
         let deleted = written.deleted
         looks += try await subscriptionEnds(deleted, facts: previous)
-        let decided = try await decider.decide(looks, feed: feed, read: views.records, now: now)
+        let decided = try await decider.decide(
+            looks, feed: feed, read: views.records, looked: Set(read.keys), now: now)
         let changedEntities = Dictionary(
             uniqueKeysWithValues: changes.compactMap { c in c.current.map { (c.entity.id, $0) } })
         // The facts quiet rules name that changed: their quiet spells start again.

@@ -167,6 +167,8 @@ struct ReleaseStage: Sendable {
             if let carrier = carriers[key], all[carrier].push.timestamp >= s.push.timestamp { continue }
             carriers[key] = i
         }
+        var going: [(staging: Int, target: PushTarget)] = []
+        var paces: [StoredThrottle.Pace] = []
         for (i, (s, targets)) in zip(all, targetsOf).enumerated() {
             for target in targets {
                 // A deleted subscription's end is not broadcast to the alerts still running on its channel.
@@ -178,21 +180,27 @@ struct ReleaseStage: Sendable {
                 {
                     continue
                 }
+                going.append((i, target))
                 // Push-to-start is paced per device and attributes type; a start over the limit waits in the
                 // outbox until the device's window allows it.
-                var due = now
                 if target.kind == .pushToStart, !target.outboxTarget.isEmpty {
-                    due = await queue.admitStart(
-                        token: target.outboxTarget, attributesType: s.push.attributesType, now: now)
+                    paces.append(.start(token: target.outboxTarget, attributesType: s.push.attributesType))
+                } else if target.kind == .channel, let id = target.channel,
+                    let pace = senders[s.provider]?.provider.channels
+                {
+                    // A channel's broadcasts keep its pace; one over it waits (a newer state replaces it there).
+                    paces.append(.broadcast(channel: id, limit: pace.maxBroadcasts, window: pace.window))
+                } else {
+                    paces.append(.none)
                 }
-                // A channel's broadcasts keep its pace; one over it waits (a newer state replaces it there).
-                if target.kind == .channel, let id = target.channel, let pace = senders[s.provider]?.provider.channels {
-                    due = await queue.admitBroadcast(
-                        channel: id, limit: pace.maxBroadcasts, window: pace.window, now: now)
-                }
-                staged.entries.append(
-                    OutboxEntry(s.push, json: s.json, to: target, provider: s.provider, nextAttempt: due))
             }
+        }
+        // The round's paces in one call, in the order of its targets.
+        let dues = await queue.admit(paces, now: now)
+        staged.entries.reserveCapacity(staged.entries.count + going.count)
+        for ((i, target), due) in zip(going, dues) {
+            let s = all[i]
+            staged.entries.append(OutboxEntry(s.push, json: s.json, to: target, provider: s.provider, nextAttempt: due))
         }
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Store
+import StoreCore
+import Synchronization
 import Testing
 import Throttling
 import Worker
@@ -46,6 +48,58 @@ import Worker
         #expect(spent == [true])
         #expect(try await second.state(for: "match-spent")?.stats.sentHigh == 2)
         #expect(try await second.state(for: "nobody") == nil)
+    }
+}
+
+/// The reads of one decision (the activity view's budget, the decider's load, the submit) ask the store once
+/// for an activity that has no saved state; after a save it is asked again, so a state saved meanwhile by
+/// another process is read.
+@Suite struct StoredThrottleAbsentStatesTests {
+    @Test func anActivityWithNoSavedStateIsAskedForOnceUntilTheNextSave() async throws {
+        let dir = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = CountingThrottleStore(try SQLiteStore(path: dir.appendingPathComponent("state.sqlite").path))
+        let throttle = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
+        try await throttle.load(["match-new"])
+        try await throttle.load(["match-new"])
+        _ = try await throttle.submit([StoredThrottleLoadingTests.push("match-new", at: 100)], now: 100)
+        #expect(store.asked == [["match-new"]], "once for the view, the decider's load and the submit")
+
+        try await throttle.load(["match-later"])
+        #expect(store.asked.last == ["match-later"])
+        // Another process saves a state for it; once this one has saved (the end of its decision), it reads it.
+        let other = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
+        _ = try await other.submit([StoredThrottleLoadingTests.push("match-later", at: 105)], now: 105)
+        try await store.saveThrottleStates(await other.takeChanges())
+        try await store.saveThrottleStates(await throttle.takeChanges())
+        let asked = store.asked.count
+        #expect(try await throttle.state(for: "match-later")?.pending?.push.timestamp == 105)
+        #expect(store.asked.count == asked + 1)
+    }
+}
+
+/// A throttle store that records each read of named states.
+private final class CountingThrottleStore: ThrottleStore {
+    private let base: SQLiteStore
+    private let reads = Mutex<[[ActivityKey]]>([])
+    init(_ base: SQLiteStore) { self.base = base }
+
+    /// The keys of each read of named states, in order.
+    var asked: [[ActivityKey]] { reads.withLock { $0 } }
+
+    var location: String { base.location }
+    func throttleStates(pendingOnly: Bool) async throws(StoreFailure) -> [ActivityKey: Data] {
+        try await base.throttleStates(pendingOnly: pendingOnly)
+    }
+    func throttleStates(_ keys: [ActivityKey]) async throws(StoreFailure) -> [ActivityKey: Data] {
+        reads.withLock { $0.append(keys.sorted()) }
+        return try await base.throttleStates(keys)
+    }
+    func saveThrottleStates(_ states: [(key: ActivityKey, json: Data, pending: Bool)]) async throws(StoreFailure) {
+        try await base.saveThrottleStates(states)
+    }
+    func startPaces(_ keys: [String]) async throws(StoreFailure) -> [String: [Int]] {
+        try await base.startPaces(keys)
     }
 }
 
