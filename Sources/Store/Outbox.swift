@@ -176,25 +176,32 @@ extension SQLiteStore {
             "reading the outbox",
             { db in
                 var rows: [OutboxEntry] = []
-                let fanOut = try db.cachedStatement(
-                    sql:
-                        "SELECT push, timestamp, provider, next_attempt, cursor FROM outbox_fan_out WHERE activity = ?")
-                for key in keys {
-                    guard let row = try Row.fetchOne(fanOut, arguments: [key.rawValue]) else { continue }
-                    let push: String = row[0]
-                    rows.append(
-                        OutboxEntry(
-                            key: OutboxKey(activity: key, target: ""), kind: "activity", device: nil, environment: nil,
-                            push: Data(push.utf8), timestamp: row[1], nextAttempt: row[3], provider: row[2],
-                            fanOut: FanOutMark(position: row[4], last: false)))
+                let list = Self.list(keys.map(\.rawValue))
+                // The fan-outs in the order of `keys` (one statement for all of them).
+                var fanOuts: [ActivityKey: OutboxEntry] = [:]
+                let found = try Row.fetchCursor(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT activity, push, timestamp, provider, next_attempt, cursor FROM outbox_fan_out
+                            WHERE activity IN (SELECT value FROM json_each(?))
+                            """),
+                    arguments: [list])
+                while let row = try found.next() {
+                    let key = ActivityKey(row[0])
+                    let push: String = row[1]
+                    fanOuts[key] = OutboxEntry(
+                        key: OutboxKey(activity: key, target: ""), kind: "activity", device: nil, environment: nil,
+                        push: Data(push.utf8), timestamp: row[2], nextAttempt: row[4], provider: row[3],
+                        fanOut: FanOutMark(position: row[5], last: false))
                 }
+                if !fanOuts.isEmpty { rows += keys.compactMap { fanOuts[$0] } }
                 rows += try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT \(Self.entryColumns) FROM outbox WHERE activity IN (SELECT value FROM json_each(?))
                             ORDER BY seq
                             """),
-                    arguments: [Self.list(keys.map(\.rawValue))]
+                    arguments: [list]
                 ).map(Self.entry)
                 return rows
             }, write: false)

@@ -93,15 +93,24 @@ struct ReleaseStage: Sendable {
     func stage(
         _ pushes: [LiveActivityPush], routes: ProviderRoutes, into staged: inout StagedRelease, now: Int
     ) async throws(StoreFailure) {
-        struct Staging {
-            var push: LiveActivityPush
-            var provider: String
-            var traits: ProviderTraits
-            var json: Data
-            var mode: ActivityMode
-            var channel: ActivityChannel?
-            var fanOut: OutboxFanOut?
+        // A class: the loops below read a push's staging many times, and a copy of it is a copy of the push.
+        final class Staging {
+            let push: LiveActivityPush
+            let provider: String
+            let traits: ProviderTraits
+            let json: Data
+            let mode: ActivityMode
+            let channel: ActivityChannel?
+            let fanOut: OutboxFanOut?
             var rows = RegistryRows()
+
+            init(
+                push: LiveActivityPush, provider: String, traits: ProviderTraits, json: Data, mode: ActivityMode,
+                channel: ActivityChannel?, fanOut: OutboxFanOut?
+            ) {
+                (self.push, self.provider, self.traits, self.json) = (push, provider, traits, json)
+                (self.mode, self.channel, self.fanOut) = (mode, channel, fanOut)
+            }
         }
         var all: [Staging] = []
         let unsent = try await unsentChannelEnds(pushes, routes: routes)
