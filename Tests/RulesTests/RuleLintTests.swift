@@ -130,7 +130,7 @@ import Testing
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("r.json").path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         let set = RuleLoader().load(paths: [path])
         #expect(found.isEmpty, "one file's load knows no other file's starts: \(found)")
         #expect(

@@ -94,7 +94,7 @@ public struct RuleEngine: Sendable {
     public func activityKeys(for change: FeedChange, now: Int, subscriptions: [Subscription] = [])
         -> [ActivityKey: String]
     {
-        activityKeys(for: change, now: now, subscriptions: SubscriptionSet(subscriptions))
+        reading(change, now: now, subscriptions: SubscriptionSet(subscriptions)).keys
     }
 
     /// The activities the change's rules read, a personal rule's for the subscriptions of `subscriptions` it
@@ -102,28 +102,57 @@ public struct RuleEngine: Sendable {
     public func activityKeys(for change: FeedChange, now: Int, subscriptions: SubscriptionSet)
         -> [ActivityKey: String]
     {
-        guard let rules = rulesByFeed[change.entity.feed], rules.contains(where: \.readsActivity) else { return [:] }
-        let data = RuleEngine.data(for: change, now: now, constants: constants)
+        reading(change, now: now, subscriptions: subscriptions).keys
+    }
+
+    /// What a change's rules read, found once for the two steps of a poll: the activity keys they compute
+    /// (``keys``, for the caller to look the activities up), and for each personal rule the subscriptions
+    /// it may fire for, with their data and keys, which ``evaluate(_:activities:)`` goes on from.
+    public struct Reading {
+        let change: FeedChange
+        let now: Int
+        let subscriptions: SubscriptionSet
+        /// The change's data and its memo.
+        let base: JSONValue
         let memo = JsonLogicMemo()
-        var narrowing = Narrowing(change: change, set: subscriptions)
-        var keys: [ActivityKey: String] = [:]
-        for rule in rules where rule.readsActivity {
-            if rule.subscription == nil {
-                if case .success(let key) = RuleEngine.key(rule, data: data, memo: memo, entity: change.entity) {
-                    keys[key] = rule.attributesType
-                }
+        /// The activities the rules read, with each one's attributes type (a key that cannot be computed is
+        /// left out: evaluating reports it).
+        public fileprivate(set) var keys: [ActivityKey: String] = [:]
+        /// By position in the feed's rules, the key of a rule that reads its activity and is not personal.
+        var shared: [Int: Result<ActivityKey, RuleError>] = [:]
+        /// By position in the feed's rules, a personal rule's candidates (positions in `subscriptions`), with
+        /// their keys when the rule reads its activity.
+        var personal: [Int: [(subscription: Int, key: Result<ActivityKey, RuleError>?)]] = [:]
+        /// By position in `subscriptions`, the data of each subscription a rule looked at, with its memo.
+        var data: [Int: (JSONValue, JsonLogicMemo)] = [:]
+        var narrowing: Narrowing
+    }
+
+    /// The change's ``Reading``: each rule that reads its activity computes its key (a personal rule, once
+    /// per subscription of `subscriptions` it may fire for).
+    public func reading(_ change: FeedChange, now: Int, subscriptions: SubscriptionSet) -> Reading {
+        var reading = Reading(
+            change: change, now: now, subscriptions: subscriptions,
+            base: RuleEngine.data(for: change, now: now, constants: constants),
+            narrowing: Narrowing(change: change, set: subscriptions))
+        guard let rules = rulesByFeed[change.entity.feed] else { return reading }
+        for i in rules.indices where rules[i].readsActivity {
+            if rules[i].subscription == nil {
+                let key = RuleEngine.key(rules[i], data: reading.base, memo: reading.memo, entity: change.entity)
+                reading.shared[i] = key
+                if case .success(let k) = key { reading.keys[k] = rules[i].attributesType }
                 continue
             }
-            for i in narrowing.candidates(rule) {
-                let data = RuleEngine.data(data, subscription: subscriptions.view(i))
-                if case .success(let key) = RuleEngine.key(
-                    rule, data: data, memo: JsonLogicMemo(), entity: change.entity)
-                {
-                    keys[key] = rule.attributesType
-                }
+            var found: [(subscription: Int, key: Result<ActivityKey, RuleError>?)] = []
+            for j in reading.narrowing.candidates(rules[i]) {
+                let (data, memo) = reading.subscriptionData(j)
+                let key = RuleEngine.key(rules[i], data: data, memo: memo, entity: change.entity)
+                if case .success(let k) = key { reading.keys[k] = rules[i].attributesType }
+                found.append((j, key))
             }
+            reading.personal[i] = found
         }
-        return keys
+        return reading
     }
 
     /// Runs every rule of the change's feed, in load order. A rule that reads `activity` sees
@@ -142,27 +171,40 @@ public struct RuleEngine: Sendable {
     public func evaluate(
         _ change: FeedChange, now: Int, activities: [ActivityKey: JSONValue] = [:], subscriptions: SubscriptionSet
     ) -> RuleEvaluation {
+        var reading = reading(change, now: now, subscriptions: subscriptions)
+        return evaluate(&reading, activities: activities)
+    }
+
+    /// Evaluates the rules of a change from its ``Reading`` (its keys, candidates and data are not computed
+    /// again), with the activities looked up for its keys.
+    public func evaluate(_ reading: inout Reading, activities: [ActivityKey: JSONValue]) -> RuleEvaluation {
         var result = RuleEvaluation()
+        let change = reading.change
         guard let rules = rulesByFeed[change.entity.feed] else { return result }
-        var scope = Scope(data: RuleEngine.data(for: change, now: now, constants: constants), activities: activities)
-        let base = scope.data
-        var narrowing = Narrowing(change: change, set: subscriptions)
-        // Each subscription's data, made when a rule first needs it.
+        var scope = Scope(data: reading.base, memo: reading.memo, activities: activities)
+        // Each subscription's scope, made when a rule first needs it.
         var personal: [Int: Scope] = [:]
         // By index: a condition is read in place, and only a rule that fires is copied out.
         for i in rules.indices {
             guard rules[i].subscription != nil else {
-                RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+                RuleEngine.run(
+                    rules[i], in: &scope, entity: change.entity, facts: change.current?.value, key: reading.shared[i],
+                    into: &result)
                 continue
             }
-            for j in narrowing.candidates(rules[i]) {
-                var scope =
-                    personal[j]
-                    ?? Scope(
-                        data: RuleEngine.data(base, subscription: subscriptions.view(j)),
-                        activities: activities)
-                scope.subscription = subscriptions.subscriptions[j].owner
-                RuleEngine.run(rules[i], in: &scope, entity: change.entity, facts: change.current?.value, into: &result)
+            let candidates =
+                reading.personal[i] ?? reading.narrowing.candidates(rules[i]).map { (subscription: $0, key: nil) }
+            for (j, key) in candidates {
+                var scope: Scope
+                if let made = personal[j] {
+                    scope = made
+                } else {
+                    let (data, memo) = reading.subscriptionData(j)
+                    scope = Scope(data: data, memo: memo, activities: activities)
+                    scope.subscription = reading.subscriptions.subscriptions[j].owner
+                }
+                RuleEngine.run(
+                    rules[i], in: &scope, entity: change.entity, facts: change.current?.value, key: key, into: &result)
                 personal[j] = scope
             }
         }
@@ -173,7 +215,7 @@ public struct RuleEngine: Sendable {
     /// of `var` lookups is valid for one data object only).
     struct Scope {
         let data: JSONValue
-        let memo = JsonLogicMemo()
+        let memo: JsonLogicMemo
         let activities: [ActivityKey: JSONValue]
         /// For timers: the one activity the rules may act on.
         var only: ActivityKey?
@@ -181,8 +223,12 @@ public struct RuleEngine: Sendable {
         var subscription: SubscriptionOwner?
         var withActivity: [ActivityKey: (JSONValue, JsonLogicMemo)] = [:]
 
-        init(data: JSONValue, activities: [ActivityKey: JSONValue], only: ActivityKey? = nil) {
+        init(
+            data: JSONValue, memo: JsonLogicMemo = JsonLogicMemo(), activities: [ActivityKey: JSONValue],
+            only: ActivityKey? = nil
+        ) {
             self.data = data
+            self.memo = memo
             self.activities = activities
             self.only = only
         }
@@ -202,15 +248,17 @@ public struct RuleEngine: Sendable {
     }
 
     /// Evaluates one rule in `scope`, adding its intent or its error to `result`.
+    /// `computed` is the rule's key in `scope` when it was computed already (``Reading``).
     static func run(
-        _ rule: Rule, in scope: inout Scope, entity: EntityKey, facts: JSONValue?, into result: inout RuleEvaluation
+        _ rule: Rule, in scope: inout Scope, entity: EntityKey, facts: JSONValue?,
+        key computed: Result<ActivityKey, RuleError>? = nil, into result: inout RuleEvaluation
     ) {
         var data = scope.data
         var memo = scope.memo
         // Computed first only when it decides what the rule sees (or, for a timer, whether it applies).
         var known: ActivityKey?
         if rule.readsActivity || scope.only != nil {
-            switch key(rule, data: data, memo: memo, entity: entity) {
+            switch computed ?? key(rule, data: data, memo: memo, entity: entity) {
             case .failure(let error):
                 result.errors.append(error)
                 return

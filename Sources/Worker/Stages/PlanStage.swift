@@ -41,20 +41,16 @@ struct PlanStage: Sendable {
                 for: changes.map(\.entity), crossings: engine.crossings, store: store,
                 generations: written.generations) : [:]
         let none = SubscriptionSet([])
-        // The activities rules read are looked up first, as they were when the poll began.
-        var read: [ActivityKey: String] = [:]
-        for change in changes {
-            read.merge(
-                engine.activityKeys(for: change, now: now, subscriptions: subscriptions[change.entity] ?? none)
-            ) { a, _ in a }
+        // The activities rules read are looked up first, as they were when the poll began; what the rules
+        // found to read them (their keys, a personal rule's subscriptions) is not found again to evaluate them.
+        var readings = changes.map {
+            engine.reading($0, now: now, subscriptions: subscriptions[$0.entity] ?? none)
         }
+        var read: [ActivityKey: String] = [:]
+        for reading in readings { read.merge(reading.keys) { a, _ in a } }
         let views = try await decider.activityViews(read, now: now)
-        var looks = changes.map {
-            (
-                $0,
-                engine.evaluate(
-                    $0, now: now, activities: views.views, subscriptions: subscriptions[$0.entity] ?? none)
-            )
+        var looks = changes.indices.map { i in
+            (changes[i], engine.evaluate(&readings[i], activities: views.views))
         }
         // Deleted subscriptions end their activities.
         let deleted = written.deleted
