@@ -21,7 +21,14 @@ extension JsonLogicNode {
         let digits = arguments.count > 1 ? decimalPlaces(arguments[1]) : 0
         var value = exact
         var rounded = Decimal()
-        NSDecimalRound(&rounded, &value, digits, .plain)
+        // A number with no more decimals than `format` shows is written as it is (rounding it would change
+        // nothing but cost the most of the operator). `round` always rounds: its result is a number, and
+        // rounding also gives it its shortest form.
+        if op == .format, digits >= 0, exact.exponent >= -digits {
+            rounded = exact
+        } else {
+            NSDecimalRound(&rounded, &value, digits, .plain)
+        }
         if op == .round {
             if digits <= 0, let integer = Int(exactly: NSDecimalNumber(decimal: rounded).doubleValue),
                 Decimal(integer) == rounded
@@ -62,19 +69,27 @@ extension JsonLogicNode {
 
     /// `value` (already rounded) with exactly `decimals` decimals and grouped thousands.
     private static func text(_ value: Decimal, decimals: Int, grouping separator: String, decimal: String) -> String {
-        var plain = value.plainText  // "-1234.5", never an exponent
-        let negative = plain.hasPrefix("-")
-        if negative { plain.removeFirst() }
-        let parts = plain.split(separator: ".", maxSplits: 1).map(String.init)
-        let whole = parts[0]
-        var fraction = parts.count > 1 ? parts[1] : ""
-        fraction += String(repeating: "0", count: max(0, decimals - fraction.count))
-        var grouped = ""
-        for (i, digit) in whole.enumerated() {
-            if i > 0, (whole.count - i) % 3 == 0 { grouped += separator }
-            grouped.append(digit)
+        let plain = Array(value.plainText.utf8)  // "-1234.5", never an exponent
+        let (minus, dot, zero) = (UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "0"))
+        let negative = plain.first == minus
+        let start = negative ? 1 : 0
+        let point = plain[start...].firstIndex(of: dot) ?? plain.endIndex
+        let whole = plain[start..<point]
+        let fraction = point < plain.endIndex ? plain[(point + 1)...] : []
+        var out: [UInt8] = []
+        out.reserveCapacity(whole.count * 2 + decimals + 2)
+        if negative, whole.contains(where: { $0 != zero }) || fraction.contains(where: { $0 != zero }) {
+            out.append(minus)
         }
-        let sign = negative && (whole.contains { $0 != "0" } || fraction.contains { $0 != "0" }) ? "-" : ""
-        return sign + grouped + (decimals > 0 ? decimal + fraction.prefix(decimals) : "")
+        for (i, digit) in whole.enumerated() {
+            if i > 0, (whole.count - i) % 3 == 0 { out += separator.utf8 }
+            out.append(digit)
+        }
+        if decimals > 0 {
+            out += decimal.utf8
+            out += fraction.prefix(decimals)
+            out += repeatElement(zero, count: max(0, decimals - fraction.count))
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -180,9 +180,18 @@ import Testing
         (#"{"format": [1234567.891, 2, " ", ","]}"#, "1 234 567,89"),
         (#"{"format": [1234567.891, 2, "'", "."]}"#, "1'234'567.89"),
         (#"{"cat": ["Now ", {"format": [{"var": "q"}, 2]}]}"#, "Now 100,150.00"),
+        // Already within the decimals shown (written as it is), and to tens.
+        (#"{"format": [{"var": "r"}, 3]}"#, "-1,234.500"),
+        (#"{"format": [{"var": "r"}, 1]}"#, "-1,234.5"),
+        (#"{"format": [{"var": "z"}, 2]}"#, "0.00"),
+        (#"{"format": [1234.5, -2]}"#, "1,200"),
+        (#"{"format": [123, 2]}"#, "123.00"),
     ])
     func formatWritesNumbersForPeople(rule: String, expected: String) throws {
-        let data: JSONValue = ["p": .decimal(Decimal(string: "67187.3351")!), "q": .decimal(Decimal(100150))]
+        let data: JSONValue = [
+            "p": .decimal(Decimal(string: "67187.3351")!), "q": .decimal(Decimal(100150)),
+            "r": .decimal(Decimal(string: "-1234.5")!), "z": .decimal(Decimal(string: "-0.00")!),
+        ]
         #expect(try JsonLogicExpression.compile(JSONParser.parse(rule)).evaluate(data) == .string(expected))
     }
 }
