@@ -20,9 +20,10 @@ public actor StoredThrottle {
     private var broadcasts = BroadcastPacer()
     private let store: any ThrottleStore
     private var dirty = Set<ActivityKey>()
-    /// Activities a load found no saved state for, since the last ``takeChanges()``: the reads of one
-    /// decision (the activity view's budget, the decider's load, the submit) ask the store once. Forgotten at
-    /// each save, at a reset and past ``absentLimit``, so a state another process saves later is read then.
+    /// Activities a load of the poller's decision found no saved state for, since the last ``takeChanges()``:
+    /// the reads of one decision (the activity view's budget, the decider's load, the submit) ask the store
+    /// once (``load(_:deciding:)``). Forgotten at each save, at a reset and past ``absentLimit``, so a state
+    /// another process saves later is read then.
     private var absent = Set<ActivityKey>()
     private static let absentLimit = 100_000
     private let loading = AsyncGate()
@@ -75,16 +76,28 @@ public actor StoredThrottle {
         return states
     }
 
-    /// Reads the saved states of the activities the throttle does not hold yet (nor found absent since the
-    /// last save). Loads go one at a time, and every path that makes a state loads first, so a state is never
-    /// made while its saved row is on the way.
+    /// Reads the saved states of the activities the throttle does not hold yet. Loads go one at a time, and
+    /// every path that makes a state loads first, so a state is never made while its saved row is on the way.
     public func load(_ keys: some Collection<ActivityKey>) async throws(StoreFailure) {
-        guard keys.contains(where: { !throttle.knows($0) && !absent.contains($0) }) else { return }
+        try await load(keys, deciding: false)
+    }
+
+    /// As ``load(_:)``; with `deciding`, a load of the poller's decision (the activity view's budget, the
+    /// decider's load, the submit), which ends with a save (``takeChanges()``): an activity a load of the same
+    /// decision found no saved state for is not asked for again. Any other load (the API's, the channel
+    /// collector's) asks, and on a worker that does not poll nothing is remembered.
+    public func load(_ keys: some Collection<ActivityKey>, deciding: Bool) async throws(StoreFailure) {
+        guard keys.contains(where: { !throttle.knows($0) && !(deciding && absent.contains($0)) }) else { return }
         try await loading.through { () async throws(StoreFailure) in
-            let missing = Set(keys.lazy.filter { !self.throttle.knows($0) && !self.absent.contains($0) })
+            let missing = Set(
+                keys.lazy.filter { !self.throttle.knows($0) && !(deciding && self.absent.contains($0)) })
             guard !missing.isEmpty else { return }
             let saved = try Self.decode(try await store.throttleStates(missing), store: store)
             throttle.restore(saved)
+            guard deciding else {
+                absent.subtract(missing)
+                return
+            }
             if absent.count + missing.count > Self.absentLimit { absent.removeAll() }
             for key in missing where saved[key] == nil { absent.insert(key) }
         }
@@ -92,7 +105,7 @@ public actor StoredThrottle {
 
     /// Hands pushes to the throttle; a push for an activity with one pending merges into it.
     public func submit(_ pushes: [PendingPush], now: Int) async throws(StoreFailure) -> [SubmitOutcome] {
-        try await load(pushes.map(\.push.activity))
+        try await load(pushes.map(\.push.activity), deciding: true)
         return pushes.map { p in
             dirty.insert(p.push.activity)
             return throttle.submit(p, now: now)
@@ -250,7 +263,7 @@ extension StoredThrottle {
     func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure)
         -> [ActivityKey: JSONValue]
     {
-        try await load(keys.keys)
+        try await load(keys.keys, deciding: true)
         var views: [ActivityKey: JSONValue] = [:]
         for (key, attributesType) in keys {
             let state = throttle.state(for: key)

@@ -45,7 +45,7 @@ struct Decider: Sendable {
         if !unread.isEmpty { records.merge(try await store.activities(unread)) { a, _ in a } }
         let before = records
         // One read for the throttle states of every activity this poll may push to.
-        try await queue.load(touched)
+        try await queue.load(touched, deciding: true)
         let steps = try await decide(
             looks.map { ($0, $1, feed) }, shared: sharing.copies, records: &records, now: now)
         let changed = records.values.filter { before[$0.key] != $0 }.sorted { $0.key < $1.key }
