@@ -31,20 +31,6 @@ extension RuleEngine {
         return (parameters, crossings)
     }
 
-}
-
-extension RuleEngine.Reading {
-    /// The data of the subscription at `position` (the change's with `subscription` set) and its memo, made
-    /// once.
-    mutating func subscriptionData(_ position: Int) -> (JSONValue, JsonLogicMemo) {
-        if let made = data[position] { return made }
-        let made = (RuleEngine.data(base, subscription: subscriptions.view(position)), JsonLogicMemo())
-        data[position] = made
-        return made
-    }
-}
-
-extension RuleEngine {
     /// Which of a change's subscriptions each personal rule looks at: those its crossing may hold for (one
     /// index per crossing, built once per change), or all of them.
     struct Narrowing {
@@ -70,5 +56,16 @@ extension RuleEngine {
             if rule.liveOnly, let live = set.live { return live }
             return Array(all)
         }
+    }
+}
+
+extension RuleEngine.Reading {
+    /// The data of the subscription at `position` (the change's with `subscription` set) and its memo, made
+    /// once.
+    mutating func subscriptionData(_ position: Int) -> (JSONValue, JsonLogicMemo) {
+        if let made = data[position] { return made }
+        let made = (RuleEngine.data(base, subscription: subscriptions.view(position)), JsonLogicMemo())
+        data[position] = made
+        return made
     }
 }

@@ -110,7 +110,6 @@ public struct RuleEngine: Sendable {
     /// it may fire for, with their data and keys, which ``evaluate(_:activities:)`` goes on from.
     public struct Reading {
         let change: FeedChange
-        let now: Int
         let subscriptions: SubscriptionSet
         /// The change's data and its memo.
         let base: JSONValue
@@ -132,7 +131,7 @@ public struct RuleEngine: Sendable {
     /// per subscription of `subscriptions` it may fire for).
     public func reading(_ change: FeedChange, now: Int, subscriptions: SubscriptionSet) -> Reading {
         var reading = Reading(
-            change: change, now: now, subscriptions: subscriptions,
+            change: change, subscriptions: subscriptions,
             base: RuleEngine.data(for: change, now: now, constants: constants),
             narrowing: Narrowing(change: change, set: subscriptions))
         guard let rules = rulesByFeed[change.entity.feed] else { return reading }
