@@ -132,6 +132,19 @@ import Throttling
         return (parts, sqlite)
     }
 
+    /// Workers a and b on a new schema of the test cluster (LIVERELAY_TEST_POSTGRES_URL), with their heartbeats'
+    /// timeouts in seconds, and the tasks running their connection pools.
+    static func workers(timeouts: (a: Int, b: Int)) throws -> (PostgresStore, PostgresStore, [Task<Void, Never>]) {
+        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
+        let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
+        let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let a = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "a", workerTimeout: timeouts.a))
+        let b = try PostgresStore(
+            .init(url: url, password: password, schema: String(schema), worker: "b", workerTimeout: timeouts.b))
+        return (a, b, [Task { await a.run() }, Task { await b.run() }])
+    }
+
     /// A fan-out's receipts go out in several writes; the push's sent state (`sent_at`, the delivered state)
     /// is in the first of them only, and what the activity holds afterwards is that state.
     @Test func aPushIsRecordedAsSentOnceHoweverManyWritesItsReceiptsTake() async throws {
@@ -216,16 +229,9 @@ import Throttling
             "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
         ))
     func aWorkerAloneClaimsAWholeRoundAndSharesItOtherwise() async throws {
-        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
-        let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
-        let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         // A heartbeat holds for 30 s here (3 by default): under a loaded test run, seconds may pass between a
         // heartbeat and the round after it, and a lapsed worker claims nothing.
-        let a = try PostgresStore(
-            .init(url: url, password: password, schema: String(schema), worker: "a", workerTimeout: 30))
-        let b = try PostgresStore(
-            .init(url: url, password: password, schema: String(schema), worker: "b", workerTimeout: 30))
-        let pools = [Task { await a.run() }, Task { await b.run() }]
+        let (a, b, pools) = try Self.workers(timeouts: (30, 30))
         defer { for pool in pools { pool.cancel() } }
         try await a.open()
         _ = try await a.heartbeat()
@@ -281,16 +287,9 @@ import Throttling
             "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
         ))
     func aRoundClaimedAheadIsNotSentAfterItsWorkerRejoined() async throws {
-        let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
-        let password = ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_PASSWORD"].map(Secret.init)
-        let schema = "dr_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         // a's heartbeat holds its claims for 1.5 s (the shortest timeout, 2 s, less its margin): the test lets it
         // lapse.
-        let a = try PostgresStore(
-            .init(url: url, password: password, schema: String(schema), worker: "a", workerTimeout: 2))
-        let b = try PostgresStore(
-            .init(url: url, password: password, schema: String(schema), worker: "b", workerTimeout: 30))
-        let pools = [Task { await a.run() }, Task { await b.run() }]
+        let (a, b, pools) = try Self.workers(timeouts: (2, 30))
         defer { for pool in pools { pool.cancel() } }
         try await a.open()
         let parts = try await Parts(store: a)
