@@ -164,6 +164,10 @@ public struct LiveRelayMetrics: Sendable {
                 Counter(label: name, dimensions: [("provider", provider)], factory: factory).increment(by: 0)
             }
         }
+        for stage in Stage.allCases {
+            _ = Timer(
+                label: "liverelay_stage_duration_seconds", dimensions: [("stage", stage.rawValue)], factory: factory)
+        }
         for reason in ["limit", "configuration", "unavailable", "gone"] {
             Counter(label: "liverelay_channel_fallbacks_total", dimensions: [("reason", reason)], factory: factory)
                 .increment(by: 0)
@@ -193,6 +197,18 @@ public struct LiveRelayMetrics: Sendable {
             label: "liverelay_build_info", dimensions: [("version", BuildInfo.version), ("swift", BuildInfo.swift)],
             factory: factory
         ).record(1)
+    }
+
+    /// The pipeline's stages whose calls are timed (``stage(_:took:)``).
+    public enum Stage: String, CaseIterable, Sendable {
+        case plan, release, deliver, timers
+    }
+
+    /// One call of a pipeline stage and how long it took.
+    public func stage(_ stage: Stage, took duration: Duration) {
+        Timer(label: "liverelay_stage_duration_seconds", dimensions: [("stage", stage.rawValue)], factory: factory)
+            .recordNanoseconds(
+                duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// One API request: its route pattern (never the ids in the path), method, status and time.

@@ -68,6 +68,12 @@ public enum MetricCatalog {
             name: "liverelay_send_duration_seconds", kind: .histogram, labels: ["provider"],
             help: "Time each request to a provider took, its retries included."),
         .init(
+            name: "liverelay_stage_duration_seconds", kind: .histogram, labels: ["stage"],
+            help:
+                "Time each call of a pipeline stage took: plan (a polled body through the rules and the decider, "
+                + "and its commit), release (the throttle to the outbox), deliver (every due round of a delivery, "
+                + "sent and settled), timers (a pass of the timer rules)."),
+        .init(
             name: "liverelay_tokens_dropped_total", kind: .counter, labels: ["provider"],
             help: "Tokens or addresses the provider declared dead, removed from the registry."),
         .init(

@@ -32,6 +32,8 @@ public struct Pipeline: Sendable {
     let timerRules: TimerStage
     /// The broadcast channels; `nil` when no provider has channels.
     let channels: ChannelKeeper?
+    /// Each stage's calls are timed here (``LiveRelayMetrics/stage(_:took:)``).
+    let metrics: LiveRelayMetrics
     /// Keeps release and delivery rounds from overlapping: no row is rewritten while it is in flight, and
     /// one target never has two states in flight.
     private let gate = AsyncGate()
@@ -51,6 +53,7 @@ public struct Pipeline: Sendable {
         self.rules = rules
         self.queue = queue
         self.senders = senders
+        self.metrics = metrics
         let ledger = ActivityLedger()
         let decider = Decider(
             store: store, rules: rules, ledger: ledger, queue: queue, contracts: contracts, book: book,
@@ -113,29 +116,35 @@ public struct Pipeline: Sendable {
     public func plan(
         feed: FeedRuntime, body: Data, validators: (etag: String?, lastModified: String?) = (nil, nil), now: Int
     ) async throws(StoreFailure) -> PollPlan {
-        var plan = PollPlan(feed: feed.id, now: now)
-        switch try await polls.read(feed, body: body) {
-        case .failure(let error):
-            plan.feedError = error
-        case .success(let reading):
-            plan.entityCount = reading.current.count
-            plan.steps = try await plans.plan(reading, validators: validators, now: now)
+        try await timed(.plan) { () async throws(StoreFailure) in
+            var plan = PollPlan(feed: feed.id, now: now)
+            switch try await polls.read(feed, body: body) {
+            case .failure(let error):
+                plan.feedError = error
+            case .success(let reading):
+                plan.entityCount = reading.current.count
+                plan.steps = try await plans.plan(reading, validators: validators, now: now)
+            }
+            return plan
         }
-        return plan
     }
 
     /// One release round (``ReleaseStage``): what the throttle lets go now, written to the durable outbox
     /// with its targets. Nothing is sent here: ``deliverDue(now:)`` sends, so a crash between the two loses
     /// nothing.
     public func release(now: Int) async throws(StoreFailure) -> [ThrottleDecision] {
-        try await gate.through { () async throws(StoreFailure) in try await releases.run(now: now) }
+        try await gate.through { () async throws(StoreFailure) in
+            try await timed(.release) { () async throws(StoreFailure) in try await releases.run(now: now) }
+        }
     }
 
     /// Sends every outbox row that is due (including rows left by a crash) through its provider's sender
     /// (``DeliverStage``), a batch at a time until a batch is not full.
     public func deliverDue(now: Int) async throws(StoreFailure) -> [PushDelivery] {
         try await gate.through { () async throws(StoreFailure) in
-            let result = try await deliveries.runDue(now: now).deliveries
+            let result = try await timed(.deliver) { () async throws(StoreFailure) in
+                try await deliveries.runDue(now: now).deliveries
+            }
             for sender in senders.values { sender.flushRepeatedLogs() }
             return result
         }
@@ -147,7 +156,21 @@ public struct Pipeline: Sendable {
     public func timers(now: Int, batch: Int = 2_000, skipAhead: Bool = true) async throws(StoreFailure)
         -> TimerPass
     {
-        try await timerRules.timers(now: now, batch: batch, skipAhead: skipAhead)
+        try await timed(.timers) { () async throws(StoreFailure) in
+            try await timerRules.timers(now: now, batch: batch, skipAhead: skipAhead)
+        }
+    }
+
+    /// Runs one call of a stage and records how long it took, whether it succeeded or not. (Not with a
+    /// `defer`: an `async throws(E)` function with one crashes the 6.3 compiler in release builds.)
+    private func timed<T>(_ stage: LiveRelayMetrics.Stage, _ body: () async throws(StoreFailure) -> T)
+        async throws(StoreFailure) -> T
+    {
+        let began = ContinuousClock.now
+        let result: Result<T, StoreFailure>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        metrics.stage(stage, took: .now - began)
+        return try result.get()
     }
 
     /// Deletes the broadcast channels whose time has come; the ids deleted.

@@ -55,6 +55,14 @@ struct PushwooshReplayTests {
             let metrics = String(decoding: exposition, as: UTF8.self)
             #expect(
                 metrics.contains(#"liverelay_pushes_total{provider="pushwoosh",priority="10",outcome="delivered"}"#))
+            // Each poll's plan, each release and each delivery timed.
+            for stage in ["plan", "release", "deliver"] {
+                let prefix = #"liverelay_stage_duration_seconds_count{stage=""# + stage + #""} "#
+                let count = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap {
+                    Int($0.dropFirst(prefix.count))
+                }
+                #expect((count ?? 0) > 0, "\(stage) timed: \(count.map(String.init) ?? "no series")")
+            }
             #expect(fake.rejections.isEmpty, "\(fake.rejections)")
             let (actual, expected) = try Setup.golden(
                 "expected-pushwoosh.json", try FakeProviderRequest.goldenJSON(fake.accepted))
