@@ -58,14 +58,3 @@ extension RuleEngine {
         }
     }
 }
-
-extension RuleEngine.Reading {
-    /// The data of the subscription at `position` (the change's with `subscription` set) and its memo, made
-    /// once.
-    mutating func subscriptionData(_ position: Int) -> (JSONValue, JsonLogicMemo) {
-        if let made = data[position] { return made }
-        let made = (RuleEngine.data(base, subscription: subscriptions.view(position)), JsonLogicMemo())
-        data[position] = made
-        return made
-    }
-}
