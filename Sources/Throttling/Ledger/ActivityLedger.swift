@@ -20,11 +20,24 @@ public struct ActivityLedger: Sendable {
     public func apply(_ intents: [ActivityIntent], to records: inout [ActivityKey: ActivityRecord], now: Int)
         -> [LedgerDecision]
     {
-        var groups: [ActivityKey: [ActivityIntent]] = [:]
-        for intent in intents { groups[intent.activity, default: []].append(intent) }
-        return groups.keys.sorted().map { key in
-            decide(MergedIntent(groups[key]!), record: &records[key], now: now)
+        // In key order, and within a key in the rules' order; most activities are named once (a personal
+        // rule's thousand alerts), and one intent is its own merge.
+        let order = intents.indices.sorted { (intents[$0].activity, $0) < (intents[$1].activity, $1) }
+        var decisions: [LedgerDecision] = []
+        decisions.reserveCapacity(order.count)
+        records.reserveCapacity(records.count + order.count)
+        var first = 0
+        while first < order.count {
+            let key = intents[order[first]].activity
+            var end = first + 1
+            while end < order.count, intents[order[end]].activity == key { end += 1 }
+            let merged =
+                end == first + 1
+                ? MergedIntent(intents[order[first]]) : MergedIntent(order[first..<end].map { intents[$0] })
+            decisions.append(decide(merged, record: &records[key], now: now))
+            first = end
         }
+        return decisions
     }
 
     /// Records which pushes reached a device: a delivered `start` makes its activity active (it was
@@ -93,7 +106,7 @@ public struct ActivityLedger: Sendable {
 
 /// Several intents for one activity, folded: the strongest event, patches in rule order, the highest
 /// relevance and the strongest priority.
-struct MergedIntent {
+struct MergedIntent: Equatable {
     var activity: ActivityKey
     var attributesType: String
     var event: PushEvent
@@ -113,6 +126,27 @@ struct MergedIntent {
     var lateJoin: Bool
     /// The subscription whose activity it is, for personal rules' intents.
     var subscription: SubscriptionOwner?
+
+    /// One intent, as the fold of it alone would have it.
+    init(_ intent: ActivityIntent) {
+        lateJoin = intent.event != .start || intent.lateJoin
+        subscription = intent.subscription
+        activity = intent.activity
+        entity = intent.entity
+        facts = intent.facts
+        timer = intent.timer
+        attributesType = intent.attributesType
+        event = intent.event
+        patch = intent.patch
+        attributes = intent.attributes
+        alert = intent.alert
+        relevance = intent.relevance
+        priority = intent.priority
+        whenBudgetSpent = intent.whenBudgetSpent
+        staleAfter = intent.staleAfter
+        dismissalAfter = intent.dismissalAfter
+        ruleIDs = [intent.ruleID]
+    }
 
     init(_ intents: [ActivityIntent]) {
         lateJoin = !intents.contains { $0.event == .start && !$0.lateJoin }
