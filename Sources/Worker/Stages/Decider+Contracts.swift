@@ -17,12 +17,11 @@ extension Decider {
     ) -> [LedgerDecision] {
         let before = records
         var decisions = ledger.apply(intents, to: &records, now: now)
-        // Each push's verdict, once: most changes end here.
-        var verdicts = decisions.map(verdict)
+        // Each push conformed in place, once: most changes end here.
+        var refused = conformed(&decisions)
         var broken: [(index: Int, breach: ContractBreach)] = []
-        for (decision, verdict) in zip(decisions, verdicts) {
-            guard case .push(let pending) = decision, pending.push.ruleIDs.count > 1, case .failure? = verdict
-            else { continue }
+        for (i, _) in refused {
+            guard case .push(let pending) = decisions[i], pending.push.ruleIDs.count > 1 else { continue }
             let mine = intents.indices.filter { intents[$0].activity == pending.push.activity }
             broken += brokenIntents(mine, of: intents, before: before, now: now)
         }
@@ -32,7 +31,7 @@ extension Decider {
             records = before
             decisions = ledger.apply(
                 intents.indices.filter { !left.contains($0) }.map { intents[$0] }, to: &records, now: now)
-            verdicts = decisions.map(verdict)
+            refused = conformed(&decisions)
             for (index, breach) in broken.sorted(by: { $0.index < $1.index }) {
                 let intent = intents[index]
                 logger.error(
@@ -48,15 +47,25 @@ extension Decider {
                         reason: .breaksContract(breach.description)))
             }
         }
-        return zip(decisions, verdicts).map { decision, verdict in
-            enforce(decision, verdict, records: &records, before: before, feed: feed)
-        } + brokenSkips
+        for (i, breach) in refused {
+            decisions[i] = refuse(decisions[i], breach, records: &records, before: before, feed: feed)
+        }
+        decisions.append(contentsOf: brokenSkips)
+        return decisions
     }
 
-    /// The contract's verdict on a decision's push; `nil` for a skip.
-    private func verdict(_ decision: LedgerDecision) -> Result<PendingPush, ContractBreach>? {
-        guard case .push(let pending) = decision else { return nil }
-        return conform(pending)
+    /// Conforms each decision's push to its contract, in place; the decisions whose push it refuses (left as
+    /// they were), by index.
+    private func conformed(_ decisions: inout [LedgerDecision]) -> [(index: Int, breach: ContractBreach)] {
+        var refused: [(index: Int, breach: ContractBreach)] = []
+        for i in decisions.indices {
+            guard case .push(let pending) = decisions[i] else { continue }
+            switch conform(pending) {
+            case .success(let conformed): decisions[i] = .push(conformed)
+            case .failure(let breach): refused.append((i, breach))
+            }
+        }
+        return refused
     }
 
     /// Which of one activity's intents (`indices` into `intents`) broke its merged push: each whose push
@@ -109,28 +118,23 @@ extension Decider {
         return .success(pending)
     }
 
-    /// A decision under its contract's `verdict`: the push conformed, or a skip that puts the activity's
-    /// record back as it was in `before` (logged and counted).
-    private func enforce(
-        _ decision: LedgerDecision, _ verdict: Result<PendingPush, ContractBreach>?,
-        records: inout [ActivityKey: ActivityRecord], before: [ActivityKey: ActivityRecord], feed: String
+    /// A decision whose push its contract refuses, as a skip that puts the activity's record back as it was
+    /// in `before` (logged and counted).
+    private func refuse(
+        _ decision: LedgerDecision, _ breach: ContractBreach, records: inout [ActivityKey: ActivityRecord],
+        before: [ActivityKey: ActivityRecord], feed: String
     ) -> LedgerDecision {
-        guard case .push(let pending) = decision, let verdict else { return decision }
-        switch verdict {
-        case .success(let conformed):
-            return .push(conformed)
-        case .failure(let breach):
-            let activity = pending.push.activity
-            records[activity] = before[activity]
-            logger.error(
-                "push refused by its contract",
-                metadata: [
-                    "activity.key": "\(activity)", "rules": "\(pending.push.ruleIDs.joined(separator: ","))",
-                    "feed.id": "\(feed)", "contract": "\(contracts[pending.push.attributesType]?.file ?? "")",
-                    "error": "\(breach)",
-                ])
-            for rule in pending.push.ruleIDs { metrics.ruleError(rule) }
-            return .skip(activity: activity, ruleIDs: pending.push.ruleIDs, reason: .breaksContract(breach.description))
-        }
+        guard case .push(let pending) = decision else { return decision }
+        let activity = pending.push.activity
+        records[activity] = before[activity]
+        logger.error(
+            "push refused by its contract",
+            metadata: [
+                "activity.key": "\(activity)", "rules": "\(pending.push.ruleIDs.joined(separator: ","))",
+                "feed.id": "\(feed)", "contract": "\(contracts[pending.push.attributesType]?.file ?? "")",
+                "error": "\(breach)",
+            ])
+        for rule in pending.push.ruleIDs { metrics.ruleError(rule) }
+        return .skip(activity: activity, ruleIDs: pending.push.ruleIDs, reason: .breaksContract(breach.description))
     }
 }

@@ -74,14 +74,20 @@ struct Decider: Sendable {
         records: inout [ActivityKey: ActivityRecord], now: Int
     ) async throws(StoreFailure) -> [ChangeStep] {
         var steps: [ChangeStep] = []
-        var pushes: [(step: Int, pending: PendingPush)] = []
+        // Every push made, in order, and the step of each (a push is copied once, into what the throttle takes).
+        var pushes: [PendingPush] = []
+        var stepOf: [Int] = []
         for (i, (change, evaluation, feed)) in looks.enumerated() {
             let intents = i < shared.count ? evaluation.intents + shared[i] : evaluation.intents
             let decisions =
                 contracts.isEmpty
                 ? ledger.apply(intents, to: &records, now: now)
                 : decideUnderContracts(intents, records: &records, now: now, feed: feed)
-            for case .push(let pending) in decisions { pushes.append((steps.count, pending)) }
+            pushes.reserveCapacity(pushes.count + decisions.count)
+            for case .push(let pending) in decisions {
+                pushes.append(pending)
+                stepOf.append(steps.count)
+            }
             steps.append(
                 ChangeStep(
                     change: change, fired: evaluation.intents.map(\.ruleID), errors: evaluation.errors,
@@ -94,8 +100,8 @@ struct Decider: Sendable {
             }
         }
         guard !pushes.isEmpty else { return steps }
-        let outcomes = try await queue.submit(pushes.map(\.pending), now: now)
-        for ((step, pending), outcome) in zip(pushes, outcomes) {
+        let outcomes = try await queue.submit(pushes, now: now)
+        for ((step, pending), outcome) in zip(zip(stepOf, pushes), outcomes) {
             steps[step].queued[pending.push.activity] = outcome
             if case .coalesced = outcome { metrics.coalesced() }
         }
