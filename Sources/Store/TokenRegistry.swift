@@ -221,7 +221,9 @@ extension SQLiteStore {
     static func pushToStartTokens(
         _ db: Database, entity: EntityKey, attributesType: String, environment: PushEnvironment?, devices: [String]
     ) throws -> [RegisteredToken] {
-        try Row.fetchAll(
+        // Read through a cursor by position: a poll that starts 1,000 alerts reads 1,000 rows here, and a copy
+        // of each row with its columns looked up by name took longer than the statement.
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT t.device, t.token, t.environment, c.device IS NOT NULL AS channel_subscriber
@@ -237,8 +239,16 @@ extension SQLiteStore {
             arguments: [
                 list(devices), attributesType, environment?.rawValue, environment?.rawValue, entity.feed, entity.id,
                 entity.feed, entity.id,
-            ]
-        ).map(Self.registered)
+            ])
+        var tokens: [RegisteredToken] = []
+        tokens.reserveCapacity(devices.count)
+        while let row = try rows.next() {
+            tokens.append(
+                RegisteredToken(
+                    device: row[0], token: row[1], environment: PushEnvironment(rawValue: row[2]),
+                    channelSubscriber: row[3]))
+        }
+        return tokens
     }
 
     /// The update tokens of an activity, by device; only those of `environment` unless it is `nil`.
