@@ -19,27 +19,88 @@ extension JsonLogicNode {
             return budget.raise(JsonLogicRaised.notANumber)
         }
         let digits = arguments.count > 1 ? decimalPlaces(arguments[1]) : 0
+        if op == .format {
+            let grouping = arguments.count > 2 ? arguments[2].jsString : ","
+            let decimal = arguments.count > 3 ? arguments[3].jsString : decimalSeparator(forGrouping: grouping)
+            return .string(formatted(exact, digits: digits, grouping: grouping, decimal: decimal))
+        }
         var value = exact
         var rounded = Decimal()
-        // A number with no more decimals than `format` shows is written as it is (rounding it would change
-        // nothing but cost the most of the operator). `round` always rounds: its result is a number, and
-        // rounding also gives it its shortest form.
-        if op == .format, digits >= 0, exact.exponent >= -digits {
+        // `round` always rounds: its result is a number, and rounding also gives it its shortest form.
+        NSDecimalRound(&rounded, &value, digits, .plain)
+        if digits <= 0, let integer = Int(exactly: NSDecimalNumber(decimal: rounded).doubleValue),
+            Decimal(integer) == rounded
+        {
+            return .int(integer)
+        }
+        return .decimal(rounded)
+    }
+
+    /// `format`'s text of `exact`: from its parts when they are at hand (``quickText``), else rounded in
+    /// `Decimal` (``decimalText``).
+    static func formatted(_ exact: Decimal, digits: Int, grouping: String, decimal: String) -> String {
+        quickText(exact, digits: digits, grouping: grouping, decimal: decimal)
+            ?? decimalText(exact, digits: digits, grouping: grouping, decimal: decimal)
+    }
+
+    /// `format`'s text, rounded in `Decimal`.
+    static func decimalText(_ exact: Decimal, digits: Int, grouping: String, decimal: String) -> String {
+        var value = exact
+        var rounded = Decimal()
+        // A number with no more decimals than it shows is written as it is (rounding it would change nothing
+        // but cost the most of the operator).
+        if digits >= 0, exact.exponent >= -digits {
             rounded = exact
         } else {
             NSDecimalRound(&rounded, &value, digits, .plain)
         }
-        if op == .round {
-            if digits <= 0, let integer = Int(exactly: NSDecimalNumber(decimal: rounded).doubleValue),
-                Decimal(integer) == rounded
-            {
-                return .int(integer)
+        return text(rounded, decimals: max(digits, 0), grouping: grouping, decimal: decimal)
+    }
+
+    /// `format`'s text from the decimal's parts (``DecimalParts``): its value in units of the last decimal
+    /// shown, rounded half away from zero as `Decimal` rounds, written with the point put back. `nil` for
+    /// digits below zero, or parts not at hand or past 64 bits once scaled: a price (`100120.50000000` to two
+    /// decimals) is written without `Decimal`'s arithmetic, which allocates.
+    static func quickText(_ exact: Decimal, digits: Int, grouping: String, decimal: String) -> String? {
+        guard digits >= 0 else { return nil }
+        var negative = false
+        var units: UInt64 = 0
+        if !exact.isZero {
+            guard let parts = DecimalParts(exact) else { return nil }
+            negative = parts.negative
+            let shift = parts.exponent + digits
+            if shift >= 0 {
+                units = parts.mantissa
+                for _ in 0..<shift {
+                    let (product, overflow) = units.multipliedReportingOverflow(by: 10)
+                    if overflow { return nil }
+                    units = product
+                }
+            } else if -shift < 20 {
+                // Past 19 digits dropped, what is dropped is below half a unit (a mantissa is below 2·10^19).
+                var unit: UInt64 = 1
+                for _ in 0..<(-shift) { unit *= 10 }
+                let (whole, dropped) = parts.mantissa.quotientAndRemainder(dividingBy: unit)
+                units = dropped >= unit - dropped ? whole + 1 : whole
             }
-            return .decimal(rounded)
         }
-        let grouping = arguments.count > 2 ? arguments[2].jsString : ","
-        let decimal = arguments.count > 3 ? arguments[3].jsString : decimalSeparator(forGrouping: grouping)
-        return .string(text(rounded, decimals: max(digits, 0), grouping: grouping, decimal: decimal))
+        var digitsText = Array(String(units).utf8)
+        if digitsText.count <= digits {
+            digitsText.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits + 1 - digitsText.count), at: 0)
+        }
+        let whole = digitsText[..<(digitsText.count - digits)]
+        var out: [UInt8] = []
+        out.reserveCapacity(whole.count * 2 + digits + 2)
+        if negative, units != 0 { out.append(UInt8(ascii: "-")) }
+        for (i, digit) in whole.enumerated() {
+            if i > 0, (whole.count - i) % 3 == 0 { out += grouping.utf8 }
+            out.append(digit)
+        }
+        if digits > 0 {
+            out += decimal.utf8
+            out += digitsText[(digitsText.count - digits)...]
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The decimal separator that goes with a grouping separator when none is written: `","` after `"."`
