@@ -20,8 +20,12 @@ public struct PushToStartPacer: Sendable, Hashable, Codable {
 
     /// Checks and, when allowed, records one start.
     public mutating func admit(token: String, attributesType: String, now: Int) -> Verdict {
-        let wait = sends[Self.key(token: token, attributesType: attributesType), default: SendWindow()].admit(
-            now: now, size: limit, period: window)
+        admit(key: Self.key(token: token, attributesType: attributesType), now: now)
+    }
+
+    /// As ``admit(token:attributesType:now:)``, for the window's ``key(token:attributesType:)`` made already.
+    public mutating func admit(key: String, now: Int) -> Verdict {
+        let wait = sends[key, default: SendWindow()].admit(now: now, size: limit, period: window)
         return wait.map(Verdict.deferUntil) ?? .allow
     }
 

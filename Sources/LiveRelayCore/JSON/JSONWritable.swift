@@ -11,8 +11,9 @@ public protocol JSONWritable {
 }
 
 extension JSONWritable {
-    /// This value as compact canonical JSON: the bytes `compactJSON()` would write.
-    public func writtenJSON(capacity: Int = 512) -> Data {
+    /// This value as compact canonical JSON: the bytes `compactJSON()` would write. `capacity` holds a push
+    /// with its alert and attributes, or a throttle state holding one, without growing.
+    public func writtenJSON(capacity: Int = 1_024) -> Data {
         var out = JSONBytes(capacity: capacity)
         writeJSON(to: &out)
         return out.data

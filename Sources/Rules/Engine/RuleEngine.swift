@@ -268,7 +268,8 @@ public struct RuleEngine: Sendable {
     static func object(_ fields: [FieldExpression], _ section: String, data: JSONValue, memo: JsonLogicMemo)
         throws(FieldError) -> [String: JSONValue]
     {
-        var facts = Facts()
+        // Sized for every field at the top level (most are): a state or attributes object is made per alert.
+        var facts = Facts([String: JSONValue](minimumCapacity: fields.count))
         for field in fields {
             do {
                 facts.set(path: field.path, try field.expression.evaluate(data, memo: memo))

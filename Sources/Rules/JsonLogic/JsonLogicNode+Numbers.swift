@@ -84,23 +84,47 @@ extension JsonLogicNode {
                 units = dropped >= unit - dropped ? whole + 1 : whole
             }
         }
-        var digitsText = Array(String(units).utf8)
-        if digitsText.count <= digits {
-            digitsText.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits + 1 - digitsText.count), at: 0)
+        return written(negative: negative && units != 0, units: units, decimals: digits, grouping, decimal)
+    }
+
+    /// `units` in units of the last of `decimals` decimals, written with its point and grouped thousands,
+    /// through buffers on the stack (at most 20 digits, and 30 decimals).
+    private static func written(negative: Bool, units: UInt64, decimals: Int, _ grouping: String, _ point: String)
+        -> String
+    {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { reversed in
+            // The digits, least significant first, at least one before the point.
+            var count = 0
+            var rest = units
+            repeat {
+                reversed[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            while count <= decimals {
+                reversed[count] = UInt8(ascii: "0")
+                count += 1
+            }
+            let whole = count - decimals
+            let capacity = 1 + count + (whole / 3) * grouping.utf8.count + point.utf8.count
+            return String(unsafeUninitializedCapacity: capacity) { out in
+                var at = 0
+                func put(_ byte: UInt8) {
+                    out[at] = byte
+                    at += 1
+                }
+                if negative { put(UInt8(ascii: "-")) }
+                for k in 0..<whole {
+                    if k > 0, (whole - k) % 3 == 0 { grouping.utf8.forEach(put) }
+                    put(reversed[count - 1 - k])
+                }
+                if decimals > 0 {
+                    point.utf8.forEach(put)
+                    for k in whole..<count { put(reversed[count - 1 - k]) }
+                }
+                return at
+            }
         }
-        let whole = digitsText[..<(digitsText.count - digits)]
-        var out: [UInt8] = []
-        out.reserveCapacity(whole.count * 2 + digits + 2)
-        if negative, units != 0 { out.append(UInt8(ascii: "-")) }
-        for (i, digit) in whole.enumerated() {
-            if i > 0, (whole.count - i) % 3 == 0 { out += grouping.utf8 }
-            out.append(digit)
-        }
-        if digits > 0 {
-            out += decimal.utf8
-            out += digitsText[(digitsText.count - digits)...]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The decimal separator that goes with a grouping separator when none is written: `","` after `"."`

@@ -128,10 +128,9 @@ public actor StoredThrottle {
     /// When a start may go to this device: now, or once its push-to-start window allows another. The
     /// device's saved window is read first (``loadStartPaces(_:)``).
     public func admitStart(token: String, attributesType: String, now: Int) -> Int {
-        let verdict = pacer.admit(token: token, attributesType: attributesType, now: now)
-        if case .allow = verdict {
-            pacesChanged.insert(PushToStartPacer.key(token: token, attributesType: attributesType))
-        }
+        let key = PushToStartPacer.key(token: token, attributesType: attributesType)
+        let verdict = pacer.admit(key: key, now: now)
+        if case .allow = verdict { pacesChanged.insert(key) }
         switch verdict {
         case .allow: return now
         case .deferUntil(let t): return t
