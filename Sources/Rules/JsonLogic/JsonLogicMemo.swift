@@ -7,24 +7,28 @@ import Synchronization
 /// Valid for one data object only: iteration bodies (`map`, `filter`, `reduce`, …), which read each item as
 /// their data, never use it. Not thread-safe; one evaluation owns it.
 public final class JsonLogicMemo {
-    private var values: [JSONValue?]
-    private var known: [Bool]
+    /// By path slot: looked up (the value, or `nil` when the path is missing), or not yet. One array, so a
+    /// memo (one per subscription a personal rule looks at) is two allocations, not three.
+    private var looked: [Slot]
+
+    private enum Slot {
+        case unknown
+        case known(JSONValue?)
+    }
 
     /// A memo for every path compiled so far (paths compiled later are looked up directly).
     public init() {
         let count = Self.slots.withLock { $0.count }
-        values = Array(repeating: nil, count: count)
-        known = Array(repeating: false, count: count)
+        looked = Array(repeating: .unknown, count: count)
     }
 
     /// The value at `path` in `data`, looked up once per memo.
     func lookup(_ path: JsonLogicPath, in data: JSONValue) -> JSONValue? {
         let slot = path.slot
-        guard slot >= 0, slot < known.count else { return path.lookup(in: data) }
-        if known[slot] { return values[slot] }
+        guard slot >= 0, slot < looked.count else { return path.lookup(in: data) }
+        if case .known(let value) = looked[slot] { return value }
         let found = path.lookup(in: data)
-        values[slot] = found
-        known[slot] = true
+        looked[slot] = .known(found)
         return found
     }
 
