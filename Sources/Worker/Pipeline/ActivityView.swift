@@ -47,7 +47,25 @@ extension Decider {
         let records = try await store.activities(keys.keys)
         let budgets = try await queue.budgetViews(keys, now: now)
         var views: [ActivityKey: JSONValue] = [:]
-        for key in keys.keys { views[key] = ActivityView.value(records[key], budget: budgets[key] ?? .null) }
+        views.reserveCapacity(keys.count)
+        // An activity with no record and no throttle state shows the same as every other of its attributes
+        // type: made once.
+        var unknown: [String: JSONValue] = [:]
+        for (key, attributesType) in keys {
+            let budget = budgets.views[key]
+            guard records[key] != nil || budget != nil else {
+                if let made = unknown[attributesType] {
+                    views[key] = made
+                } else {
+                    let made = ActivityView.value(nil, budget: budgets.untouched[attributesType] ?? .null)
+                    unknown[attributesType] = made
+                    views[key] = made
+                }
+                continue
+            }
+            views[key] = ActivityView.value(
+                records[key], budget: budget ?? budgets.untouched[attributesType] ?? .null)
+        }
         return (views, records)
     }
 }

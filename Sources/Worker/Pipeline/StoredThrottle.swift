@@ -258,17 +258,24 @@ public actor StoredThrottle {
 
 extension StoredThrottle {
     /// The `budget` member of `activity` for these activities (key → attributes type), their saved states
-    /// read first.
+    /// read first: in `views` for each one with a state, and in `untouched`, by attributes type, the one of
+    /// every activity without (a thousand new alerts share it).
     func budgetViews(_ keys: [ActivityKey: String], now: Int) async throws(StoreFailure)
-        -> [ActivityKey: JSONValue]
+        -> (views: [ActivityKey: JSONValue], untouched: [String: JSONValue])
     {
         try await load(keys.keys, deciding: true)
         var views: [ActivityKey: JSONValue] = [:]
+        var untouched: [String: JSONValue] = [:]
         for (key, attributesType) in keys {
-            let state = throttle.state(for: key)
-            views[key] = ActivityView.budget(
-                state, policy: configuration.budget(for: state?.attributesType ?? attributesType), now: now)
+            guard let state = throttle.state(for: key) else {
+                if untouched[attributesType] == nil {
+                    untouched[attributesType] = ActivityView.budget(
+                        nil, policy: configuration.budget(for: attributesType), now: now)
+                }
+                continue
+            }
+            views[key] = ActivityView.budget(state, policy: configuration.budget(for: state.attributesType), now: now)
         }
-        return views
+        return (views, untouched)
     }
 }

@@ -128,3 +128,32 @@ import Throttling
         #expect(steps.map(\.fired) == [["move"]])
     }
 }
+
+extension StagesAloneTests {
+    /// What rules see as `activity`: a known activity its own record and budget; every unknown one of an
+    /// attributes type the same view (made once), with its type's budget.
+    @Test func unknownActivitiesShowTheirTypesView() async throws {
+        let parts = try await Parts()
+        defer { try? FileManager.default.removeItem(at: parts.directory) }
+        let queue = try await StoredThrottle(
+            store: parts.store,
+            configuration: ThrottleConfiguration(budgets: ["Match": BudgetPolicy(size: 3, period: 600)]))
+        let decider = Decider(
+            store: parts.store, rules: parts.rules, ledger: ActivityLedger(), queue: queue, contracts: [:],
+            book: SubscriptionBook(), metrics: .none, logger: parts.logger)
+        _ = try await parts.plan().plan(parts.reading([:], ["BTC": 100]), validators: (nil, nil), now: 1000)
+        let (views, records) = try await decider.activityViews(
+            ["alert-BTC": "PriceAlert", "alert-ETH": "PriceAlert", "alert-SOL": "PriceAlert", "match-1": "Match"],
+            now: 1060)
+        #expect(records.keys.sorted() == ["alert-BTC"])
+        #expect(views["alert-BTC"]?["phase"] == "pending")
+        #expect(views["alert-BTC"]?["budget"]?["held"] == true, "its start waits in the throttle")
+        #expect(views["alert-ETH"]?["phase"] == "none")
+        #expect(views["alert-ETH"] == views["alert-SOL"])
+        #expect(views["alert-ETH"]?["budget"]?["size"] == 10)
+        #expect(views["alert-ETH"]?["budget"]?["held"] == false)
+        #expect(views["match-1"]?["phase"] == "none")
+        #expect(views["match-1"]?["budget"]?["size"] == 3, "the Match budget, not the PriceAlert one")
+        #expect(views["match-1"]?["budget"]?["period"] == 600)
+    }
+}
