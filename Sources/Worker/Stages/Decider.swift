@@ -83,7 +83,6 @@ struct Decider: Sendable {
                 contracts.isEmpty
                 ? ledger.apply(intents, to: &records, now: now)
                 : decideUnderContracts(intents, records: &records, now: now, feed: feed)
-            pushes.reserveCapacity(pushes.count + decisions.count)
             for case .push(let pending) in decisions {
                 pushes.append(pending)
                 stepOf.append(steps.count)
