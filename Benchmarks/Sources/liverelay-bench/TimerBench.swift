@@ -24,6 +24,8 @@ struct TimerBench: AsyncParsableCommand {
     @Option(help: "Live activities a pass takes per transaction.") var batch = 2_000
     @Option(help: "Seconds of history kept for the live report (api.report-window); 0 keeps none.")
     var reportWindow = 0
+    @Flag(help: "PriceAlert's content-state under a contract, as a config with `contracts` has it.")
+    var contract = false
 
     static let rules = #"""
         {"rules": [
@@ -38,6 +40,12 @@ struct TimerBench: AsyncParsableCommand {
            "activity": {"key": {"cat": ["alert-", {"var": "entity.id"}]}, "attributes-type": "PriceAlert"},
            "event": "end"}
         ]}
+        """#
+
+    /// The contract `--contract` puts PriceAlert's content-state under.
+    static let contractText = #"""
+        {"attributes-type": "PriceAlert", "date-encoding": "seconds-since-2001",
+         "content-state": {"type": "object", "required": ["price"], "properties": {"price": {"type": "number"}}}}
         """#
 
     func run() async throws {
@@ -95,9 +103,19 @@ struct TimerBench: AsyncParsableCommand {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         let queue = try await StoredThrottle(store: store, configuration: ThrottleConfiguration())
+        var contracts: [String: ContentContract] = [:]
+        if contract {
+            let path = dir.appendingPathComponent("PriceAlert.contract.json").path
+            try Data(Self.contractText.utf8).write(to: URL(fileURLWithPath: path))
+            switch ContractLoader.load(path: path, resolvedPath: path) {
+            case .success(let loaded): contracts["PriceAlert"] = loaded
+            case .failure(let diagnostics): throw ValidationError("\(diagnostics)")
+            }
+        }
         let pipeline = Pipeline(
             store: store, rules: RuleBook(engine, routes: ProviderRoutes(defaultProvider: "none")), queue: queue,
-            senders: [:], logger: logger, history: reportWindow > 0 ? HistoryRecorder(window: reportWindow) : nil)
+            senders: [:], logger: logger, contracts: contracts,
+            history: reportWindow > 0 ? HistoryRecorder(window: reportWindow) : nil)
         // The first pass reads every live activity (as after a start or a change of the timer rules); the
         // next read only those whose due time came.
         var whole: [Double] = []
