@@ -72,7 +72,7 @@ public final class LoopbackHTTPServer: Sendable {
                 let makeHandler: @Sendable () -> LoopbackRequestHandler = {
                     LoopbackRequestHandler(connectionID: connectionID, recorder: recorder, handler: handler)
                 }
-                let configure = {
+                let configure: @Sendable () -> EventLoopFuture<Void> = {
                     Self.configure(
                         channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
                         initialWindowSize: initialWindowSize, makeHandler: makeHandler)

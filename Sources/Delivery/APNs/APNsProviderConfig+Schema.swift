@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 
 extension ProviderKind {
     /// Apple Push Notification service, token authentication over HTTP/2.

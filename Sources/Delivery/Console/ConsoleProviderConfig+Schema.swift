@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 
 extension ProviderKind {
     /// Prints each push as the APNs request it stands for; delivers nothing.

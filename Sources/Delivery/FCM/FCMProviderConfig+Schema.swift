@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 
 extension ProviderKind {
     /// Firebase Cloud Messaging HTTP v1.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LiveRelayCore
 
 /// What an app's `ActivityAttributes` type decodes: a JSON Schema for its `ContentState` and one for its

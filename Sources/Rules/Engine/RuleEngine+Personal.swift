@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 
 /// Personal rules: which subscriptions of a change each one is evaluated for.
 extension RuleEngine {

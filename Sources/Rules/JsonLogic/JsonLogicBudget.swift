@@ -1,4 +1,4 @@
-public import LiveRelayCore
+import LiveRelayCore
 
 /// The most work one evaluation of an expression may do. A rule is code an author (or a hostile edit) wrote:
 /// a `reduce` that doubles a string forty times would otherwise ask for terabytes.

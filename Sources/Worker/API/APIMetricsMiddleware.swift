@@ -1,4 +1,4 @@
-public import Hummingbird
+import Hummingbird
 
 /// Counts every API request by route pattern (`/v1/devices/{device}/push-to-start/{type}`, never the ids in
 /// it: ids are not labels), method and status, and times it. A path no route has is `unmatched`.

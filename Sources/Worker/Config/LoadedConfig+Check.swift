@@ -1,6 +1,6 @@
-public import Delivery
+import Delivery
 import Foundation
-public import HTTP
+import HTTP
 public import LiveRelayCore
 public import Rules
 
