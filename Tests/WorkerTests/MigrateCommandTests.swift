@@ -24,11 +24,7 @@ import Testing
         #expect(nothing.standardError.contains("give --config, --postgres-url, or both"))
     }
 
-    @Test(
-        .enabled(
-            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export its variables (CI does)"
-        ))
+    @Test(.postgres)
     func aPostgreSQLDatabaseIsMigratedOnceAndAWrongPasswordIsSaidPlainly() async throws {
         let url = try #require(ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"])
         let schema = "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)

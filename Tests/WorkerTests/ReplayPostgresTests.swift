@@ -6,11 +6,7 @@ import Testing
 /// `liverelay replay --postgres`: the recorded match replayed with its state in PostgreSQL (the throwaway
 /// cluster CI starts; skipped, saying why, without one) prints what the replay with a temporary SQLite file
 /// prints, and leaves its state in the config's schema.
-@Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-        "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export its variables (CI does)"
-    ))
+@Suite(.postgres)
 struct ReplayPostgresTests {
     let liverelay = Repository.executable("liverelay")
 

@@ -14,10 +14,7 @@ import WorkerTesting
 /// its heartbeat timeout and then let go on (it sends none of the rows the others took).
 @Suite(
     "several workers on PostgreSQL", .serialized,
-    .enabled(
-        if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-        "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
-    ))
+    .postgres)
 struct MultiWorkerTests {
     static let claimBatch = 500
     /// The requests one worker has in flight to APNs at most (one connection × `max-concurrent-streams`, set

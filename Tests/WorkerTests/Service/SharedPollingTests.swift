@@ -80,10 +80,7 @@ import WorkerTesting
 
 @Suite(
     "tick on a shared store", .serialized,
-    .enabled(
-        if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-        "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
-    ))
+    .postgres)
 struct SharedTickTests {
     /// A tick polls only when no worker polls (it takes the poller lease for the tick and hands it back),
     /// and says who polls otherwise; it always delivers.

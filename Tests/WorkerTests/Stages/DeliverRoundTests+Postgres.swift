@@ -25,11 +25,7 @@ extension DeliverRoundTests {
 
     /// On PostgreSQL a worker alone claims a whole round (``SharedClaims/batch(claimBatch:workersAlive:alone:)``),
     /// and `claim-batch` rows once another worker's heartbeat is alive.
-    @Test(
-        .enabled(
-            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
-        ))
+    @Test(.postgres)
     func aWorkerAloneClaimsAWholeRoundAndSharesItOtherwise() async throws {
         // A heartbeat holds for 30 s here (3 by default): under a loaded test run, seconds may pass between a
         // heartbeat and the round after it, and a lapsed worker claims nothing.
@@ -83,11 +79,7 @@ extension DeliverRoundTests {
     /// A round claimed while the one before it was out is sent as the owner that claimed it: when the worker
     /// stalled and rejoined meanwhile (its old claims given up, another worker sending them), it sends none of
     /// it, though its new incarnation's claims hold.
-    @Test(
-        .enabled(
-            if: ProcessInfo.processInfo.environment["LIVERELAY_TEST_POSTGRES_URL"] != nil,
-            "PostgreSQL is not configured: eval \"$(scripts/postgres-cluster.sh start)\" and export LIVERELAY_TEST_POSTGRES_URL and LIVERELAY_TEST_POSTGRES_PASSWORD (CI does)"
-        ))
+    @Test(.postgres)
     func aRoundClaimedAheadIsNotSentAfterItsWorkerRejoined() async throws {
         // a's heartbeat holds its claims for 1.5 s (the shortest timeout, 2 s, less its margin): the test lets it
         // lapse.
