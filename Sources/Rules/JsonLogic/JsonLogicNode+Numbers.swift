@@ -87,43 +87,28 @@ extension JsonLogicNode {
         return written(negative: negative && units != 0, units: units, decimals: digits, grouping, decimal)
     }
 
-    /// `units` in units of the last of `decimals` decimals, written with its point and grouped thousands,
-    /// through buffers on the stack (at most 20 digits, and 30 decimals).
+    /// `units` in units of the last of `decimals` decimals, as ``grouped(negative:whole:fraction:decimals:_:_:)``
+    /// writes it, its digits on the stack (at most 20, and 30 decimals).
     private static func written(negative: Bool, units: UInt64, decimals: Int, _ grouping: String, _ point: String)
         -> String
     {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { reversed in
-            // The digits, least significant first, at least one before the point.
-            var count = 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            // The digits from the end of the buffer back, at least one before the point.
+            var first = buffer.count
             var rest = units
             repeat {
-                reversed[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                first -= 1
+                buffer[first] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
-                count += 1
             } while rest > 0
-            while count <= decimals {
-                reversed[count] = UInt8(ascii: "0")
-                count += 1
+            while buffer.count - first <= decimals {
+                first -= 1
+                buffer[first] = UInt8(ascii: "0")
             }
-            let whole = count - decimals
-            let capacity = 1 + count + (whole / 3) * grouping.utf8.count + point.utf8.count
-            return String(unsafeUninitializedCapacity: capacity) { out in
-                var at = 0
-                func put(_ byte: UInt8) {
-                    out[at] = byte
-                    at += 1
-                }
-                if negative { put(UInt8(ascii: "-")) }
-                for k in 0..<whole {
-                    if k > 0, (whole - k) % 3 == 0 { grouping.utf8.forEach(put) }
-                    put(reversed[count - 1 - k])
-                }
-                if decimals > 0 {
-                    point.utf8.forEach(put)
-                    for k in whole..<count { put(reversed[count - 1 - k]) }
-                }
-                return at
-            }
+            let split = buffer.count - decimals
+            return grouped(
+                negative: negative, whole: buffer[first..<split], fraction: buffer[split...], decimals: decimals,
+                grouping, point)
         }
     }
 
@@ -156,25 +141,40 @@ extension JsonLogicNode {
     private static func text(_ value: Decimal, decimals: Int, grouping separator: String, decimal: String) -> String {
         let plain = Array(value.plainText.utf8)  // "-1234.5", never an exponent
         let (minus, dot, zero) = (UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "0"))
-        let negative = plain.first == minus
-        let start = negative ? 1 : 0
+        let start = plain.first == minus ? 1 : 0
         let point = plain[start...].firstIndex(of: dot) ?? plain.endIndex
         let whole = plain[start..<point]
         let fraction = point < plain.endIndex ? plain[(point + 1)...] : []
-        var out: [UInt8] = []
-        out.reserveCapacity(whole.count * 2 + decimals + 2)
-        if negative, whole.contains(where: { $0 != zero }) || fraction.contains(where: { $0 != zero }) {
-            out.append(minus)
+        let negative =
+            start == 1 && (whole.contains(where: { $0 != zero }) || fraction.contains(where: { $0 != zero }))
+        return grouped(
+            negative: negative, whole: whole, fraction: fraction, decimals: decimals, separator, decimal)
+    }
+
+    /// A number's text from its digits: `-` when `negative`, the whole digits with `grouping` between
+    /// thousands, then `point` and exactly `decimals` of the fraction's digits (zeros after the last).
+    private static func grouped(
+        negative: Bool, whole: some Collection<UInt8>, fraction: some Collection<UInt8>, decimals: Int,
+        _ grouping: String, _ point: String
+    ) -> String {
+        let capacity = 1 + whole.count + (whole.count / 3) * grouping.utf8.count + point.utf8.count + decimals
+        return String(unsafeUninitializedCapacity: capacity) { out in
+            var at = 0
+            func put(_ byte: UInt8) {
+                out[at] = byte
+                at += 1
+            }
+            if negative { put(UInt8(ascii: "-")) }
+            for (i, digit) in whole.enumerated() {
+                if i > 0, (whole.count - i) % 3 == 0 { grouping.utf8.forEach(put) }
+                put(digit)
+            }
+            if decimals > 0 {
+                point.utf8.forEach(put)
+                fraction.prefix(decimals).forEach(put)
+                for _ in 0..<max(0, decimals - fraction.count) { put(UInt8(ascii: "0")) }
+            }
+            return at
         }
-        for (i, digit) in whole.enumerated() {
-            if i > 0, (whole.count - i) % 3 == 0 { out += separator.utf8 }
-            out.append(digit)
-        }
-        if decimals > 0 {
-            out += decimal.utf8
-            out += fraction.prefix(decimals)
-            out += repeatElement(zero, count: max(0, decimals - fraction.count))
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
