@@ -7,7 +7,7 @@
 # push-to-start token). The config is Samples/demo/liverelay.json's with the provider switched to
 # `apns` and nothing else set, so the defaults are the ones users get. The replay is pinned to one core
 # (CLIENT_CORE, 1) and timed whole: starting, loading the N tokens into the state file, the eight steps.
-# Pushes are counted from nginx's access log (enabled here, status and time of each request), which also
+# Pushes are counted from nginx's access log (enabled here: status, time and connection of each request), which also
 # gives the time to the first push and the send window (first to last request).
 # Before it, LiveRelay's sender alone (liverelay-bench fanout) sends as many pushes to the same server from
 # the same core; after it, h2load does (the line). All three in the same run; the ratios are printed.
@@ -85,7 +85,7 @@ postgres_ticks() {
 }
 
 # fanout-server.sh turns the access log off; here each request's status and time are what is counted.
-sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
+sed -i "s|access_log off;|log_format goal '\$msec \$status \$request_uri \$connection'; access_log $dir/logs/access.log goal buffer=256k flush=1s;|" \
     "$dir/nginx.conf"
 grep -q 'access_log .*access.log goal' "$dir/nginx.conf" || { echo "could not enable nginx's access log in $dir/nginx.conf" >&2; exit 1; }
 nginx -p "$dir" -c "$dir/nginx.conf" -s reload 2> "$dir/logs/reload.txt" || { cat "$dir/logs/reload.txt" >&2; exit 1; }
@@ -201,13 +201,14 @@ devices, per, code, start, ceiling = int(devices), int(per), int(code), float(st
 sender = json.loads(open(f"{dir}/sender.json").read())
 wall, user, sys_, rss_kb = open(f"{dir}/time.txt").read().split()[-4:]
 wall, cpu, rss_kb = float(wall), float(user) + float(sys_), int(rss_kb)
-times, statuses = [], {}
+times, statuses, carriers = [], {}, set()
 for line in open(f"{dir}/logs/access.log"):
-    t, status, uri = line.split(" ", 2)
+    t, status, uri, connection = line.split()
     if not uri.startswith("/3/device/") or uri.startswith("/3/device/h2load-line"):
         continue
     times.append(float(t))
     statuses[status] = statuses.get(status, 0) + 1
+    carriers.add(connection)
 pushes = statuses.get("200", 0)
 failed = sum(n for s, n in statuses.items() if s != "200")
 send = max(times) - min(times) if times else 0.0
@@ -234,6 +235,8 @@ result = {
     "http_extra": json.loads(http_extra) if http_extra else {},
     "extra": json.loads(extra) if extra else {},
     "added_round_trip_ms": float(round_trip), "replay_connections": int(connections),
+    # The server's connections that carried the replay's pushes (nginx's own count, proxy or not).
+    "server_connections": len(carriers),
     "h2load_connections": int(line_connections),
     # What each client's requests cost the server's one core (nginx's CPU while that client ran).
     "server_cpu_us_per_request": {
@@ -247,7 +250,7 @@ result = {
 print(json.dumps(result))
 rtt = f", {float(round_trip):g} ms added round trip, {connections} connections opened" if float(round_trip) else ""
 pg = f" + PostgreSQL {result['postgres_cpu_us_per_push'] or 0:.1f} µs/push" if store == "postgres" else ""
-print(f"goal-cli ({store}): {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} failed), exit {code}: "
+print(f"goal-cli ({store}): {devices} devices{rtt}, {pushes} pushes (nginx log, {failed} failed, over {len(carriers)} connections), exit {code}: "
       f"{wall:.2f} s wall, {result['pushes_per_second'] or 0:,.0f} pushes/s "
       f"(first push after {result['seconds_to_first_push'] or 0:.2f} s, sent in {send:.2f} s = "
       f"{result['send_pushes_per_second'] or 0:,.0f}/s), {cpu:.2f} s CPU = {result['cpu_us_per_push'] or 0:.1f} µs/push{pg}, "

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Each of `configuration.connections` threads keeps long-lived connections per origin and multiplexes every
 /// request it is given over them, as many streams at once as the server's `SETTINGS` allow. When the streams
-/// of every connection are taken, the thread opens another, up to `connectionsPerOrigin` (see
+/// of every connection are taken and the last connection added carried more (``LaneGrowth``: the streams,
+/// not the server, are the limit), the thread opens another, up to `connectionsPerOrigin` (see
 /// ``LaneThread``); past that, nghttp2 holds the rest until streams free up, and follows a server that lowers
 /// its limit. A batch (`send(_: HTTPRequestBatch)`: one push to many tokens) goes whole to one thread,
 /// its shared fields encoded once, and resumes its caller once. Frames are gathered
@@ -31,7 +32,8 @@ public final class HTTP2Lane: HTTPBatchTransport {
         /// Threads, each with its own connections per origin.
         public var connections: Int
         /// The most connections each thread opens to one origin, one more each time all of its connections'
-        /// streams are taken. 1: one connection per thread, whatever the load.
+        /// streams are taken and the last one added carried more. 1: one connection per thread, whatever the
+        /// load.
         public var connectionsPerOrigin: Int
         /// The limit for connecting (TCP and TLS), within each request's own timeout.
         public var connectTimeout: Duration

@@ -143,6 +143,8 @@ final class LaneJob: @unchecked Sendable {
     var body = Data()
     /// How much of the request body nghttp2 has taken.
     var sentBytes = 0
+    /// When it was put on a connection's stream (`laneNow()` nanoseconds).
+    var submittedAt: UInt64 = 0
 
     /// A request of a batch.
     init(

@@ -7,11 +7,12 @@ import Glibc
 /// callers. Callers hand it requests under `lock` and wake it through an eventfd only when it sleeps.
 ///
 /// A request goes on the first connection of its origin with a stream free. When every one is full (as
-/// many streams in use as its server allows) and each has answered once (so its limit is the one the server
-/// runs with), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request is held, in
-/// order, until a stream frees up or a connection opens. So the connections follow the server's stream
-/// limit and the latency: requests that stay in flight longer keep more streams taken, and more connections
-/// open. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
+/// many streams in use as its server allows), each has answered once (so its limit is the one the server
+/// runs with), and the origin's ``LaneGrowth`` says one more would carry more (the streams, not the server,
+/// hold the requests back), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request
+/// is held, in order, until a stream frees up or a connection opens. So the connections follow the server's
+/// stream limit and the round trip: a far server gets more, a near one that its own CPU limits keeps one
+/// or two. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
 /// made on it; every other on a helper thread (its set-up takes round trips), handed over ready.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
@@ -38,6 +39,8 @@ final class LaneThread: @unchecked Sendable {
     private var nextGrowth: [LaneOrigin: UInt64] = [:]
     /// The origins with one more connection being made by a helper thread.
     private var opening: Set<LaneOrigin> = []
+    /// How long each origin's requests take to be answered: whether one more connection would carry more.
+    private var growth: [LaneOrigin: LaneGrowth] = [:]
     private var nextTimeoutScan: UInt64 = 0
 
     init(name: String, tls: LaneTLSContext, connectTimeout: Duration, connectionsPerOrigin: Int) {
@@ -189,15 +192,18 @@ final class LaneThread: @unchecked Sendable {
     private func place(_ jobs: ArraySlice<LaneJob>, _ origin: LaneOrigin) {
         var jobs = jobs
         if held[origin] == nil {
+            var now = laneNow()
             while let job = jobs.first {
                 if let free = active[origin]?.first(where: { $0.acceptsRequests && !$0.isFull }) {
+                    job.submittedAt = now
                     free.submit(job)
                     jobs.removeFirst()
                     continue
                 }
                 let pool = active[origin] ?? []
                 guard pool.count < connectionsPerOrigin, pool.allSatisfy(\.proven), !opening.contains(origin),
-                    pool.isEmpty || nextGrowth[origin].map({ laneNow() >= $0 }) ?? true
+                    pool.isEmpty || nextGrowth[origin].map({ now >= $0 }) ?? true,
+                    pool.isEmpty || growth[origin]?.hold(at: now) == nil
                 else { break }
                 // Made beside the thread unless it has none at all; the requests wait for it (or a stream).
                 guard pool.isEmpty, !active.values.contains(where: { !$0.isEmpty }), draining.isEmpty else {
@@ -209,6 +215,9 @@ final class LaneThread: @unchecked Sendable {
                     let made = try LaneConnection(
                         origin: origin, tls: origin.tls ? tls.pointer : nil, deadline: deadline)
                     active[origin, default: []].append(made)
+                    // Its requests are timed from now, not from before its set-up.
+                    now = laneNow()
+                    counted(origin, at: now)
                 } catch {
                     guard pool.isEmpty else {
                         // The requests wait for the connections there are; another try in a second.
@@ -264,7 +273,9 @@ final class LaneThread: @unchecked Sendable {
     private func takeIn(_ made: Opened) {
         opening.remove(made.origin)
         switch made.result {
-        case .success(let connection): active[made.origin, default: []].append(connection)
+        case .success(let connection):
+            active[made.origin, default: []].append(connection)
+            counted(made.origin, at: laneNow())
         case .failure(let error) where active[made.origin]?.isEmpty ?? true:
             for job in held.removeValue(forKey: made.origin) ?? [] { job.fail(error.code, error.message) }
         case .failure: nextGrowth[made.origin] = laneNow() &+ 1_000_000_000
@@ -281,7 +292,19 @@ final class LaneThread: @unchecked Sendable {
     private func settle(_ connection: LaneConnection) {
         let finished = connection.finished
         connection.finished.removeAll()
-        for (job, result) in finished { job.finish(result) }
+        if !finished.isEmpty {
+            let now = laneNow()
+            var carried = growth[connection.origin] ?? LaneGrowth()
+            let inFlight = (active[connection.origin] ?? []).reduce(finished.count) { $0 + $1.load }
+            let waiting = held[connection.origin] != nil
+            for (job, result) in finished {
+                if case .success = result {
+                    carried.answered(sentAt: job.submittedAt, at: now, inFlight: inFlight, waiting: waiting)
+                }
+                job.finish(result)
+            }
+            growth[connection.origin] = carried
+        }
         for job in connection.refused {
             job.refusals += 1
             if job.refusals > 3 {
@@ -324,7 +347,13 @@ final class LaneThread: @unchecked Sendable {
         }
         pool.remove(at: index)
         active[connection.origin] = pool.isEmpty ? nil : pool
+        counted(connection.origin, at: laneNow())
         return true
+    }
+
+    /// Tells the origin's ``LaneGrowth`` how many connections it has now.
+    private func counted(_ origin: LaneOrigin, at now: UInt64) {
+        growth[origin, default: LaneGrowth()].opened(active[origin]?.count ?? 0, at: now)
     }
 
     private func retire(_ connection: LaneConnection) {

@@ -89,25 +89,24 @@ final class InFlightCount: Sendable {
     }
 }
 
-/// Holds every answer but each connection's first until a request has come on connection `connections`, so
-/// a fan-out cannot end before the lane has had reason to open them all: each opens once the ones before it
-/// are full and have answered, however long a TLS set-up takes on a loaded machine.
-final class GrowthGate: Sendable {
-    private let seen = Mutex<Set<Int>>([])
-    private let changes = ChangeSignal()
-    private let connections: Int
+/// A server that answers one request at a time, `each` apiece, in the order they come, whatever connection
+/// brings them: what it carries a second is the same over one connection or many.
+final class OneAtATime: Sendable {
+    private let free = Mutex<ContinuousClock.Instant?>(nil)
+    private let each: Duration
 
-    init(connections: Int) { self.connections = connections }
+    init(each: Duration) { self.each = each }
 
-    /// Wraps `handler`: a connection's first request goes straight through, the others wait for the gate.
-    func handler(_ handler: @escaping LoopbackHTTPServer.Handler) -> LoopbackHTTPServer.Handler {
+    /// Answers each request with its path once its turn in the queue is over.
+    func handler() -> LoopbackHTTPServer.Handler {
         { request in
-            if self.seen.withLock({ $0.insert(request.connectionID).inserted }) {
-                self.changes.changed()
-            } else {
-                _ = await self.changes.wait(until: { self.seen.withLock { $0.count } >= self.connections })
+            let done = self.free.withLock { free in
+                let start = max(free ?? .now, .now)
+                free = start + self.each
+                return start + self.each
             }
-            return await handler(request)
+            try? await Task.sleep(until: done, clock: .continuous)
+            return .text(request.path)
         }
     }
 }

@@ -1,0 +1,101 @@
+/// Whether one more connection to an origin would carry more requests: a value the lane's thread keeps per
+/// origin, told each change of its connections and each answer, and asked when every connection's streams
+/// are taken.
+///
+/// While the streams are what holds a fan-out back (a far server), one more connection carries as many
+/// requests again. While the server is (a near server's own CPU), one more carries nothing more, and costs
+/// that server more for each request (nginx on one core: 13.5 µs per request over nine connections, 10.6 µs
+/// over two). So the lane measures what its connections carry, answers a second while requests wait for a
+/// stream, over ``turns`` whole turns of their streams (as many answers as were in flight, at least
+/// ``minimumTurn``), keeping the best (a stall of the machine only lowers a turn); adds one more only then;
+/// and adds the next only if the last added at least half of what each of the ones before it carried
+/// (``share``). A verdict is kept for ``memory``: a fan-out after it may try one more again.
+struct LaneGrowth: Sendable, Equatable {
+    /// What the last connection added must have carried for the next to be added, as a share of what each
+    /// of the ones before it carried on average: half (a second connection ×1.5, a fifth ×1.125).
+    static let share = 0.5
+    /// How long what the connections carried before the last was added is remembered (nanoseconds).
+    static let memory: UInt64 = 10_000_000_000
+    /// The fewest answers a turn counts.
+    static let minimumTurn = 16
+    /// The turns measured before what the connections carry is known.
+    static let turns = 2
+
+    /// Why the lane opens no more connections to an origin now.
+    enum Hold: Equatable, Sendable {
+        /// What the connections carry is still being measured (or nothing has waited for a stream since
+        /// they last changed).
+        case measuring(connections: Int)
+        /// The last connection added carried less than ``share`` of what each of the ones before it did:
+        /// the server, not the streams, is the limit.
+        case noGain(connections: Int, carried: Double, before: Double)
+    }
+
+    /// What the connections carried before one more was added.
+    struct Before: Equatable, Sendable {
+        var connections: Int
+        /// Answers a second.
+        var carried: Double
+        /// When the next was added (`laneNow()` nanoseconds).
+        var until: UInt64
+    }
+
+    /// A measurement under way: from the first answer it counts, how many it needs; the best of the turns
+    /// done, and how many.
+    private struct Turn: Equatable, Sendable {
+        var start: UInt64
+        var answers = 0
+        var needed: Int
+        var best = 0.0
+        var done = 0
+    }
+
+    /// The connections open, and since when.
+    private(set) var connections = 0
+    private(set) var since: UInt64 = 0
+    /// What they carry (answers a second), once measured.
+    private(set) var carried: Double?
+    /// What the connections before the last one added carried.
+    private(set) var before: Before?
+    private var turn: Turn?
+
+    /// The origin has `connections` open from `now` on: what they carry is measured anew.
+    mutating func opened(_ connections: Int, at now: UInt64) {
+        guard connections != self.connections else { return }
+        before =
+            connections == self.connections + 1
+            ? carried.map { Before(connections: self.connections, carried: $0, until: now) } : nil
+        (self.connections, since, carried, turn) = (connections, now, nil, nil)
+    }
+
+    /// One answer at `now` to a request sent at `sentAt`, with `inFlight` requests to the origin then;
+    /// `waiting` when others wait for a stream (only then do the connections carry all they can). A
+    /// measurement begins with the first answer to a request sent since the connections last changed, and
+    /// begins again whenever nothing waits.
+    mutating func answered(sentAt: UInt64, at now: UInt64, inFlight: Int, waiting: Bool) {
+        guard carried == nil else { return }
+        guard waiting else { return turn = nil }
+        guard var current = turn else {
+            if sentAt >= since { turn = Turn(start: now, needed: max(Self.minimumTurn, inFlight)) }
+            return
+        }
+        current.answers += 1
+        if current.answers >= current.needed, now > current.start {
+            current.best = max(current.best, Double(current.answers) * 1e9 / Double(now - current.start))
+            current.done += 1
+            (current.start, current.answers, current.needed) = (now, 0, max(Self.minimumTurn, inFlight))
+            if current.done >= Self.turns { (carried, turn) = (current.best, nil) } else { turn = current }
+        } else {
+            turn = current
+        }
+    }
+
+    /// Whether one more connection may be added at `now`: `nil` when it may, otherwise why not.
+    func hold(at now: UInt64) -> Hold? {
+        guard let carried else { return .measuring(connections: connections) }
+        guard let before, now &- before.until < Self.memory,
+            carried < before.carried * (1 + Self.share / Double(max(1, before.connections)))
+        else { return nil }
+        return .noGain(connections: connections, carried: carried, before: before.carried)
+    }
+}

@@ -1,0 +1,135 @@
+import Testing
+
+@testable import HTTP
+
+/// When the lane adds a connection to an origin: after whole turns of its streams are measured, and again only
+/// while each connection added carried its share. Times are nanoseconds.
+@Suite("LaneGrowth: one more connection only while it carries more")
+struct LaneGrowthTests {
+    static let ms: UInt64 = 1_000_000
+
+    /// `answers` answers, one every `every` nanoseconds after `start`, each to a request sent since the
+    /// connections last changed, with `inFlight` in flight and others waiting (or not); the last one's time.
+    @discardableResult
+    static func carry(
+        _ growth: inout LaneGrowth, answers: Int, every: UInt64, from start: UInt64, inFlight: Int,
+        waiting: Bool = true
+    ) -> UInt64 {
+        var now = start
+        for _ in 0..<answers {
+            now += every
+            growth.answered(sentAt: growth.since, at: now, inFlight: inFlight, waiting: waiting)
+        }
+        return now
+    }
+
+    /// Answers enough to measure (the one that begins the turns, then each turn's), one every `every`.
+    @discardableResult
+    static func measure(_ growth: inout LaneGrowth, every: UInt64, from start: UInt64, inFlight: Int) -> UInt64 {
+        let answers = 1 + LaneGrowth.turns * max(LaneGrowth.minimumTurn, inFlight)
+        return carry(&growth, answers: answers, every: every, from: start, inFlight: inFlight)
+    }
+
+    @Test func aFarServerGetsAConnectionAfterEachMeasurementThatCarriedItsShare() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        #expect(growth.hold(at: 0) == .measuring(connections: 1))
+        // One connection of 100 streams, 25 ms away: 4,000 answers a second, a turn of 100 answers.
+        var now = Self.carry(&growth, answers: 200, every: 250_000, from: 0, inFlight: 100)
+        #expect(growth.hold(at: now) == .measuring(connections: 1), "the first answer only begins the turns")
+        now = Self.carry(&growth, answers: 1, every: 250_000, from: now, inFlight: 100)
+        #expect(growth.hold(at: now) == nil)
+        #expect(growth.carried.map { abs($0 - 4_000) < 1 } == true, "\(growth)")
+        // Each connection added carries as much again: the next is added after each measurement.
+        for connections in 2...6 {
+            growth.opened(connections, at: now)
+            #expect(growth.hold(at: now) == .measuring(connections: connections))
+            now = Self.measure(&growth, every: 250_000 / UInt64(connections), from: now, inFlight: 100 * connections)
+            #expect(growth.hold(at: now) == nil, "\(connections) connections carry \(growth.carried ?? 0)/s")
+        }
+    }
+
+    @Test func aServerThatItsCPULimitsKeepsTwoConnections() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        // 128 streams, answered at 80,000 a second whatever the connections: the server is the limit.
+        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
+        #expect(growth.hold(at: now) == nil)
+        growth.opened(2, at: now)
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        guard case .noGain(connections: 2, let carried, let before) = growth.hold(at: now) else {
+            Issue.record("a second connection that carried nothing more let a third be added: \(growth)")
+            return
+        }
+        #expect(abs(carried - 80_000) < 1 && abs(before - 80_000) < 1)
+        // Half a connection's share more is the least that pays: 1.5 times one connection's for the second.
+        for (every, pays) in [(8_300 as UInt64, true), (8_400, false)] {
+            var second = LaneGrowth()
+            second.opened(1, at: 0)
+            now = Self.measure(&second, every: 12_500, from: 0, inFlight: 128)
+            second.opened(2, at: now)
+            now = Self.measure(&second, every: every, from: now, inFlight: 256)
+            #expect((second.hold(at: now) == nil) == pays, "\(second.carried ?? 0)/s against 80,000/s")
+        }
+    }
+
+    /// A stall of the machine in one turn (its answers come late) lowers that turn only: the better turn is
+    /// what the connections carry, so a stall before the second connection does not make it look worth it.
+    @Test func theBetterTurnCounts() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        var now = Self.carry(&growth, answers: 1, every: 12_500, from: 0, inFlight: 128)
+        now = Self.carry(&growth, answers: 128, every: 25_000, from: now, inFlight: 128)
+        now = Self.carry(&growth, answers: 128, every: 12_500, from: now, inFlight: 128)
+        #expect(growth.carried.map { abs($0 - 80_000) < 1 } == true, "\(growth)")
+        growth.opened(2, at: now)
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        #expect(growth.hold(at: now) != nil)
+    }
+
+    @Test func aVerdictIsKeptForItsMemoryThenAnotherConnectionIsTried() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
+        growth.opened(2, at: now)
+        let added = now
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        #expect(growth.hold(at: now) != nil)
+        #expect(growth.hold(at: added + LaneGrowth.memory - 1) != nil)
+        #expect(growth.hold(at: added + LaneGrowth.memory) == nil)
+    }
+
+    @Test func onlyAnswersWhileRequestsWaitToRequestsSentSinceTheLastChangeAreCounted() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        Self.measure(&growth, every: Self.ms, from: 0, inFlight: 16)
+        #expect(growth.carried != nil)
+        growth.opened(2, at: 100 * Self.ms)
+        // Answers to requests sent before the second connection came say nothing of the two.
+        for k in 1...100 {
+            growth.answered(sentAt: 99 * Self.ms, at: 100 * Self.ms + UInt64(k), inFlight: 32, waiting: true)
+        }
+        #expect(growth.hold(at: 101 * Self.ms) == .measuring(connections: 2))
+        // Nothing waiting for a stream: what they carry is what was asked, not what they can; the turns
+        // begin again.
+        var now = Self.carry(&growth, answers: 40, every: Self.ms, from: 101 * Self.ms, inFlight: 32)
+        now = Self.carry(&growth, answers: 1, every: Self.ms, from: now, inFlight: 3, waiting: false)
+        now = Self.carry(&growth, answers: 64, every: Self.ms, from: now, inFlight: 32)
+        #expect(growth.hold(at: now) == .measuring(connections: 2), "the turns began again: \(growth)")
+        now = Self.carry(&growth, answers: 1, every: Self.ms, from: now, inFlight: 32)
+        #expect(growth.carried.map { abs($0 - 1_000) < 1 } == true, "\(growth)")
+    }
+
+    @Test func aConnectionLostForgetsWhatTheOnesBeforeCarried() {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
+        growth.opened(2, at: now)
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        #expect(growth.hold(at: now) != nil)
+        growth.opened(1, at: now)
+        #expect(growth.before == nil)
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 128)
+        #expect(growth.hold(at: now) == nil)
+    }
+}
