@@ -39,7 +39,7 @@ final class LaneThread: @unchecked Sendable {
     private var nextGrowth: [LaneOrigin: UInt64] = [:]
     /// The origins with one more connection being made by a helper thread.
     private var opening: Set<LaneOrigin> = []
-    /// How long each origin's requests take to be answered: whether one more connection would carry more.
+    /// What each origin's connections carry: whether one more would carry more.
     private var growth: [LaneOrigin: LaneGrowth] = [:]
     private var nextTimeoutScan: UInt64 = 0
 
