@@ -2,8 +2,8 @@ import Testing
 
 @testable import HTTP
 
-/// When the lane adds a connection to an origin: after whole turns of its streams are measured, and again only
-/// while each connection added carried its share. Times are nanoseconds.
+/// When the lane adds connections to an origin: after whole turns of its streams are measured, in steps of
+/// twice as many while each step's connections carried their share. Times are nanoseconds.
 @Suite("LaneGrowth: one more connection only while it carries more")
 struct LaneGrowthTests {
     static let ms: UInt64 = 1_000_000
@@ -30,7 +30,14 @@ struct LaneGrowthTests {
         return carry(&growth, answers: answers, every: every, from: start, inFlight: inFlight)
     }
 
-    @Test func aFarServerGetsAConnectionAfterEachMeasurementThatCarriedItsShare() {
+    /// What the lane's thread does when `hold` lets it: opens one more connection.
+    static func open(_ growth: inout LaneGrowth, at now: UInt64) {
+        #expect(growth.hold(at: now) == nil, "\(growth)")
+        growth.growing(at: now)
+        growth.opened(growth.connections + 1, at: now)
+    }
+
+    @Test func aFarServerGetsTwiceTheConnectionsAfterEachStepThatPaid() {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)
         #expect(growth.hold(at: 0) == .measuring(connections: 1))
@@ -38,14 +45,19 @@ struct LaneGrowthTests {
         var now = Self.carry(&growth, answers: 200, every: 250_000, from: 0, inFlight: 100)
         #expect(growth.hold(at: now) == .measuring(connections: 1), "the first answer only begins the turns")
         now = Self.carry(&growth, answers: 1, every: 250_000, from: now, inFlight: 100)
-        #expect(growth.hold(at: now) == nil)
         #expect(growth.carried.map { abs($0 - 4_000) < 1 } == true, "\(growth)")
-        // Each connection added carries as much again: the next is added after each measurement.
-        for connections in 2...6 {
-            growth.opened(connections, at: now)
-            #expect(growth.hold(at: now) == .measuring(connections: connections))
-            now = Self.measure(&growth, every: 250_000 / UInt64(connections), from: now, inFlight: 100 * connections)
-            #expect(growth.hold(at: now) == nil, "\(connections) connections carry \(growth.carried ?? 0)/s")
+        // Each step carries as much again per connection: 2, then 4, then 8, each step opened without a
+        // measurement between its own connections.
+        for step in [2, 4, 8] {
+            Self.open(&growth, at: now)
+            #expect(growth.target == step)
+            while growth.connections < step {
+                #expect(growth.hold(at: now) == nil, "below the step's \(step): opened without measuring")
+                Self.open(&growth, at: now)
+            }
+            #expect(growth.hold(at: now) == .measuring(connections: step))
+            now = Self.measure(&growth, every: 250_000 / UInt64(step), from: now, inFlight: 100 * step)
+            #expect(growth.hold(at: now) == nil, "\(step) connections carry \(growth.carried ?? 0)/s")
         }
     }
 
@@ -54,8 +66,7 @@ struct LaneGrowthTests {
         growth.opened(1, at: 0)
         // 128 streams, answered at 80,000 a second whatever the connections: the server is the limit.
         var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
-        #expect(growth.hold(at: now) == nil)
-        growth.opened(2, at: now)
+        Self.open(&growth, at: now)
         now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
         guard case .noGain(connections: 2, let carried, let before) = growth.hold(at: now) else {
             Issue.record("a second connection that carried nothing more let a third be added: \(growth)")
@@ -67,7 +78,7 @@ struct LaneGrowthTests {
             var second = LaneGrowth()
             second.opened(1, at: 0)
             now = Self.measure(&second, every: 12_500, from: 0, inFlight: 128)
-            second.opened(2, at: now)
+            Self.open(&second, at: now)
             now = Self.measure(&second, every: every, from: now, inFlight: 256)
             #expect((second.hold(at: now) == nil) == pays, "\(second.carried ?? 0)/s against 80,000/s")
         }
@@ -82,21 +93,25 @@ struct LaneGrowthTests {
         now = Self.carry(&growth, answers: 128, every: 25_000, from: now, inFlight: 128)
         now = Self.carry(&growth, answers: 128, every: 12_500, from: now, inFlight: 128)
         #expect(growth.carried.map { abs($0 - 80_000) < 1 } == true, "\(growth)")
-        growth.opened(2, at: now)
+        Self.open(&growth, at: now)
         now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
         #expect(growth.hold(at: now) != nil)
     }
 
-    @Test func aVerdictIsKeptForItsMemoryThenAnotherConnectionIsTried() {
+    /// A step that did not pay holds for its memory; then one more connection is tried, not twice as many.
+    @Test func aVerdictIsKeptForItsMemoryThenOneMoreIsTried() {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)
         var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
-        growth.opened(2, at: now)
-        let added = now
+        let stepped = now
+        Self.open(&growth, at: now)
         now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
         #expect(growth.hold(at: now) != nil)
-        #expect(growth.hold(at: added + LaneGrowth.memory - 1) != nil)
-        #expect(growth.hold(at: added + LaneGrowth.memory) == nil)
+        #expect(growth.hold(at: stepped + LaneGrowth.memory - 1) != nil)
+        now = stepped + LaneGrowth.memory
+        Self.open(&growth, at: now)
+        #expect(growth.target == 3)
+        #expect(growth.hold(at: now) == .measuring(connections: 3))
     }
 
     @Test func onlyAnswersWhileRequestsWaitToRequestsSentSinceTheLastChangeAreCounted() {
@@ -104,6 +119,7 @@ struct LaneGrowthTests {
         growth.opened(1, at: 0)
         Self.measure(&growth, every: Self.ms, from: 0, inFlight: 16)
         #expect(growth.carried != nil)
+        growth.growing(at: 100 * Self.ms)
         growth.opened(2, at: 100 * Self.ms)
         // Answers to requests sent before the second connection came say nothing of the two.
         for k in 1...100 {
@@ -120,16 +136,21 @@ struct LaneGrowthTests {
         #expect(growth.carried.map { abs($0 - 1_000) < 1 } == true, "\(growth)")
     }
 
-    @Test func aConnectionLostForgetsWhatTheOnesBeforeCarried() {
+    /// A connection lost below the step's count is replaced without a measurement; the step's verdict waits
+    /// for its count again.
+    @Test func aConnectionLostIsReplacedAtOnce() {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)
-        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
-        growth.opened(2, at: now)
-        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
-        #expect(growth.hold(at: now) != nil)
-        growth.opened(1, at: now)
-        #expect(growth.before == nil)
-        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 128)
+        var now = Self.measure(&growth, every: 250_000, from: 0, inFlight: 100)
+        Self.open(&growth, at: now)
+        now = Self.measure(&growth, every: 125_000, from: now, inFlight: 200)
+        Self.open(&growth, at: now)
+        Self.open(&growth, at: now)
+        #expect(growth.connections == 4)
+        growth.opened(3, at: now)
         #expect(growth.hold(at: now) == nil)
+        Self.open(&growth, at: now)
+        #expect(growth.target == 4)
+        #expect(growth.hold(at: now) == .measuring(connections: 4))
     }
 }

@@ -1,18 +1,20 @@
 /// Whether one more connection to an origin would carry more requests: a value the lane's thread keeps per
-/// origin, told each change of its connections and each answer, and asked when every connection's streams
-/// are taken.
+/// origin, told each change of its connections, each answer and each connection it decides to open, and
+/// asked when every connection's streams are taken.
 ///
-/// While the streams are what holds a fan-out back (a far server), one more connection carries as many
-/// requests again. While the server is (a near server's own CPU), one more carries nothing more, and costs
-/// that server more for each request (nginx on one core: 13.5 µs per request over nine connections, 10.6 µs
-/// over two). So the lane measures what its connections carry, answers a second while requests wait for a
-/// stream, over ``turns`` whole turns of their streams (as many answers as were in flight, at least
-/// ``minimumTurn``), keeping the best (a stall of the machine only lowers a turn); adds one more only then;
-/// and adds the next only if the last added at least half of what each of the ones before it carried
-/// (``share``). A verdict is kept for ``memory``: a fan-out after it may try one more again.
+/// While the streams are what holds a fan-out back (a far server), more connections carry more requests in
+/// proportion. While the server is (a near server's own CPU), one more carries nothing more, and costs that
+/// server more for each request (nginx on one core: 13.5 µs per request over nine connections, 10.6 µs over
+/// two). So the lane grows in steps, as TCP's slow start does: it measures what its connections carry,
+/// answers a second while requests wait for a stream, over ``turns`` whole turns of their streams (as many
+/// answers as were in flight, at least ``minimumTurn``; the better turn counts, as a stall of the machine
+/// only lowers one), then opens as many again. The next step is taken only if the last one paid: the
+/// connections it added carried at least half of what each of the ones before it carried (``share``; a
+/// second connection ×1.5, four after two ×1.5). One that did not pay is kept for ``memory``; after it, a
+/// fan-out may try a single one more. A connection lost below the step's count is replaced at once.
 struct LaneGrowth: Sendable, Equatable {
-    /// What the last connection added must have carried for the next to be added, as a share of what each
-    /// of the ones before it carried on average: half (a second connection ×1.5, a fifth ×1.125).
+    /// What each connection a step added must have carried for the next step, as a share of what each of the
+    /// ones before it carried on average: half.
     static let share = 0.5
     /// How long what the connections carried before the last was added is remembered (nanoseconds).
     static let memory: UInt64 = 10_000_000_000
@@ -26,8 +28,8 @@ struct LaneGrowth: Sendable, Equatable {
         /// What the connections carry is still being measured (or nothing has waited for a stream since
         /// they last changed).
         case measuring(connections: Int)
-        /// The last connection added carried less than ``share`` of what each of the ones before it did:
-        /// the server, not the streams, is the limit.
+        /// The connections the last step added carried less than ``share`` of what each of the ones before
+        /// them did: the server, not the streams, is the limit.
         case noGain(connections: Int, carried: Double, before: Double)
     }
 
@@ -53,6 +55,8 @@ struct LaneGrowth: Sendable, Equatable {
     /// The connections open, and since when.
     private(set) var connections = 0
     private(set) var since: UInt64 = 0
+    /// The connections of the step under way: below it, the lane opens more without measuring.
+    private(set) var target = 1
     /// What they carry (answers a second), once measured.
     private(set) var carried: Double?
     /// What the connections before the last one added carried.
@@ -62,10 +66,21 @@ struct LaneGrowth: Sendable, Equatable {
     /// The origin has `connections` open from `now` on: what they carry is measured anew.
     mutating func opened(_ connections: Int, at now: UInt64) {
         guard connections != self.connections else { return }
-        before =
-            connections == self.connections + 1
-            ? carried.map { Before(connections: self.connections, carried: $0, until: now) } : nil
         (self.connections, since, carried, turn) = (connections, now, nil, nil)
+    }
+
+    /// The lane opens one more connection at `now` (``hold(at:)`` allowed it): at the end of a step, the next
+    /// begins, twice as many if the last paid (or there was none), one more if it did not.
+    mutating func growing(at now: UInt64) {
+        guard connections >= target, let carried else { return }
+        let paid = before.map { carried >= Self.least(after: $0, connections: connections) } ?? true
+        before = Before(connections: connections, carried: carried, until: now)
+        target = paid ? 2 * max(1, connections) : connections + 1
+    }
+
+    /// What `connections` must carry for the step after `before` to have paid.
+    private static func least(after before: Before, connections: Int) -> Double {
+        before.carried * (1 + share * Double(connections - before.connections) / Double(max(1, before.connections)))
     }
 
     /// One answer at `now` to a request sent at `sentAt`, with `inFlight` requests to the origin then;
@@ -92,9 +107,10 @@ struct LaneGrowth: Sendable, Equatable {
 
     /// Whether one more connection may be added at `now`: `nil` when it may, otherwise why not.
     func hold(at now: UInt64) -> Hold? {
+        guard connections >= target else { return nil }
         guard let carried else { return .measuring(connections: connections) }
-        guard let before, now &- before.until < Self.memory,
-            carried < before.carried * (1 + Self.share / Double(max(1, before.connections)))
+        guard let before, before.connections < connections, now &- before.until < Self.memory,
+            carried < Self.least(after: before, connections: connections)
         else { return nil }
         return .noGain(connections: connections, carried: carried, before: before.carried)
     }

@@ -8,11 +8,11 @@ import Glibc
 ///
 /// A request goes on the first connection of its origin with a stream free. When every one is full (as
 /// many streams in use as its server allows), each has answered once (so its limit is the one the server
-/// runs with), and the origin's ``LaneGrowth`` says one more would carry more (the streams, not the server,
-/// hold the requests back), the thread opens one more, up to `connectionsPerOrigin`; otherwise the request
-/// is held, in order, until a stream frees up or a connection opens. So the connections follow the server's
-/// stream limit and the round trip: a far server gets more, a near one that its own CPU limits keeps one
-/// or two. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
+/// runs with), and the origin's ``LaneGrowth`` says more would carry more (the streams, not the server,
+/// hold the requests back: steps of twice as many, while each pays), the thread opens one more, up to
+/// `connectionsPerOrigin`; otherwise the request is held, in order, until a stream frees up or a connection
+/// opens. So the connections follow the server's stream limit and the round trip: a far server gets more,
+/// a near one that its own CPU limits keeps one or two. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
 /// made on it; every other on a helper thread (its set-up takes round trips), handed over ready.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
@@ -205,6 +205,7 @@ final class LaneThread: @unchecked Sendable {
                     pool.isEmpty || nextGrowth[origin].map({ now >= $0 }) ?? true,
                     pool.isEmpty || growth[origin]?.hold(at: now) == nil
                 else { break }
+                growth[origin, default: LaneGrowth()].growing(at: now)
                 // Made beside the thread unless it has none at all; the requests wait for it (or a stream).
                 guard pool.isEmpty, !active.values.contains(where: { !$0.isEmpty }), draining.isEmpty else {
                     open(origin)
