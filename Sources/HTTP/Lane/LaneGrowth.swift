@@ -16,7 +16,7 @@ struct LaneGrowth: Sendable, Equatable {
     /// What each connection a step added must have carried for the next step, as a share of what each of the
     /// ones before it carried on average: half.
     static let share = 0.5
-    /// How long what the connections carried before the last was added is remembered (nanoseconds).
+    /// How long what the connections carried when the last step began is remembered (nanoseconds).
     static let memory: UInt64 = 10_000_000_000
     /// The fewest answers a turn counts.
     static let minimumTurn = 16
@@ -33,12 +33,12 @@ struct LaneGrowth: Sendable, Equatable {
         case noGain(connections: Int, carried: Double, before: Double)
     }
 
-    /// What the connections carried before one more was added.
+    /// What the connections carried when a step began.
     struct Before: Equatable, Sendable {
         var connections: Int
         /// Answers a second.
         var carried: Double
-        /// When the next was added (`laneNow()` nanoseconds).
+        /// When the step began (`laneNow()` nanoseconds).
         var until: UInt64
     }
 
@@ -59,7 +59,7 @@ struct LaneGrowth: Sendable, Equatable {
     private(set) var target = 1
     /// What they carry (answers a second), once measured.
     private(set) var carried: Double?
-    /// What the connections before the last one added carried.
+    /// What the connections carried when the step under way began.
     private(set) var before: Before?
     private var turn: Turn?
 
