@@ -158,6 +158,23 @@ extension StoreContract {
             try await store.unsubscribe(device: "a", from: match)
             #expect(try await store.subscribedDevices(entity: match).isEmpty)
         },
+        StoreCheck(
+            name: "a large import refuses the dropped tokens among its own, and stores all when none was dropped"
+        ) { store in
+            let many = ActivityKey("many")
+            let tokens = (0..<150).map {
+                (activity: many, device: "d\($0)", token: "T\($0)", environment: PushEnvironment.production)
+            }
+            #expect(try await store.importActivityTokens(tokens, now: 1) == 150)
+            try await store.dropToken("t149", reason: "Unregistered", now: 2)
+            let again = (0..<150).map {
+                (activity: many, device: "e\($0)", token: "T\($0)", environment: PushEnvironment.production)
+            }
+            #expect(try await store.importActivityTokens(again, now: 3) == 149, "the dropped one is not stored")
+            #expect(
+                try await store.activityTokens(activity: many, environment: nil).count == 298,
+                "the dropped token's first row went with it")
+        },
         StoreCheck(name: "a registry query reads tokens, subscribers and addresses at once") { store in
             for device in ["b", "a"] {
                 try await store.subscribe(device: device, to: match, now: 0)
