@@ -37,6 +37,18 @@ struct LaneGrowthTests {
         growth.opened(growth.connections + 1, at: now)
     }
 
+    /// One connection of 128 streams measured at 80,000 answers a second (a server its own CPU limits), then
+    /// a second measured answering one every `every` nanoseconds: the growth, when the second was opened,
+    /// and when its measurement ended.
+    static func second(every: UInt64) -> (growth: LaneGrowth, opened: UInt64, now: UInt64) {
+        var growth = LaneGrowth()
+        growth.opened(1, at: 0)
+        let opened = measure(&growth, every: 12_500, from: 0, inFlight: 128)
+        open(&growth, at: opened)
+        let now = measure(&growth, every: every, from: opened, inFlight: 256)
+        return (growth, opened, now)
+    }
+
     @Test func aFarServerGetsTwiceTheConnectionsAfterEachStepThatPaid() {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)
@@ -62,12 +74,8 @@ struct LaneGrowthTests {
     }
 
     @Test func aServerThatItsCPULimitsKeepsTwoConnections() {
-        var growth = LaneGrowth()
-        growth.opened(1, at: 0)
         // 128 streams, answered at 80,000 a second whatever the connections: the server is the limit.
-        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
-        Self.open(&growth, at: now)
-        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        let (growth, _, now) = Self.second(every: 12_500)
         guard case .noGain(connections: 2, let carried, let before) = growth.hold(at: now) else {
             Issue.record("a second connection that carried nothing more let a third be added: \(growth)")
             return
@@ -75,11 +83,7 @@ struct LaneGrowthTests {
         #expect(abs(carried - 80_000) < 1 && abs(before - 80_000) < 1)
         // Half a connection's share more is the least that pays: 1.5 times one connection's for the second.
         for (every, pays) in [(8_300 as UInt64, true), (8_400, false)] {
-            var second = LaneGrowth()
-            second.opened(1, at: 0)
-            now = Self.measure(&second, every: 12_500, from: 0, inFlight: 128)
-            Self.open(&second, at: now)
-            now = Self.measure(&second, every: every, from: now, inFlight: 256)
+            let (second, _, now) = Self.second(every: every)
             #expect((second.hold(at: now) == nil) == pays, "\(second.carried ?? 0)/s against 80,000/s")
         }
     }
@@ -100,12 +104,9 @@ struct LaneGrowthTests {
 
     /// A step that did not pay holds for its memory; then one more connection is tried, not twice as many.
     @Test func aVerdictIsKeptForItsMemoryThenOneMoreIsTried() {
-        var growth = LaneGrowth()
-        growth.opened(1, at: 0)
-        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 128)
-        let stepped = now
-        Self.open(&growth, at: now)
-        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+        let (second, stepped, measured) = Self.second(every: 12_500)
+        var growth = second
+        var now = measured
         #expect(growth.hold(at: now) != nil)
         #expect(growth.hold(at: stepped + LaneGrowth.memory - 1) != nil)
         now = stepped + LaneGrowth.memory

@@ -12,7 +12,7 @@
 /// connections it added carried at least half of what each of the ones before it carried (``share``; a
 /// second connection ×1.5, four after two ×1.5). One that did not pay is kept for ``memory``; after it, a
 /// fan-out may try a single one more. A connection lost below the step's count is replaced at once.
-struct LaneGrowth: Sendable, Equatable {
+struct LaneGrowth: Sendable {
     /// What each connection a step added must have carried for the next step, as a share of what each of the
     /// ones before it carried on average: half.
     static let share = 0.5
@@ -34,7 +34,7 @@ struct LaneGrowth: Sendable, Equatable {
     }
 
     /// What the connections carried when a step began.
-    struct Before: Equatable, Sendable {
+    struct Before: Sendable {
         var connections: Int
         /// Answers a second.
         var carried: Double
@@ -44,7 +44,7 @@ struct LaneGrowth: Sendable, Equatable {
 
     /// A measurement under way: from the first answer it counts, how many it needs; the best of the turns
     /// done, and how many.
-    private struct Turn: Equatable, Sendable {
+    private struct Turn: Sendable {
         var start: UInt64
         var answers = 0
         var needed: Int
@@ -75,20 +75,23 @@ struct LaneGrowth: Sendable, Equatable {
         guard connections >= target, let carried else { return }
         let paid = before.map { carried >= Self.least(after: $0, connections: connections) } ?? true
         before = Before(connections: connections, carried: carried, until: now)
-        target = paid ? 2 * max(1, connections) : connections + 1
+        target = paid ? 2 * connections : connections + 1
     }
 
     /// What `connections` must carry for the step after `before` to have paid.
     private static func least(after before: Before, connections: Int) -> Double {
-        before.carried * (1 + share * Double(connections - before.connections) / Double(max(1, before.connections)))
+        before.carried * (1 + share * Double(connections - before.connections) / Double(before.connections))
     }
+
+    /// Whether answers still count: what the connections open now carry is not measured yet.
+    var measures: Bool { carried == nil }
 
     /// One answer at `now` to a request sent at `sentAt`, with `inFlight` requests to the origin then;
     /// `waiting` when others wait for a stream (only then do the connections carry all they can). A
     /// measurement begins with the first answer to a request sent since the connections last changed, and
     /// begins again whenever nothing waits.
     mutating func answered(sentAt: UInt64, at now: UInt64, inFlight: Int, waiting: Bool) {
-        guard carried == nil else { return }
+        guard measures else { return }
         guard waiting else { return turn = nil }
         guard var current = turn else {
             if sentAt >= since { turn = Turn(start: now, needed: max(Self.minimumTurn, inFlight)) }

@@ -293,19 +293,17 @@ final class LaneThread: @unchecked Sendable {
     private func settle(_ connection: LaneConnection) {
         let finished = connection.finished
         connection.finished.removeAll()
-        if !finished.isEmpty {
+        // Answers count towards what the connections carry only while that is being measured.
+        if !finished.isEmpty, var carried = growth[connection.origin], carried.measures {
             let now = laneNow()
-            var carried = growth[connection.origin] ?? LaneGrowth()
             let inFlight = (active[connection.origin] ?? []).reduce(finished.count) { $0 + $1.load }
             let waiting = held[connection.origin] != nil
-            for (job, result) in finished {
-                if case .success = result {
-                    carried.answered(sentAt: job.submittedAt, at: now, inFlight: inFlight, waiting: waiting)
-                }
-                job.finish(result)
+            for case (let job, .success) in finished {
+                carried.answered(sentAt: job.submittedAt, at: now, inFlight: inFlight, waiting: waiting)
             }
             growth[connection.origin] = carried
         }
+        for (job, result) in finished { job.finish(result) }
         for job in connection.refused {
             job.refusals += 1
             if job.refusals > 3 {
