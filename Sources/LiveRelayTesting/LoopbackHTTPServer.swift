@@ -118,8 +118,11 @@ public final class LoopbackHTTPServer: Sendable {
     /// The number of TCP connections accepted so far.
     public var connectionCount: Int { recorder.connectionCount }
 
-    /// Waits until `condition` holds, looked at again on each connection accepted and each request received;
-    /// false after `timeout`.
+    /// The number of TCP connections open now.
+    public var openConnectionCount: Int { recorder.openConnections().count }
+
+    /// Waits until `condition` holds, looked at again on each connection accepted or closed and each request
+    /// received; false after `timeout`.
     public func wait(until condition: @Sendable () -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
         await recorder.changes.wait(until: condition, timeout: timeout)
     }
@@ -194,7 +197,7 @@ final class LoopbackRecorder: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    /// Woken on each connection accepted and each request received.
+    /// Woken on each connection accepted or closed and each request received.
     let changes = ChangeSignal()
 
     /// Counts a new connection and remembers it until it closes; returns its number.
@@ -205,8 +208,9 @@ final class LoopbackRecorder: Sendable {
             return state.connectionCount
         }
         changes.changed()
-        channel.closeFuture.whenComplete { [state] _ in
+        channel.closeFuture.whenComplete { [state, changes] _ in
             state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
+            changes.changed()
         }
         return id
     }

@@ -128,7 +128,8 @@ extension HTTP2LaneTests {
     }
 
     /// A server that answers one request at a time, 5 ms each, however many connections bring them (a near
-    /// one its own CPU limits): a second connection is tried, carries nothing more, and no third is opened.
+    /// one its own CPU limits): a second connection is tried, carries nothing more, is closed again once its
+    /// streams finish, and no third is opened.
     /// (200 answers a second, far below what one connection to the loopback server carries on a loaded
     /// machine; 32 streams a connection keep 160 ms of work queued at the server, so a late client does not
     /// leave it idle and make a second connection look worth it.)
@@ -139,6 +140,9 @@ extension HTTP2LaneTests {
             let results = await fanOut(lane, server, count: 400, timeout: .seconds(30))
             #expect(answered(results).count == 400, "\(failures(results))")
             #expect(server.connectionCount == 2)
+            #expect(
+                await server.wait(until: { server.openConnectionCount == 1 }, timeout: .seconds(10)),
+                "\(server.openConnectionCount) connections still open")
         }
     }
 

@@ -38,15 +38,14 @@ struct LaneGrowthTests {
     }
 
     /// One connection of 128 streams measured at 80,000 answers a second (a server its own CPU limits), then
-    /// a second measured answering one every `every` nanoseconds: the growth, when the second was opened,
-    /// and when its measurement ended.
-    static func second(every: UInt64) -> (growth: LaneGrowth, opened: UInt64, now: UInt64) {
+    /// a second measured answering one every `every` nanoseconds: the growth, and when its measurement ended.
+    static func second(every: UInt64) -> (growth: LaneGrowth, now: UInt64) {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)
         let opened = measure(&growth, every: 12_500, from: 0, inFlight: 128)
         open(&growth, at: opened)
         let now = measure(&growth, every: every, from: opened, inFlight: 256)
-        return (growth, opened, now)
+        return (growth, now)
     }
 
     @Test func aFarServerGetsTwiceTheConnectionsAfterEachStepThatPaid() {
@@ -73,18 +72,20 @@ struct LaneGrowthTests {
         }
     }
 
-    @Test func aServerThatItsCPULimitsKeepsTwoConnections() {
+    @Test func aServerThatItsCPULimitsKeepsOneConnection() {
         // 128 streams, answered at 80,000 a second whatever the connections: the server is the limit.
-        let (growth, _, now) = Self.second(every: 12_500)
+        let (growth, now) = Self.second(every: 12_500)
         guard case .noGain(connections: 2, let carried, let before) = growth.hold(at: now) else {
             Issue.record("a second connection that carried nothing more let a third be added: \(growth)")
             return
         }
         #expect(abs(carried - 80_000) < 1 && abs(before - 80_000) < 1)
+        #expect(growth.surplus == 1, "the second connection, which carried nothing more, is closed again")
         // Half a connection's share more is the least that pays: 1.5 times one connection's for the second.
         for (every, pays) in [(8_300 as UInt64, true), (8_400, false)] {
-            let (second, _, now) = Self.second(every: every)
+            let (second, now) = Self.second(every: every)
             #expect((second.hold(at: now) == nil) == pays, "\(second.carried ?? 0)/s against 80,000/s")
+            #expect(second.surplus == (pays ? 0 : 1))
         }
     }
 
@@ -102,17 +103,44 @@ struct LaneGrowthTests {
         #expect(growth.hold(at: now) != nil)
     }
 
-    /// A step that did not pay holds for its memory; then one more connection is tried, not twice as many.
-    @Test func aVerdictIsKeptForItsMemoryThenOneMoreIsTried() {
-        let (second, stepped, measured) = Self.second(every: 12_500)
+    /// A step that did not pay goes back to the connections before it and holds for its memory; then one
+    /// more connection is tried, not twice as many. Each try in a row that does not pay holds twice as long,
+    /// up to the longest memory; one that pays lets the steps double again.
+    @Test func aStepThatDidNotPayIsClosedAndTriedAgainLessAndLessOften() {
+        let (second, measured) = Self.second(every: 12_500)
         var growth = second
         var now = measured
-        #expect(growth.hold(at: now) != nil)
-        #expect(growth.hold(at: stepped + LaneGrowth.memory - 1) != nil)
-        now = stepped + LaneGrowth.memory
+        // The lane closes the second connection; the one left is measured again, still held back.
+        growth.opened(1, at: now)
+        #expect(growth.surplus == 0)
+        #expect(growth.hold(at: now) == .noGain(connections: 2, carried: 80_000, before: 80_000))
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 128)
+        #expect(growth.hold(at: measured + LaneGrowth.memory - 1) != nil)
+        var waits: [UInt64] = []
+        var tried = measured
+        for _ in 0..<8 {
+            now = max(now, growth.unpaid!.until)
+            waits.append((now - tried) / 1_000_000_000)
+            Self.open(&growth, at: now)
+            #expect(growth.target == 2, "one more, not twice as many")
+            #expect(growth.hold(at: now) == .measuring(connections: 2))
+            now = Self.measure(&growth, every: 12_500, from: now, inFlight: 256)
+            tried = now
+            #expect(growth.surplus == 1)
+            growth.opened(1, at: now)
+            now = Self.measure(&growth, every: 12_500, from: now, inFlight: 128)
+        }
+        #expect(waits == [10, 20, 40, 80, 160, 320, 320, 320], "\(waits)")
+        // A try that pays: the steps double from there, and the next that does not pay holds 10 s again.
+        Self.open(&growth, at: growth.unpaid!.until)
+        now = Self.measure(&growth, every: 6_250, from: growth.unpaid!.until, inFlight: 256)
+        #expect(growth.unpaid == nil && growth.surplus == 0 && growth.hold(at: now) == nil, "\(growth)")
         Self.open(&growth, at: now)
-        #expect(growth.target == 3)
-        #expect(growth.hold(at: now) == .measuring(connections: 3))
+        #expect(growth.target == 4)
+        while growth.connections < 4 { Self.open(&growth, at: now) }
+        now = Self.measure(&growth, every: 6_250, from: now, inFlight: 512)
+        #expect(growth.surplus == 2)
+        #expect(growth.unpaid.map { $0.until - now } == LaneGrowth.memory)
     }
 
     @Test func onlyAnswersWhileRequestsWaitToRequestsSentSinceTheLastChangeAreCounted() {

@@ -160,6 +160,12 @@ public final class HTTP2Lane: HTTPBatchTransport {
         return (split.origin, prefix, split.path)
     }
 
+    /// The connections open now to each origin (its `host:port`), over every thread: those taking requests
+    /// and those finishing after a GOAWAY.
+    public func openConnections() -> [String: Int] {
+        threads.reduce(into: [:]) { total, thread in total.merge(thread.openConnections, uniquingKeysWith: +) }
+    }
+
     /// Stops the threads; running and later requests fail with ``HTTPError/Code/shutdown``. Calling it
     /// again does nothing.
     public func shutdown() {

@@ -32,8 +32,11 @@ final class LaneConnection {
     private(set) var broken: String?
     /// The server's first SETTINGS arrived: its stream limit is known.
     var settled = false
-    /// The server sent GOAWAY: no new streams; the ones below its last stream id finish here.
+    /// The server sent GOAWAY, or the lane closes the connection: no new streams; the ones in flight finish
+    /// here.
     private(set) var goingAway = false
+    /// The lane closes the connection by its own choice once its streams finish, with a GOAWAY of its own.
+    private(set) var leaving = false
     /// A response has come back on it: the server has seen a request, and the stream limit it allows now is
     /// the one it runs with (APNs raises its limit after the first request).
     private(set) var proven = false
@@ -77,6 +80,18 @@ final class LaneConnection {
     }
 
     // MARK: requests
+
+    /// Takes no new request; the ones in flight finish, then ``goodbye()`` closes it.
+    func leave() {
+        (goingAway, leaving) = (true, true)
+    }
+
+    /// Tells a server the lane left of its own accord (GOAWAY, no error), as far as the socket takes it at
+    /// once, and closes.
+    func goodbye() {
+        if leaving, broken == nil, let session, nghttp2_session_terminate_session(session, 0) == 0 { flush() }
+        close()
+    }
 
     /// Whether new requests may go on this connection.
     var acceptsRequests: Bool { broken == nil && !goingAway }

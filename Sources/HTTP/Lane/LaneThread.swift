@@ -12,8 +12,10 @@ import Glibc
 /// hold the requests back: steps of twice as many, while each pays), the thread opens one more, up to
 /// `connectionsPerOrigin`; otherwise the request is held, in order, until a stream frees up or a connection
 /// opens. So the connections follow the server's stream limit and the round trip: a far server gets more,
-/// a near one that its own CPU limits keeps one or two. Connections stay open once made, as APNs asks of its clients. The thread's very first connection is
-/// made on it; every other on a helper thread (its set-up takes round trips), handed over ready.
+/// a near one that its own CPU limits keeps one. Connections stay open once made, as APNs asks of its
+/// clients, except those of a step that did not pay: they take no new request, and close (with a GOAWAY)
+/// once their streams finish. The thread's very first connection is made on it; every other on a helper
+/// thread (its set-up takes round trips), handed over ready.
 final class LaneThread: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [LaneJob] = []
@@ -23,6 +25,9 @@ final class LaneThread: @unchecked Sendable {
     private var stopping = false
     private var sleeping = false
     private var wakePending = false
+    /// The connections open to each origin (`authority`), those finishing after a GOAWAY included, as the
+    /// thread last counted them (under `lock`).
+    private var openCounts: [String: Int] = [:]
     private let wakeFD: Int32
     private let tls: LaneTLSContext
     private let connectTimeout: Duration
@@ -54,6 +59,13 @@ final class LaneThread: @unchecked Sendable {
     }
 
     deinit { Glibc.close(wakeFD) }
+
+    /// The connections open to each origin (`authority`): those taking requests and those finishing.
+    var openConnections: [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return openCounts
+    }
 
     /// Queues requests, in order; fails them at once after `stop`.
     func submit(_ jobs: some Collection<LaneJob>) {
@@ -302,6 +314,7 @@ final class LaneThread: @unchecked Sendable {
                 carried.answered(sentAt: job.submittedAt, at: now, inFlight: inFlight, waiting: waiting)
             }
             growth[connection.origin] = carried
+            if carried.surplus > 0 { shed(carried.surplus, of: connection.origin) }
         }
         for (job, result) in finished { job.finish(result) }
         for job in connection.refused {
@@ -350,18 +363,37 @@ final class LaneThread: @unchecked Sendable {
         return true
     }
 
+    /// Closes the `count` connections of `origin` opened last, once their streams finish: a step of the
+    /// origin's ``LaneGrowth`` that did not pay.
+    private func shed(_ count: Int, of origin: LaneOrigin) {
+        for connection in (active[origin] ?? []).suffix(count) where take(connection) {
+            connection.leave()
+            draining.append(connection)
+        }
+    }
+
     /// Tells the origin's ``LaneGrowth`` how many connections it has now.
     private func counted(_ origin: LaneOrigin, at now: UInt64) {
         growth[origin, default: LaneGrowth()].opened(active[origin]?.count ?? 0, at: now)
+        publish(origin)
+    }
+
+    /// Counts the connections open to `origin` for ``openConnections``.
+    private func publish(_ origin: LaneOrigin) {
+        let count = (active[origin]?.count ?? 0) + draining.count(where: { $0.origin == origin })
+        lock.lock()
+        openCounts[origin.authority] = count
+        lock.unlock()
     }
 
     private func retire(_ connection: LaneConnection) {
         _ = take(connection)
         draining.removeAll { $0 === connection }
+        publish(connection.origin)
         for job in connection.takeStreams() {
             job.fail(.connectionReset, connection.broken ?? "the connection was closed")
         }
-        connection.close()
+        connection.goodbye()
     }
 
     /// Fails the requests whose deadline has passed.
@@ -415,5 +447,8 @@ final class LaneThread: @unchecked Sendable {
         }
         active.removeAll()
         draining.removeAll()
+        lock.lock()
+        openCounts.removeAll()
+        lock.unlock()
     }
 }
