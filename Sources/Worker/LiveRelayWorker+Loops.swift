@@ -96,13 +96,17 @@ extension LiveRelayWorker {
         let environment: WorkerEnvironment
         /// On a shared store: whether this worker polls now (then it alone releases pushes).
         let polls: (@Sendable () -> Bool)?
+        /// The connections each provider's push lane holds open now, by host.
+        let connections: @Sendable () -> [(provider: String, host: String, count: Int)]
         private let failure = LastFailure()
 
         init(
             pipeline: Pipeline, fetcher: FeedFetcher, deliveries: DeliveryHealth, defaultProvider: String,
-            environment: WorkerEnvironment, polls: (@Sendable () -> Bool)? = nil
+            environment: WorkerEnvironment, polls: (@Sendable () -> Bool)? = nil,
+            connections: @escaping @Sendable () -> [(provider: String, host: String, count: Int)] = { [] }
         ) {
             self.polls = polls
+            self.connections = connections
             self.pipeline = pipeline
             self.fetcher = fetcher
             self.deliveries = deliveries
@@ -171,6 +175,9 @@ extension LiveRelayWorker {
             // the gauge is true on every worker.
             let depth = try await pipeline.store.outboxStatus().depth
             environment.metrics.outboxDepth(depth)
+            for lane in connections() {
+                environment.metrics.pushConnections(lane.count, provider: lane.provider, host: lane.host)
+            }
             report.pending = await pipeline.queue.pendingCount + depth
             deliveries.record(report)
             logRound(decisions: decisions, deliveries: sent, report: report)

@@ -35,7 +35,7 @@ extension LiveRelayWorker {
                                 try reference.resolve(baseDirectory: directory, environment: variables)
                             },
                             openTransport: { (shape: ProviderContext.TransportShape) throws(HTTPError) in
-                                try transports.open(shape)
+                                try transports.open(shape, provider: entry.id)
                             }))
                 } catch {
                     throw loaded.problem(error.description)

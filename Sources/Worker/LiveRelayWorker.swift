@@ -65,7 +65,7 @@ public struct LiveRelayWorker: Sendable {
         if let lease { polls = { lease.isHeld } }
         let rounds = Rounds(
             pipeline: pipeline, fetcher: fetcher, deliveries: deliveries, defaultProvider: loaded.defaultProviderID,
-            environment: environment, polls: polls)
+            environment: environment, polls: polls, connections: transports.pushConnections)
         let polling = lease.map { SharedPolling(lease: $0, store: store) }
         let feedLoops = await Self.feedLoops(
             loaded, rounds: rounds, polling: polling, store: store, clock: clock, environment: environment)

@@ -84,6 +84,14 @@ public struct LiveRelayMetrics: Sendable {
         Gauge(label: "liverelay_outbox_depth", factory: factory).record(depth)
     }
 
+    /// The connections a provider's push lane holds open to a host now.
+    public func pushConnections(_ count: Int, provider: String, host: String) {
+        Gauge(
+            label: "liverelay_push_connections", dimensions: [("provider", provider), ("host", host)],
+            factory: factory
+        ).record(count)
+    }
+
     public func pendingPushes(_ count: Int) {
         Gauge(label: "liverelay_pending_pushes", factory: factory).record(count)
     }

@@ -57,6 +57,11 @@ public enum MetricCatalog {
                 "Rows waiting in the outbox, a fan-out under way counting as one (the whole shared outbox on PostgreSQL), read every delivery round."
         ),
         .init(
+            name: "liverelay_push_connections", kind: .gauge, labels: ["provider", "host"],
+            help:
+                "Connections a provider's HTTP/2 push lane holds open to each host (those finishing after a GOAWAY included), read every delivery round."
+        ),
+        .init(
             name: "liverelay_store_errors_total", kind: .counter, labels: [],
             help: "Delivery rounds that failed because the state store did."),
         .init(

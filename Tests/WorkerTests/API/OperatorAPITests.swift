@@ -158,7 +158,8 @@ struct OperatorAPITests {
             #expect(typed == helped, "HELP and TYPE for every metric")
             let catalog = Set(MetricCatalog.entries.map(\.name))
             #expect(typed.subtracting(catalog).isEmpty, "not in the catalog: \(typed.subtracting(catalog))")
-            let later: Set = ["liverelay_worker_heartbeat_age_seconds"]
+            // A worker's heartbeat once it beats; a push lane's connections once it has one.
+            let later: Set = ["liverelay_worker_heartbeat_age_seconds", "liverelay_push_connections"]
             #expect(
                 catalog.subtracting(typed).subtracting(later).isEmpty, "missing at start: \(catalog.subtracting(typed))"
             )

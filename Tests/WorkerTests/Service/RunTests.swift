@@ -88,6 +88,10 @@ struct RunTests {
                 #expect(metrics.contains(#"liverelay_rule_fires_total{rule="goal"} 2"#))
                 #expect(metrics.contains(#"liverelay_polls_total{feed="espn-worldcup"} 8"#))
                 #expect(metrics.contains(#"liverelay_outbox_depth 0"#))
+                // One connection to the fake over the push lane, read at the last delivery round.
+                let lane = metrics.firstMatch(
+                    of: /\nliverelay_push_connections\{provider="apns",host="127\.0\.0\.1:\d+"\} ([0-9.]+)\n/)
+                #expect(lane.flatMap { Double($0.1) } == 1, "\(metrics)")
                 #expect(!metrics.contains(InProcessRun.bearer))
                 let health = try await run.api.request("GET", "/healthz", bearer: nil)
                 #expect(health.status == 200)
