@@ -143,6 +143,22 @@ struct LaneGrowthTests {
         #expect(growth.unpaid.map { $0.until - now } == LaneGrowth.memory)
     }
 
+    /// A step judged before all of its connections were made: the ones made after it are surplus too.
+    @Test func aConnectionOfAStepThatDidNotPayMadeAfterTheVerdictIsSurplus() {
+        var growth = LaneGrowth()
+        growth.opened(2, at: 0)
+        var now = Self.measure(&growth, every: 12_500, from: 0, inFlight: 256)
+        Self.open(&growth, at: now)
+        #expect(growth.target == 4)
+        // Three of the four carry no more than two did: the step did not pay before its fourth came.
+        now = Self.measure(&growth, every: 12_500, from: now, inFlight: 384)
+        #expect(growth.surplus == 1)
+        growth.opened(2, at: now)
+        growth.opened(3, at: now)
+        #expect(growth.surplus == 1, "\(growth)")
+        #expect(growth.hold(at: now) != nil)
+    }
+
     @Test func onlyAnswersWhileRequestsWaitToRequestsSentSinceTheLastChangeAreCounted() {
         var growth = LaneGrowth()
         growth.opened(1, at: 0)

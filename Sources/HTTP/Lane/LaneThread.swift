@@ -289,6 +289,8 @@ final class LaneThread: @unchecked Sendable {
         case .success(let connection):
             active[made.origin, default: []].append(connection)
             counted(made.origin, at: laneNow())
+            // Made for a step that was judged, and did not pay, while it was being set up.
+            if let surplus = growth[made.origin]?.surplus, surplus > 0 { shed(surplus, of: made.origin) }
         case .failure(let error) where active[made.origin]?.isEmpty ?? true:
             for job in held.removeValue(forKey: made.origin) ?? [] { job.fail(error.code, error.message) }
         case .failure: nextGrowth[made.origin] = laneNow() &+ 1_000_000_000
