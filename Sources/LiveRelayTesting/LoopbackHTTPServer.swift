@@ -75,7 +75,7 @@ public final class LoopbackHTTPServer: Sendable {
                 let configure: @Sendable () -> EventLoopFuture<Void> = {
                     Self.configure(
                         channel, mode: mode, tlsContext: tlsContext, maxConcurrentStreams: maxConcurrentStreams,
-                        initialWindowSize: initialWindowSize, makeHandler: makeHandler)
+                        initialWindowSize: initialWindowSize, recorder: recorder, makeHandler: makeHandler)
                 }
                 guard let slow = slowSetUp ?? (connectionID > 1 ? slowSetUpAfterFirst : nil) else {
                     return configure()
@@ -121,6 +121,9 @@ public final class LoopbackHTTPServer: Sendable {
     /// The number of TCP connections open now.
     public var openConnectionCount: Int { recorder.openConnections().count }
 
+    /// The GOAWAY frames clients sent (HTTP/2), so far.
+    public var goAwaysReceived: Int { recorder.goAways }
+
     /// Waits until `condition` holds, looked at again on each connection accepted or closed and each request
     /// received; false after `timeout`.
     public func wait(until condition: @Sendable () -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
@@ -129,7 +132,8 @@ public final class LoopbackHTTPServer: Sendable {
 
     private static func configure(
         _ channel: any Channel, mode: Mode, tlsContext: NIOSSLContext?, maxConcurrentStreams: Int?,
-        initialWindowSize: Int?, makeHandler: @escaping @Sendable () -> LoopbackRequestHandler
+        initialWindowSize: Int?, recorder: LoopbackRecorder,
+        makeHandler: @escaping @Sendable () -> LoopbackRequestHandler
     ) -> EventLoopFuture<Void> {
         let connectionConfiguration = {
             var configuration = NIOHTTP2Handler.ConnectionConfiguration()
@@ -168,7 +172,9 @@ public final class LoopbackHTTPServer: Sendable {
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                     try stream.pipeline.syncOperations.addHandler(makeHandler())
                 }
-            }.map { _ in }
+            }.flatMapThrowing { _ in
+                try channel.pipeline.syncOperations.addHandler(GoAwayCounter(recorder: recorder))
+            }
         }
         if let tlsContext {
             do {
@@ -194,6 +200,7 @@ final class LoopbackRecorder: Sendable {
         var requests: [RecordedRequest] = []
         var connectionCount = 0
         var open: [Int: any Channel] = [:]
+        var goAways = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -220,7 +227,28 @@ final class LoopbackRecorder: Sendable {
         changes.changed()
     }
 
+    /// A client's GOAWAY arrived.
+    func goAway() {
+        state.withLockedValue { $0.goAways += 1 }
+        changes.changed()
+    }
+
+    var goAways: Int { state.withLockedValue { $0.goAways } }
     var requests: [RecordedRequest] { state.withLockedValue { $0.requests } }
     var connectionCount: Int { state.withLockedValue { $0.connectionCount } }
     func openConnections() -> [any Channel] { state.withLockedValue { Array($0.open.values) } }
+}
+
+/// Counts the GOAWAY frames a client sends on a connection (they come down the connection's own pipeline,
+/// after the HTTP/2 handler).
+private final class GoAwayCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame
+    private let recorder: LoopbackRecorder
+
+    init(recorder: LoopbackRecorder) { self.recorder = recorder }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .goAway = unwrapInboundIn(data).payload { recorder.goAway() }
+        context.fireChannelRead(data)
+    }
 }

@@ -143,6 +143,7 @@ extension HTTP2LaneTests {
             #expect(
                 await server.wait(until: { server.openConnectionCount == 1 }, timeout: .seconds(10)),
                 "\(server.openConnectionCount) connections still open")
+            #expect(server.goAwaysReceived == 1, "the lane said it was leaving")
         }
     }
 
