@@ -9,8 +9,8 @@ import Synchronization
 /// request it is given over them, as many streams at once as the server's `SETTINGS` allow. When the streams
 /// of every connection are taken and the last connection added carried more (``LaneGrowth``: the streams,
 /// not the server, are the limit), the thread opens another, up to `connectionsPerOrigin` (see
-/// ``LaneThread``); past that, nghttp2 holds the rest until streams free up, and follows a server that lowers
-/// its limit. A batch (`send(_: HTTPRequestBatch)`: one push to many tokens) goes whole to one thread,
+/// ``LaneThread``); the connections of a step that carried no more close again once their streams finish;
+/// past the limit, nghttp2 holds the rest until streams free up, and follows a server that lowers its limit. A batch (`send(_: HTTPRequestBatch)`: one push to many tokens) goes whole to one thread,
 /// its shared fields encoded once, and resumes its caller once. Frames are gathered
 /// and written with one `send`; request bodies are written from the caller's bytes; TLS verification is
 /// always on (the system's CAs, or `caFile` instead), and `https` must negotiate `h2`. `http://` URLs speak
