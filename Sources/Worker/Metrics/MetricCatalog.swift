@@ -59,7 +59,7 @@ public enum MetricCatalog {
         .init(
             name: "liverelay_push_connections", kind: .gauge, labels: ["provider", "host"],
             help:
-                "Connections a provider's HTTP/2 push lane holds open to each host (those finishing after a GOAWAY included), read every delivery round."
+                "Connections a provider's HTTP/2 push lane holds open to each host (those finishing after a GOAWAY included), read every delivery round; provider is the provider's id in the config."
         ),
         .init(
             name: "liverelay_store_errors_total", kind: .counter, labels: [],
