@@ -13,8 +13,8 @@
 /// second connection ×1.5, four after two ×1.5). The connections of a step that did not pay are closed
 /// again (``surplus``), and no other is tried for a while: ``memory`` after the first such step, twice as
 /// long after each next one in a row, up to ``longestMemory``, as TCP backs off its retries. After it, a
-/// single one more is tried. So a long saturation of a server its CPU limits tries one more connection a
-/// few times an hour, and keeps none of them. A connection lost below the step's count is replaced at once.
+/// single one more is tried. So a long saturation of a server its CPU limits tries one more connection
+/// every 320 s, and keeps none of them. A connection lost below the step's count is replaced at once.
 struct LaneGrowth: Sendable {
     /// What each connection a step added must have carried for the next step, as a share of what each of the
     /// ones before it carried on average: half.
