@@ -1,39 +1,128 @@
 /// One push for one Live Activity, ready for a provider: the full content-state (never a diff), a timestamp
 /// strictly greater than the activity's previous one, and the priority the throttle chose.
+///
+/// Its fields sit behind one reference, copied on write: a push goes from stage to stage (the rules, the
+/// ledger, the throttle, the release) and is copied at each, and a copy of the box is one retain where a
+/// copy of the fields was one per string, array and JSON value in them.
 public struct LiveActivityPush: Sendable, Hashable, Codable {
+    /// The stored fields (their names are the push's JSON keys).
+    struct Fields: Sendable, Hashable, Codable {
+        var activity: ActivityKey
+        var attributesType: String
+        var event: PushEvent
+        var timestamp: Int
+        var contentState: JSONValue
+        var attributes: JSONValue?
+        var alert: LiveActivityAlert?
+        var relevanceScore: RelevanceScore?
+        var staleDate: Int?
+        var dismissalDate: Int?
+        var priority: PushPriority
+        var ruleIDs: [String]
+        var entity: EntityKey?
+        var inputPushToken: Bool?
+        var inputPushChannel: String?
+        var device: String?
+    }
+
+    /// Mutated only while uniquely referenced (``fields``), so sharing it between threads is safe.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// The fields, copied into a box of their own before a change when another push shares them.
+    private var fields: Fields {
+        get { box.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            yield &box.fields
+        }
+    }
+
     /// Which activity.
-    public var activity: ActivityKey
+    public var activity: ActivityKey {
+        get { box.fields.activity }
+        _modify { yield &fields.activity }
+    }
     /// The Swift type name of the app's `ActivityAttributes`.
-    public var attributesType: String
-    public var event: PushEvent
+    public var attributesType: String {
+        get { box.fields.attributesType }
+        _modify { yield &fields.attributesType }
+    }
+    public var event: PushEvent {
+        get { box.fields.event }
+        _modify { yield &fields.event }
+    }
     /// UNIX seconds; devices drop a push whose timestamp is not newer than the last one they saw.
-    public var timestamp: Int
+    public var timestamp: Int {
+        get { box.fields.timestamp }
+        _modify { yield &fields.timestamp }
+    }
     /// The whole content-state after merging this change's patch.
-    public var contentState: JSONValue
+    public var contentState: JSONValue {
+        get { box.fields.contentState }
+        _modify { yield &fields.contentState }
+    }
     /// Static attributes, for `start` only.
-    public var attributes: JSONValue?
-    public var alert: LiveActivityAlert?
-    public var relevanceScore: RelevanceScore?
+    public var attributes: JSONValue? {
+        get { box.fields.attributes }
+        _modify { yield &fields.attributes }
+    }
+    public var alert: LiveActivityAlert? {
+        get { box.fields.alert }
+        _modify { yield &fields.alert }
+    }
+    public var relevanceScore: RelevanceScore? {
+        get { box.fields.relevanceScore }
+        _modify { yield &fields.relevanceScore }
+    }
     /// UNIX seconds after which the system shows the activity as stale.
-    public var staleDate: Int?
+    public var staleDate: Int? {
+        get { box.fields.staleDate }
+        _modify { yield &fields.staleDate }
+    }
     /// UNIX seconds at which an ended activity leaves the lock screen.
-    public var dismissalDate: Int?
-    public var priority: PushPriority
+    public var dismissalDate: Int? {
+        get { box.fields.dismissalDate }
+        _modify { yield &fields.dismissalDate }
+    }
+    public var priority: PushPriority {
+        get { box.fields.priority }
+        _modify { yield &fields.priority }
+    }
     /// The rules whose firing made this push, for logs and `replay` output.
-    public var ruleIDs: [String]
+    public var ruleIDs: [String] {
+        get { box.fields.ruleIDs }
+        _modify { yield &fields.ruleIDs }
+    }
     /// The feed entity whose change made this push; a `start` goes to the devices subscribed to it.
     /// Optional so throttle states saved before it existed still decode.
-    public var entity: EntityKey?
+    public var entity: EntityKey? {
+        get { box.fields.entity }
+        _modify { yield &fields.entity }
+    }
     /// For `start` (iOS 18): ask the device to report the new activity's update token
     /// (APNs `input-push-token`). Optional so older saved states still decode.
-    public var inputPushToken: Bool?
+    public var inputPushToken: Bool? {
+        get { box.fields.inputPushToken }
+        _modify { yield &fields.inputPushToken }
+    }
     /// For `start` (iOS 18): the broadcast channel the new activity subscribes to (APNs
     /// `input-push-channel`); the provider sets it for a target that subscribes by channel, it is never
     /// queued.
-    public var inputPushChannel: String?
+    public var inputPushChannel: String? {
+        get { box.fields.inputPushChannel }
+        _modify { yield &fields.inputPushChannel }
+    }
     /// For a late joiner's `start`: the one device it goes to (a device that subscribed to the entity after
     /// the activity started); `nil` sends to every device subscribed to the entity.
-    public var device: String?
+    public var device: String? {
+        get { box.fields.device }
+        _modify { yield &fields.device }
+    }
 
     public init(
         activity: ActivityKey, attributesType: String, event: PushEvent, timestamp: Int, contentState: JSONValue,
@@ -41,21 +130,23 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         staleDate: Int? = nil, dismissalDate: Int? = nil, priority: PushPriority, ruleIDs: [String] = [],
         entity: EntityKey? = nil, inputPushToken: Bool? = nil
     ) {
-        self.activity = activity
-        self.attributesType = attributesType
-        self.event = event
-        self.timestamp = timestamp
-        self.contentState = contentState
-        self.attributes = attributes
-        self.alert = alert
-        self.relevanceScore = relevanceScore
-        self.staleDate = staleDate
-        self.dismissalDate = dismissalDate
-        self.priority = priority
-        self.ruleIDs = ruleIDs
-        self.entity = entity
-        self.inputPushToken = inputPushToken
+        box = Box(
+            Fields(
+                activity: activity, attributesType: attributesType, event: event, timestamp: timestamp,
+                contentState: contentState, attributes: attributes, alert: alert, relevanceScore: relevanceScore,
+                staleDate: staleDate, dismissalDate: dismissalDate, priority: priority, ruleIDs: ruleIDs,
+                entity: entity, inputPushToken: inputPushToken, inputPushChannel: nil, device: nil))
     }
+
+    public init(from decoder: any Decoder) throws { box = Box(try Fields(from: decoder)) }
+
+    public func encode(to encoder: any Encoder) throws { try box.fields.encode(to: encoder) }
+
+    public static func == (a: LiveActivityPush, b: LiveActivityPush) -> Bool {
+        a.box === b.box || a.box.fields == b.box.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
 }
 
 /// One push of one activity: its activity and timestamp (timestamps strictly increase per activity).
