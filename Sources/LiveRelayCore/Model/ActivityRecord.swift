@@ -11,8 +11,8 @@ public enum ActivityPhase: String, Sendable, Hashable, Codable {
 /// What LiveRelay remembers of one Live Activity between changes (and between cron ticks): the last full
 /// content-state it sent and the last timestamp it used, and what rules read of it as `activity`.
 ///
-/// Its fields sit behind one reference, copied on write, as a ``LiveActivityPush``'s do: a record is copied
-/// from the store to the views, the ledger and the commit.
+/// Its fields sit behind one reference (``CopyOnWrite``), as a ``LiveActivityPush``'s do: a record is
+/// copied from the store to the views, the ledger and the commit.
 public struct ActivityRecord: Sendable, Hashable, Codable {
     /// The stored fields (their names are the record's JSON keys).
     struct Fields: Sendable, Hashable, Codable {
@@ -31,90 +31,75 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
         var start: ActivityStart?
     }
 
-    /// Mutated only while uniquely referenced (``fields``), so sharing it between threads is safe.
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    /// The fields, copied into a box of their own before a change when another record shares them.
-    private var fields: Fields {
-        get { box.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            yield &box.fields
-        }
-    }
+    @CopyOnWrite private var fields: Fields
 
     public var key: ActivityKey {
-        get { box.fields.key }
+        get { fields.key }
         _modify { yield &fields.key }
     }
     public var attributesType: String {
-        get { box.fields.attributesType }
+        get { fields.attributesType }
         _modify { yield &fields.attributesType }
     }
     public var phase: ActivityPhase {
-        get { box.fields.phase }
+        get { fields.phase }
         _modify { yield &fields.phase }
     }
     /// The full content-state last handed to the sender.
     public var state: JSONValue {
-        get { box.fields.state }
+        get { fields.state }
         _modify { yield &fields.state }
     }
     /// The `timestamp` of the last push; the next one must be greater.
     public var lastTimestamp: Int {
-        get { box.fields.lastTimestamp }
+        get { fields.lastTimestamp }
         _modify { yield &fields.lastTimestamp }
     }
     /// The entity whose change made the last push (what timer rules read as `entity`); `nil` for records
     /// written before LiveRelay kept it.
     public var entity: EntityKey? {
-        get { box.fields.entity }
+        get { fields.entity }
         _modify { yield &fields.entity }
     }
     /// The timestamp of the start push of the activity's current life.
     public var startedAt: Int? {
-        get { box.fields.startedAt }
+        get { fields.startedAt }
         _modify { yield &fields.startedAt }
     }
     /// The entity's facts when the last push was decided.
     public var facts: JSONValue? {
-        get { box.fields.facts }
+        get { fields.facts }
         _modify { yield &fields.facts }
     }
     /// When (UNIX seconds) a push of this activity last reached a device or the provider, as its receipt was
     /// written; the store sets it, the ledger only reads it.
     public var sentAt: Int? {
-        get { box.fields.sentAt }
+        get { fields.sentAt }
         _modify { yield &fields.sentAt }
     }
     /// When each timer rule last came due for this activity, by rule id.
     public var timers: [String: Int] {
-        get { box.fields.timers }
+        get { fields.timers }
         _modify { yield &fields.timers }
     }
     /// The timestamp of the last push that changed the content-state (its start included): a push that
     /// repeats the state (a refresh renewing the stale date) leaves it. `nil` for records written before
     /// LiveRelay kept it.
     public var changedAt: Int? {
-        get { box.fields.changedAt }
+        get { fields.changedAt }
         _modify { yield &fields.changedAt }
     }
     /// The newest push of this activity that reached a device or the provider: its timestamp and
     /// content-state. The store sets it with ``sentAt``; the ledger only carries it.
     public var delivered: DeliveredState? {
-        get { box.fields.delivered }
+        get { fields.delivered }
         _modify { yield &fields.delivered }
     }
     /// What the start of the activity's current life carried that a late joiner's start carries again (its
     /// attributes and alert), and whether its rule file starts late joiners; `nil` for records written
     /// before LiveRelay kept it.
     public var start: ActivityStart? {
-        get { box.fields.start }
+        get { fields.start }
         _modify { yield &fields.start }
     }
 
@@ -124,22 +109,21 @@ public struct ActivityRecord: Sendable, Hashable, Codable {
         timers: [String: Int] = [:], changedAt: Int? = nil, delivered: DeliveredState? = nil,
         start: ActivityStart? = nil
     ) {
-        box = Box(
-            Fields(
-                key: key, attributesType: attributesType, phase: phase, state: state, lastTimestamp: lastTimestamp,
-                entity: entity, startedAt: startedAt, facts: facts, sentAt: sentAt, timers: timers,
-                changedAt: changedAt, delivered: delivered, start: start))
+        fields = Fields(
+            key: key, attributesType: attributesType, phase: phase, state: state, lastTimestamp: lastTimestamp,
+            entity: entity, startedAt: startedAt, facts: facts, sentAt: sentAt, timers: timers,
+            changedAt: changedAt, delivered: delivered, start: start)
     }
 
-    public init(from decoder: any Decoder) throws { box = Box(try Fields(from: decoder)) }
+    public init(from decoder: any Decoder) throws { fields = try Fields(from: decoder) }
 
-    public func encode(to encoder: any Encoder) throws { try box.fields.encode(to: encoder) }
+    public func encode(to encoder: any Encoder) throws { try fields.encode(to: encoder) }
 
     public static func == (a: ActivityRecord, b: ActivityRecord) -> Bool {
-        a.box === b.box || a.box.fields == b.box.fields
+        a.$fields.shares(b.$fields) || a.fields == b.fields
     }
 
-    public func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
+    public func hash(into hasher: inout Hasher) { fields.hash(into: &hasher) }
 
     /// The content-state of the newest push of the activity's current life that got through (`nil` when none
     /// has since its start).

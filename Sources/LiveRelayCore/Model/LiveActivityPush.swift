@@ -1,9 +1,9 @@
 /// One push for one Live Activity, ready for a provider: the full content-state (never a diff), a timestamp
 /// strictly greater than the activity's previous one, and the priority the throttle chose.
 ///
-/// Its fields sit behind one reference, copied on write: a push goes from stage to stage (the rules, the
-/// ledger, the throttle, the release) and is copied at each, and a copy of the box is one retain where a
-/// copy of the fields was one per string, array and JSON value in them.
+/// Its fields sit behind one reference (``CopyOnWrite``): a push goes from stage to stage (the rules, the
+/// ledger, the throttle, the release) and is copied at each, and a copy is one retain where a copy of the
+/// fields is one per string, array and JSON value in them.
 public struct LiveActivityPush: Sendable, Hashable, Codable {
     /// The stored fields (their names are the push's JSON keys).
     struct Fields: Sendable, Hashable, Codable {
@@ -25,102 +25,87 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         var device: String?
     }
 
-    /// Mutated only while uniquely referenced (``fields``), so sharing it between threads is safe.
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    /// The fields, copied into a box of their own before a change when another push shares them.
-    private var fields: Fields {
-        get { box.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            yield &box.fields
-        }
-    }
+    @CopyOnWrite private var fields: Fields
 
     /// Which activity.
     public var activity: ActivityKey {
-        get { box.fields.activity }
+        get { fields.activity }
         _modify { yield &fields.activity }
     }
     /// The Swift type name of the app's `ActivityAttributes`.
     public var attributesType: String {
-        get { box.fields.attributesType }
+        get { fields.attributesType }
         _modify { yield &fields.attributesType }
     }
     public var event: PushEvent {
-        get { box.fields.event }
+        get { fields.event }
         _modify { yield &fields.event }
     }
     /// UNIX seconds; devices drop a push whose timestamp is not newer than the last one they saw.
     public var timestamp: Int {
-        get { box.fields.timestamp }
+        get { fields.timestamp }
         _modify { yield &fields.timestamp }
     }
     /// The whole content-state after merging this change's patch.
     public var contentState: JSONValue {
-        get { box.fields.contentState }
+        get { fields.contentState }
         _modify { yield &fields.contentState }
     }
     /// Static attributes, for `start` only.
     public var attributes: JSONValue? {
-        get { box.fields.attributes }
+        get { fields.attributes }
         _modify { yield &fields.attributes }
     }
     public var alert: LiveActivityAlert? {
-        get { box.fields.alert }
+        get { fields.alert }
         _modify { yield &fields.alert }
     }
     public var relevanceScore: RelevanceScore? {
-        get { box.fields.relevanceScore }
+        get { fields.relevanceScore }
         _modify { yield &fields.relevanceScore }
     }
     /// UNIX seconds after which the system shows the activity as stale.
     public var staleDate: Int? {
-        get { box.fields.staleDate }
+        get { fields.staleDate }
         _modify { yield &fields.staleDate }
     }
     /// UNIX seconds at which an ended activity leaves the lock screen.
     public var dismissalDate: Int? {
-        get { box.fields.dismissalDate }
+        get { fields.dismissalDate }
         _modify { yield &fields.dismissalDate }
     }
     public var priority: PushPriority {
-        get { box.fields.priority }
+        get { fields.priority }
         _modify { yield &fields.priority }
     }
     /// The rules whose firing made this push, for logs and `replay` output.
     public var ruleIDs: [String] {
-        get { box.fields.ruleIDs }
+        get { fields.ruleIDs }
         _modify { yield &fields.ruleIDs }
     }
     /// The feed entity whose change made this push; a `start` goes to the devices subscribed to it.
     /// Optional so throttle states saved before it existed still decode.
     public var entity: EntityKey? {
-        get { box.fields.entity }
+        get { fields.entity }
         _modify { yield &fields.entity }
     }
     /// For `start` (iOS 18): ask the device to report the new activity's update token
     /// (APNs `input-push-token`). Optional so older saved states still decode.
     public var inputPushToken: Bool? {
-        get { box.fields.inputPushToken }
+        get { fields.inputPushToken }
         _modify { yield &fields.inputPushToken }
     }
     /// For `start` (iOS 18): the broadcast channel the new activity subscribes to (APNs
     /// `input-push-channel`); the provider sets it for a target that subscribes by channel, it is never
     /// queued.
     public var inputPushChannel: String? {
-        get { box.fields.inputPushChannel }
+        get { fields.inputPushChannel }
         _modify { yield &fields.inputPushChannel }
     }
     /// For a late joiner's `start`: the one device it goes to (a device that subscribed to the entity after
     /// the activity started); `nil` sends to every device subscribed to the entity.
     public var device: String? {
-        get { box.fields.device }
+        get { fields.device }
         _modify { yield &fields.device }
     }
 
@@ -130,23 +115,22 @@ public struct LiveActivityPush: Sendable, Hashable, Codable {
         staleDate: Int? = nil, dismissalDate: Int? = nil, priority: PushPriority, ruleIDs: [String] = [],
         entity: EntityKey? = nil, inputPushToken: Bool? = nil
     ) {
-        box = Box(
-            Fields(
-                activity: activity, attributesType: attributesType, event: event, timestamp: timestamp,
-                contentState: contentState, attributes: attributes, alert: alert, relevanceScore: relevanceScore,
-                staleDate: staleDate, dismissalDate: dismissalDate, priority: priority, ruleIDs: ruleIDs,
-                entity: entity, inputPushToken: inputPushToken, inputPushChannel: nil, device: nil))
+        fields = Fields(
+            activity: activity, attributesType: attributesType, event: event, timestamp: timestamp,
+            contentState: contentState, attributes: attributes, alert: alert, relevanceScore: relevanceScore,
+            staleDate: staleDate, dismissalDate: dismissalDate, priority: priority, ruleIDs: ruleIDs,
+            entity: entity, inputPushToken: inputPushToken, inputPushChannel: nil, device: nil)
     }
 
-    public init(from decoder: any Decoder) throws { box = Box(try Fields(from: decoder)) }
+    public init(from decoder: any Decoder) throws { fields = try Fields(from: decoder) }
 
-    public func encode(to encoder: any Encoder) throws { try box.fields.encode(to: encoder) }
+    public func encode(to encoder: any Encoder) throws { try fields.encode(to: encoder) }
 
     public static func == (a: LiveActivityPush, b: LiveActivityPush) -> Bool {
-        a.box === b.box || a.box.fields == b.box.fields
+        a.$fields.shares(b.$fields) || a.fields == b.fields
     }
 
-    public func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
+    public func hash(into hasher: inout Hasher) { fields.hash(into: &hasher) }
 }
 
 /// One push of one activity: its activity and timestamp (timestamps strictly increase per activity).
