@@ -33,7 +33,7 @@ struct LaneGrowthTests {
     /// What the lane's thread does when `hold` lets it: opens one more connection.
     static func open(_ growth: inout LaneGrowth, at now: UInt64) {
         #expect(growth.hold(at: now) == nil, "\(growth)")
-        growth.growing(at: now)
+        growth.growing()
         growth.opened(growth.connections + 1, at: now)
     }
 
@@ -164,7 +164,7 @@ struct LaneGrowthTests {
         growth.opened(1, at: 0)
         Self.measure(&growth, every: Self.ms, from: 0, inFlight: 16)
         #expect(growth.carried != nil)
-        growth.growing(at: 100 * Self.ms)
+        growth.growing()
         growth.opened(2, at: 100 * Self.ms)
         // Answers to requests sent before the second connection came say nothing of the two.
         for k in 1...100 {

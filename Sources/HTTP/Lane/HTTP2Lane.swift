@@ -10,11 +10,12 @@ import Synchronization
 /// of every connection are taken and the last connection added carried more (``LaneGrowth``: the streams,
 /// not the server, are the limit), the thread opens another, up to `connectionsPerOrigin` (see
 /// ``LaneThread``); the connections of a step that carried no more close again once their streams finish;
-/// past the limit, nghttp2 holds the rest until streams free up, and follows a server that lowers its limit. A batch (`send(_: HTTPRequestBatch)`: one push to many tokens) goes whole to one thread,
-/// its shared fields encoded once, and resumes its caller once. Frames are gathered
-/// and written with one `send`; request bodies are written from the caller's bytes; TLS verification is
-/// always on (the system's CAs, or `caFile` instead), and `https` must negotiate `h2`. `http://` URLs speak
-/// HTTP/2 with prior knowledge (loopback fakes).
+/// past the limit, nghttp2 holds the rest until streams free up, and follows a server that lowers its limit.
+/// A batch (`send(_: HTTPRequestBatch)`: one push to many tokens) goes whole to one thread, its shared
+/// fields encoded once, and resumes its caller once. Frames are gathered and written with one `send`;
+/// request bodies are written from the caller's bytes; TLS verification is always on (the system's CAs, or
+/// `caFile` instead), and `https` must negotiate `h2`. `http://` URLs speak HTTP/2 with prior knowledge
+/// (loopback fakes).
 ///
 /// What happens when things go wrong: a connection that breaks sends its requests in flight once more on a
 /// new connection (a second loss fails them with ``HTTPError/Code/connectionReset``); after a GOAWAY the

@@ -83,9 +83,9 @@ struct LaneGrowth: Sendable {
         (self.connections, since, carried, turn) = (connections, now, nil, nil)
     }
 
-    /// The lane opens one more connection at `now` (``hold(at:)`` allowed it): at the end of a step, the next
-    /// begins, twice as many if the last paid (or there was none), one more if it did not.
-    mutating func growing(at now: UInt64) {
+    /// The lane opens one more connection (``hold(at:)`` allowed it): at the end of a step, the next begins,
+    /// twice as many if the last paid (or there was none), one more if it did not.
+    mutating func growing() {
         guard connections >= target, let carried else { return }
         before = Before(connections: connections, carried: carried)
         target = unpaid == nil ? 2 * connections : connections + 1

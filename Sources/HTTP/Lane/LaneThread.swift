@@ -217,7 +217,7 @@ final class LaneThread: @unchecked Sendable {
                     pool.isEmpty || nextGrowth[origin].map({ now >= $0 }) ?? true,
                     pool.isEmpty || growth[origin]?.hold(at: now) == nil
                 else { break }
-                growth[origin, default: LaneGrowth()].growing(at: now)
+                growth[origin, default: LaneGrowth()].growing()
                 // Made beside the thread unless it has none at all; the requests wait for it (or a stream).
                 guard pool.isEmpty, !active.values.contains(where: { !$0.isEmpty }), draining.isEmpty else {
                     open(origin)
@@ -389,9 +389,11 @@ final class LaneThread: @unchecked Sendable {
     }
 
     private func retire(_ connection: LaneConnection) {
-        _ = take(connection)
-        draining.removeAll { $0 === connection }
-        publish(connection.origin)
+        // One taking requests is counted by `take`; one finishing, once it is out of `draining`.
+        if !take(connection) {
+            draining.removeAll { $0 === connection }
+            publish(connection.origin)
+        }
         for job in connection.takeStreams() {
             job.fail(.connectionReset, connection.broken ?? "the connection was closed")
         }
