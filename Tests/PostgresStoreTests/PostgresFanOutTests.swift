@@ -66,6 +66,39 @@ struct PostgresFanOutTests {
         }
     }
 
+    /// A chunk's targets come in device order whatever order their tokens were stored in: its cursor is one
+    /// run of receipts, and its last target is its end.
+    @Test func aChunksTargetsComeInDeviceOrderWhateverOrderTheyWereStoredIn() async throws {
+        try await TestDatabase.with { stores in
+            let store = stores[0]
+            // Stored last device first: the table's rows lie in the reverse of device order. Enough of them
+            // (1,000 or more) for the import to measure the table, so the planner knows that reading the table
+            // in the order it lies is the cheapest way to rows in no order: a query that did not ask for device
+            // order would get them backwards.
+            let count = 1200
+            _ = try await store.importActivityTokens(
+                (0..<count).reversed().map {
+                    (Self.activity, String(format: "d%04d", $0), Self.token($0), PushEnvironment.production)
+                }, now: 1)
+            try await store.commitRelease(
+                throttleStates: [], outbox: [], fanOuts: [Self.fanOut(10)], rewrites: [], drops: [], history: nil,
+                paces: StartPaces())
+            var devices: [String] = []
+            // Three chunks and the read that finds the fan-out spent; a few more rounds than that say enough.
+            for _ in 0..<8 {
+                let chunk = try await store.claimDue(worker: "a", now: 20, leaseSeconds: 30, limit: 500)
+                if chunk.isEmpty { break }
+                #expect(chunk.map { $0.fanOut?.last } == chunk.indices.map { $0 == chunk.count - 1 })
+                devices += chunk.compactMap(\.device)
+                var progress = FanOutProgress(chunk)
+                try await store.settle(done: [], later: [], cursors: progress.written(chunk.indices), worker: "a")
+            }
+            let inDeviceOrder = devices.elementsEqual((0..<count).map { String(format: "d%04d", $0) })
+            #expect(inDeviceOrder, "\(devices.count) targets, beginning \(devices.prefix(3))")
+            #expect(try await store.outboxStatus() == (0, nil))
+        }
+    }
+
     @Test func aDeadWorkersChunkIsTakenOverFromItsCursorAndItsLateSettlementMovesNothing() async throws {
         try await TestDatabase.with(workers: 2) { stores in
             let (a, b) = (stores[0], stores[1])
