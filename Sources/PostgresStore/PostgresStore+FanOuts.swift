@@ -180,8 +180,8 @@ extension PostgresStore {
         _ connection: PostgresConnection, logger: Logger
     ) async throws -> [(device: String, token: String, environment: String)] {
         // One row of three arrays, not a row per target: a row each cost the client a message and a decode
-        // through the row sequence (1.2 µs of its CPU per push of a goal), and the arrays cost the server no
-        // more. The aggregates take the rows in the order the subquery gives them (PostgreSQL's documented way
+        // through the row sequence (about 1 µs of its CPU per push of a goal), and the arrays cost the server
+        // about the same. The aggregates take the rows in the order the subquery gives them (PostgreSQL's documented way
         // to order an aggregate's input when nothing above the subquery joins or groups), so the three arrays
         // are one run in device order without sorting each again: `array_agg(… ORDER BY device)` sorted three
         // times, and cost the server more than the client saved.
