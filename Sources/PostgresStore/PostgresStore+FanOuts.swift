@@ -137,7 +137,7 @@ extension PostgresStore {
             let targets = try await Self.tokens(
                 of: activity, after: frontier, upTo: nil, environment: environment, limit: limit - claimed.count,
                 connection, logger: logger)
-            guard let last = targets.last?.device else {
+            guard let last = targets.devices.last else {
                 // Every device is handed out: once no chunk of it is left, the fan-out is done.
                 try await connection.checkedQuery(
                     """
@@ -178,13 +178,13 @@ extension PostgresStore {
     private static func tokens(
         of activity: String, after: String, upTo: String?, environment: String?, limit: Int,
         _ connection: PostgresConnection, logger: Logger
-    ) async throws -> [(device: String, token: String, environment: String)] {
-        // One row of three arrays, not a row per target: a row each cost the client a message and a decode
-        // through the row sequence (about 1 µs of its CPU per push of a goal), and the arrays cost the server
-        // about the same. The aggregates take the rows in the order the subquery gives them (PostgreSQL's documented way
-        // to order an aggregate's input when nothing above the subquery joins or groups), so the three arrays
-        // are one run in device order without sorting each again: `array_agg(… ORDER BY device)` sorted three
-        // times, and cost the server more than the client saved.
+    ) async throws -> ChunkTargets {
+        // One row of three arrays, not a row per target: a row each cost the client a message and a decode through the
+        // row sequence (about 1 µs of its CPU per push of a goal), and the arrays cost the server about the same. The
+        // aggregates take the rows in the order the subquery gives them (PostgreSQL's documented way to order an
+        // aggregate's input when nothing above the subquery joins or groups), so the three arrays are one run in
+        // device order without sorting each again: `array_agg(… ORDER BY device)` sorted three times, and cost the
+        // server more than the client saved.
         let rows = try await connection.checkedQuery(
             """
             SELECT coalesce(array_agg(device), '{}'), coalesce(array_agg(token), '{}'),
@@ -196,23 +196,34 @@ extension PostgresStore {
               ORDER BY device LIMIT \(limit)) AS chunk
             """, logger: logger
         ).collect()
-        guard let row = rows.first else { return [] }
+        guard let row = rows.first else { return ChunkTargets() }
         let (devices, tokens, environments) = try row.decode(([String], [String], [String]).self)
-        return (0..<devices.count).map { (devices[$0], tokens[$0], environments[$0]) }
+        return ChunkTargets(devices: devices, tokens: tokens, environments: environments)
+    }
+
+    /// A chunk's targets as the chunk query gives them: three arrays of one length, in device order.
+    struct ChunkTargets {
+        var devices: [String] = []
+        var tokens: [String] = []
+        var environments: [String] = []
+
+        var count: Int { devices.count }
+        var isEmpty: Bool { devices.isEmpty }
     }
 
     /// A chunk's targets as rows of their own (without one in the table), the last marked as its end.
     private static func entries(
-        _ targets: [(device: String, token: String, environment: String)], activity: String, push: String,
-        timestamp: Int, provider: String, nextAttempt: Int
+        _ targets: ChunkTargets, activity: String, push: String, timestamp: Int, provider: String, nextAttempt: Int
     ) -> [OutboxEntry] {
         let key = ActivityKey(activity)
         let json = Data(push.utf8)
-        return targets.enumerated().map { index, t in
-            OutboxEntry(
-                key: OutboxKey(activity: key, target: t.token), kind: "activity", device: t.device,
-                environment: t.environment, push: json, timestamp: timestamp, nextAttempt: nextAttempt,
-                provider: provider, fanOut: FanOutMark(position: t.device, last: index == targets.count - 1))
+        return targets.devices.indices.map { index in
+            let device = targets.devices[index]
+            return OutboxEntry(
+                key: OutboxKey(activity: key, target: targets.tokens[index]), kind: "activity", device: device,
+                environment: targets.environments[index], push: json, timestamp: timestamp,
+                nextAttempt: nextAttempt, provider: provider,
+                fanOut: FanOutMark(position: device, last: index == targets.count - 1))
         }
     }
 
