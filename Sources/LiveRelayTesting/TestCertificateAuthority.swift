@@ -3,13 +3,15 @@ import Foundation
 import NIOCore
 public import NIOSSL
 import SwiftASN1
+import Synchronization
 import X509
 
 /// A throwaway certificate authority and one server certificate it signed, made at run time (P-256).
 ///
 /// The server certificate's subjectAltName lists `IP:127.0.0.1`, `DNS:localhost` and any extra DNS names
 /// (`api.push.apple.com`, to stand in for a real host). The CA certificate is written to a temporary PEM file,
-/// ``caFile``, for a client's CA bundle option; the file is removed when the authority is released.
+/// ``caFile``, for a client's CA bundle option; the file is removed when the authority is released, or when
+/// the process exits (a `static let` authority is never released).
 public final class TestCertificateAuthority: Sendable {
     /// The CA certificate, PEM-encoded.
     public let caCertificatePEM: String
@@ -90,11 +92,14 @@ public final class TestCertificateAuthority: Sendable {
 
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("liverelay-test-ca-\(UUID().uuidString).pem")
+        _ = caFilesRemovedAtExit
+        liveCAFiles.withLock { _ = $0.insert(file.path) }
         try caCertificatePEM.write(to: file, atomically: true, encoding: .utf8)
         caFile = file.path
     }
 
     deinit {
+        liveCAFiles.withLock { _ = $0.remove(caFile) }
         try? FileManager.default.removeItem(atPath: caFile)
     }
 
@@ -111,3 +116,13 @@ public final class TestCertificateAuthority: Sendable {
         return configuration
     }
 }
+
+/// The CA files of the authorities alive now.
+private let liveCAFiles = Mutex<Set<String>>([])
+
+/// Registers, once, the removal at exit of the CA files whose authorities were never released.
+private let caFilesRemovedAtExit: Void = {
+    atexit {
+        for file in liveCAFiles.withLock({ $0 }) { unlink(file) }
+    }
+}()
