@@ -27,7 +27,7 @@ struct PostgresStoreTests {
             #expect(
                 applied.sorted() == [
                     "v1-feed-leases", "v1-outbox", "v10-activity-entity-running", "v11-outbox-fan-out",
-                    "v2-outbox-channel-policy",
+                    "v12-binary-collation", "v2-outbox-channel-policy",
                     "v3-state",
                     "v4-start-pace", "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
                     "v9-subscription-device",
@@ -36,7 +36,7 @@ struct PostgresStoreTests {
             #expect(
                 try await stores[2].appliedMigrations() == [
                     "v1-feed-leases", "v1-outbox", "v10-activity-entity-running", "v11-outbox-fan-out",
-                    "v2-outbox-channel-policy",
+                    "v12-binary-collation", "v2-outbox-channel-policy",
                     "v3-state",
                     "v4-start-pace", "v5-worker-heartbeat", "v6-activity-changes", "v7-late-join", "v8-subscriptions",
                     "v9-subscription-device",
