@@ -91,12 +91,18 @@ extension PostgresStore {
     private func admitActivityTokens(_ reports: [ActivityTokenReport], now: Int, _ connection: PostgresConnection)
         async throws -> [ActivityTokenRegistration]
     {
-        let tokens = Array(Set(reports.map { ActivityTokenAdmission.normalized($0.token) }))
         var dropped = Set<String>()
-        for row in try await connection.rows(
-            "SELECT token FROM dropped_token WHERE token = ANY(\(tokens)::text[])", logger: logger)
-        {
-            dropped.insert(try row.decode(String.self))
+        // A large import asks first whether any token was ever dropped: when none was (a new registry), its
+        // tokens are not sent to be looked up (a slice of 50,000: 3 MB to encode, send and parse).
+        let lookUp =
+            reports.count < Self.askWhetherAnyWasDropped ? true : try await Self.anyDropped(connection, logger: logger)
+        if lookUp {
+            let tokens = Array(Set(reports.map { ActivityTokenAdmission.normalized($0.token) }))
+            for row in try await connection.rows(
+                "SELECT token FROM dropped_token WHERE token = ANY(\(tokens)::text[])", logger: logger)
+            {
+                dropped.insert(try row.decode(String.self))
+            }
         }
         let activities = Array(Set(reports.map(\.activity.rawValue)))
         var ended = Set<ActivityKey>()
@@ -132,6 +138,16 @@ extension PostgresStore {
 
     /// The imported rows after which the token table's statistics are measured again at once.
     static let analyzeAfterImporting = 1000
+
+    /// The reports from which an import asks whether any token was ever dropped before looking them up.
+    static let askWhetherAnyWasDropped = 100
+
+    private static func anyDropped(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        for row in try await connection.rows("SELECT EXISTS (SELECT 1 FROM dropped_token)", logger: logger) {
+            return try row.decode(Bool.self)
+        }
+        return true
+    }
 
     public func subscribe(device: String, to entity: EntityKey, now: Int) async throws(Failure) {
         // A new follower of an entity whose activity already runs joins it late.
