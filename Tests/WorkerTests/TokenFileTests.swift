@@ -2,6 +2,7 @@ import Foundation
 import LiveRelayCore
 import LiveRelayTesting
 import Rules
+import Store
 import Testing
 import Worker
 
@@ -53,6 +54,26 @@ struct TokenFileTests {
         #expect(file.activityCount == 7)
         #expect(file.activities().map(\.device) == (0..<7).map { "d\($0)" })
         #expect(file.activities().map(\.token) == (0..<7).map { "ab0\($0)" })
+    }
+
+    /// Stored a slice at a time (the next read while one is stored): every token once, the refused counted.
+    @Test func aLargeFileIsStoredASliceAtATime() async throws {
+        let tokens = (0..<8).map { #"{"activity": "m", "device": "d\#($0)", "token": "AB0\#($0)"}"# }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tokens.json").path
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(#"{"activities": [\#(tokens.joined(separator: ",\n  "))]}"#.utf8)))
+        let store = try SQLiteStore(path: directory.appendingPathComponent("state.sqlite").path)
+        try await store.dropToken("ab06", reason: "Unregistered", now: 1)
+        let refused = try await TokenFile.load(path: path, sliceSize: 3).apply(
+            to: store, environment: .production, now: 2)
+        #expect(refused == 1, "the dropped token")
+        let stored = try await store.activityTokens(activity: ActivityKey("m"), environment: nil)
+        #expect(stored.map(\.device).sorted() == ["d0", "d1", "d2", "d3", "d4", "d5", "d7"])
+        #expect(stored.map(\.token).sorted() == ["ab00", "ab01", "ab02", "ab03", "ab04", "ab05", "ab07"])
     }
 
     @Test func aValueOfTheWrongTypeIsNamedWhereItIs() {

@@ -248,12 +248,14 @@ public struct TokenFile: Sendable, Decodable {
         }
         // One transaction per slice of 50,000, not one write per token (a goal's 20,000 devices: 5 s less), and
         // not one for a million at once (each transaction's rows are held until it commits); each slice is read
-        // from the file's bytes as it is stored.
-        for slice in slices {
-            let chunk = activities(in: slice)
+        // from the file's bytes while the one before it is stored (the store's database works meanwhile).
+        var chunk = slices.first.map(activities(in:)) ?? []
+        for index in slices.indices {
+            async let next = index + 1 < slices.count ? activities(in: slices[index + 1]) : []
             let stored = try await store.importActivityTokens(
                 chunk.map { (ActivityKey($0.activity), $0.device, $0.token, $0.environment ?? environment) }, now: now)
             refused += chunk.count - stored
+            chunk = await next
         }
         for device in channelSubscribers { try await store.setChannelSubscriber(device: device, true, now: now) }
         return refused
