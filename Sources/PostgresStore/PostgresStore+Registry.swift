@@ -115,17 +115,26 @@ extension PostgresStore {
             ended.insert(ActivityKey(try row.decode(String.self)))
         }
         let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
+        // Rows of activities that hold no token yet (a new match's import) go in as they are: there is nothing
+        // to conflict with, and the upsert's conflict handling costs half as much again (50,000 rows: 260-275 ms
+        // against 170). A row another writer stored meanwhile fails the plain insert; the upsert runs instead.
+        var fresh =
+            rows.count >= Self.askWhetherAnyWasDropped
+            ? try await !Self.holdTokens(activities, connection, logger: logger) : false
         for start in stride(from: 0, to: rows.count, by: 50_000) {
             let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
-            try await connection.checkedQuery(
-                """
-                INSERT INTO activity_token (activity, device, token, environment, updated_at)
-                SELECT a, d, t, e, \(now) FROM unnest(\(chunk.map(\.activity.rawValue))::text[],
-                  \(chunk.map(\.device))::text[], \(chunk.map(\.token))::text[],
-                  \(chunk.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
-                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
-                  environment = excluded.environment, updated_at = excluded.updated_at
-                """, logger: logger)
+            if fresh {
+                try await connection.checkedQuery("SAVEPOINT fresh_tokens", logger: logger)
+                do {
+                    try await connection.checkedQuery(Self.insertTokens(chunk, now: now, upsert: false), logger: logger)
+                    try await connection.checkedQuery("RELEASE SAVEPOINT fresh_tokens", logger: logger)
+                    continue
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                    try await connection.checkedQuery("ROLLBACK TO SAVEPOINT fresh_tokens", logger: logger)
+                    fresh = false
+                }
+            }
+            try await connection.checkedQuery(Self.insertTokens(chunk, now: now, upsert: true), logger: logger)
         }
         // Without fresh statistics a fan-out's chunk query sorts every device after the frontier (60 ms a chunk
         // at 200,000) until autovacuum looks, up to a minute later: measured now, for the columns that query
@@ -139,8 +148,40 @@ extension PostgresStore {
     /// The imported rows after which the token table's statistics are measured again at once.
     static let analyzeAfterImporting = 1000
 
-    /// The reports from which an import asks whether any token was ever dropped before looking them up.
+    /// The reports from which an import asks whether any token was ever dropped before looking them up, and
+    /// whether its activities hold tokens before inserting its rows.
     static let askWhetherAnyWasDropped = 100
+
+    /// Whether any of `activities` holds an update token.
+    private static func holdTokens(_ activities: [String], _ connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
+    {
+        for row in try await connection.rows(
+            "SELECT EXISTS (SELECT 1 FROM activity_token WHERE activity = ANY(\(activities)::text[]))", logger: logger)
+        {
+            return try row.decode(Bool.self)
+        }
+        return true
+    }
+
+    /// The statement storing `rows`: an insert, or with `upsert` one that replaces the token of a device the
+    /// activity holds already.
+    private static func insertTokens(_ rows: [ActivityTokenReport], now: Int, upsert: Bool) -> PostgresQuery {
+        var query: PostgresQuery = """
+            INSERT INTO activity_token (activity, device, token, environment, updated_at)
+            SELECT a, d, t, e, \(now) FROM unnest(\(rows.map(\.activity.rawValue))::text[],
+              \(rows.map(\.device))::text[], \(rows.map(\.token))::text[],
+              \(rows.map(\.environment.rawValue))::text[]) AS r(a, d, t, e)
+            """
+        if upsert {
+            query.sql += """
+
+                ON CONFLICT (activity, device) DO UPDATE SET token = excluded.token,
+                  environment = excluded.environment, updated_at = excluded.updated_at
+                """
+        }
+        return query
+    }
 
     private static func anyDropped(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
         for row in try await connection.rows("SELECT EXISTS (SELECT 1 FROM dropped_token)", logger: logger) {
