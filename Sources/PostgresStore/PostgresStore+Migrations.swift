@@ -230,8 +230,8 @@ extension PostgresStore {
         (
             // Text compared byte by byte, as SQLite and Swift compare it, whatever the database's default
             // collation. Under a linguistic one (en_US.UTF-8, a usual default) every B-tree step of a token
-            // import, a fan-out chunk's read and a claim called strcoll: the goal's database CPU was a third
-            // higher, the token import half slower (BENCHMARKS.md). Indexes on these columns are rebuilt.
+            // import, a fan-out chunk's read and a claim called strcoll: the goal's database CPU was up to a third
+            // higher, its token import's insert 1.5-1.8 times as long (BENCHMARKS.md). Their indexes are rebuilt.
             "v12-binary-collation",
             binaryCollation([
                 "activity": [

@@ -95,7 +95,7 @@ extension PostgresStore {
         // A large import asks first whether any token was ever dropped: when none was (a new registry), its
         // tokens are not sent to be looked up (a slice of 50,000: 3 MB to encode, send and parse).
         let lookUp =
-            reports.count < Self.askWhetherAnyWasDropped ? true : try await Self.anyDropped(connection, logger: logger)
+            reports.count < Self.largeImport ? true : try await Self.anyDropped(connection, logger: logger)
         if lookUp {
             let tokens = Array(Set(reports.map { ActivityTokenAdmission.normalized($0.token) }))
             for row in try await connection.rows(
@@ -119,7 +119,7 @@ extension PostgresStore {
         // to conflict with, and the upsert's conflict handling costs half as much again (50,000 rows: 260-275 ms
         // against 170). A row another writer stored meanwhile fails the plain insert; the upsert runs instead.
         var fresh =
-            rows.count >= Self.askWhetherAnyWasDropped
+            rows.count >= Self.largeImport
             ? try await !Self.holdTokens(activities, connection, logger: logger) : false
         for start in stride(from: 0, to: rows.count, by: 50_000) {
             let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
@@ -148,9 +148,9 @@ extension PostgresStore {
     /// The imported rows after which the token table's statistics are measured again at once.
     static let analyzeAfterImporting = 1000
 
-    /// The reports from which an import asks whether any token was ever dropped before looking them up, and
-    /// whether its activities hold tokens before inserting its rows.
-    static let askWhetherAnyWasDropped = 100
+    /// The reports from which an import is large: it asks whether any token was ever dropped before looking
+    /// its tokens up, and whether its activities hold tokens before inserting its rows.
+    static let largeImport = 100
 
     /// Whether any of `activities` holds an update token.
     private static func holdTokens(_ activities: [String], _ connection: PostgresConnection, logger: Logger)
