@@ -2,7 +2,8 @@
 # A throwaway PostgreSQL cluster for the tests: initdb in a folder of its own, started on a loopback port
 # as an unprivileged user (the `postgres` user Debian's package makes, when run as root), password
 # authentication only, fsync off, TLS offered (a certificate for 127.0.0.1 from a CA made here; plain
-# connections are accepted too). Prints the variables the tests read:
+# connections are accepted too), its database `liverelay` with ICU's en-US collation where there is one.
+# Prints the variables the tests read:
 #   LIVERELAY_TEST_POSTGRES_URL=postgres://liverelay@127.0.0.1:PORT/liverelay
 #   LIVERELAY_TEST_POSTGRES_PASSWORD=…
 #   LIVERELAY_TEST_POSTGRES_CA=FOLDER/ca.crt
@@ -50,9 +51,14 @@ if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200 -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
         start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 fi
-PGPASSWORD=$password "$bin/psql" -h 127.0.0.1 -p "$port" -U liverelay -d postgres -tAc \
-    "SELECT 1 FROM pg_database WHERE datname = 'liverelay'" | grep -q 1 ||
-    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U liverelay liverelay
+# The tests' database compares text as deployments' usually do, with a linguistic collation (ICU's en-US, where
+# this PostgreSQL has it: 15 and later), not the cluster's byte order: the store must not lean on the default.
+if ! PGPASSWORD=$password "$bin/psql" -h 127.0.0.1 -p "$port" -U liverelay -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = 'liverelay'" | grep -q 1; then
+    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U liverelay --template=template0 \
+        --locale-provider=icu --icu-locale=en-US liverelay 2>/dev/null ||
+        PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U liverelay liverelay
+fi
 echo "LIVERELAY_TEST_POSTGRES_URL=postgres://liverelay@127.0.0.1:$port/liverelay"
 echo "LIVERELAY_TEST_POSTGRES_PASSWORD=$password"
 echo "LIVERELAY_TEST_POSTGRES_CA=$dir/ca.crt"
