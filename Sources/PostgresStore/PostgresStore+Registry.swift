@@ -91,12 +91,18 @@ extension PostgresStore {
     private func admitActivityTokens(_ reports: [ActivityTokenReport], now: Int, _ connection: PostgresConnection)
         async throws -> [ActivityTokenRegistration]
     {
+        let activities = Array(Set(reports.map(\.activity.rawValue)))
+        // A large import asks two things first, in one statement. When no token was ever dropped (a new
+        // registry), its tokens are not sent to be looked up (a slice of 50,000: 3 MB to encode, send and
+        // parse). When its activities hold no token yet (a new match's), its rows go in as they are: there is
+        // nothing to conflict with, and the upsert's conflict handling costs half as much again (50,000 rows:
+        // 260-275 ms against 170); a row another writer stored meanwhile fails the plain insert, and the upsert
+        // runs instead.
+        let (anyDropped, holdTokens) =
+            reports.count < Self.largeImport
+            ? (true, true) : try await Self.largeImportFacts(activities, connection, logger: logger)
         var dropped = Set<String>()
-        // A large import asks first whether any token was ever dropped: when none was (a new registry), its
-        // tokens are not sent to be looked up (a slice of 50,000: 3 MB to encode, send and parse).
-        let lookUp =
-            reports.count < Self.largeImport ? true : try await Self.anyDropped(connection, logger: logger)
-        if lookUp {
+        if anyDropped {
             let tokens = Array(Set(reports.map { ActivityTokenAdmission.normalized($0.token) }))
             for row in try await connection.rows(
                 "SELECT token FROM dropped_token WHERE token = ANY(\(tokens)::text[])", logger: logger)
@@ -104,7 +110,6 @@ extension PostgresStore {
                 dropped.insert(try row.decode(String.self))
             }
         }
-        let activities = Array(Set(reports.map(\.activity.rawValue)))
         var ended = Set<ActivityKey>()
         for row in try await connection.rows(
             """
@@ -115,12 +120,7 @@ extension PostgresStore {
             ended.insert(ActivityKey(try row.decode(String.self)))
         }
         let (verdicts, rows) = ActivityTokenAdmission.decide(reports, dropped: dropped, ended: ended)
-        // Rows of activities that hold no token yet (a new match's import) go in as they are: there is nothing
-        // to conflict with, and the upsert's conflict handling costs half as much again (50,000 rows: 260-275 ms
-        // against 170). A row another writer stored meanwhile fails the plain insert; the upsert runs instead.
-        var fresh =
-            rows.count >= Self.largeImport
-            ? try await !Self.holdTokens(activities, connection, logger: logger) : false
+        var fresh = !holdTokens
         for start in stride(from: 0, to: rows.count, by: 50_000) {
             let chunk = Array(rows[start..<min(start + 50_000, rows.count)])
             if fresh {
@@ -152,16 +152,16 @@ extension PostgresStore {
     /// its tokens up, and whether its activities hold tokens before inserting its rows.
     static let largeImport = 100
 
-    /// Whether any of `activities` holds an update token.
-    private static func holdTokens(_ activities: [String], _ connection: PostgresConnection, logger: Logger)
-        async throws -> Bool
+    /// Whether any token was ever dropped, and whether any of `activities` holds an update token.
+    private static func largeImportFacts(_ activities: [String], _ connection: PostgresConnection, logger: Logger)
+        async throws -> (anyDropped: Bool, holdTokens: Bool)
     {
-        for row in try await connection.rows(
-            "SELECT EXISTS (SELECT 1 FROM activity_token WHERE activity = ANY(\(activities)::text[]))", logger: logger)
-        {
-            return try row.decode(Bool.self)
-        }
-        return true
+        let rows = try await connection.rows(
+            """
+            SELECT EXISTS (SELECT 1 FROM dropped_token),
+              EXISTS (SELECT 1 FROM activity_token WHERE activity = ANY(\(activities)::text[]))
+            """, logger: logger)
+        return try rows.first?.decode((Bool, Bool).self) ?? (true, true)
     }
 
     /// The statement storing `rows`: an insert, or with `upsert` one that replaces the token of a device the
@@ -181,13 +181,6 @@ extension PostgresStore {
                 """
         }
         return query
-    }
-
-    private static func anyDropped(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        for row in try await connection.rows("SELECT EXISTS (SELECT 1 FROM dropped_token)", logger: logger) {
-            return try row.decode(Bool.self)
-        }
-        return true
     }
 
     public func subscribe(device: String, to entity: EntityKey, now: Int) async throws(Failure) {
